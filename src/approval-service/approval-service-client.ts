@@ -1,0 +1,291 @@
+import axios, { type AxiosInstance, type AxiosResponse, isAxiosError } from 'axios';
+import type { z } from 'zod';
+import type {
+  ApprovalService,
+  ApprovalStatus,
+  Decision,
+  Department,
+  Profile,
+  StartApprovalInput,
+} from '../approvals/approval-types.ts';
+import {
+  ApprovalServiceError,
+  type ApprovalServiceErrorKind,
+  ENDPOINT_ROUTES,
+  type Endpoint,
+} from './approval-service-error.ts';
+import {
+  departmentBody,
+  failureBody,
+  profileBody,
+  startApprovalBody,
+  statusBody,
+} from './approval-service-schemas.ts';
+
+export interface ApprovalServiceClientOptions {
+  baseUrl: string;
+  appName: string;
+  appKey: string;
+  /** Per request. Default 10 s. */
+  timeoutMs?: number;
+  /** Pauses before each retry of a GET that found the service unavailable. Default 250 ms, 1 s. */
+  retryDelaysMs?: readonly number[];
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const DECISIONS: Record<string, Decision> = {
+  待办: 'pending',
+  同意: 'approved',
+  不同意: 'rejected',
+};
+// Errors a request gets before any byte reached the service: safe to retry even for a POST.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * HTTP client of the approval service (OpenC3 "to3part"). Decides on the body's `stat`, never on
+ * the HTTP status alone, since the service answers every application error with HTTP 200.
+ *
+ * Retries: the GETs are retried with backoff while the service is `unavailable`. Starting an
+ * approval is not idempotent (each POST creates a new approval number and there is no way to
+ * look one up), so the POST is retried only when the connection was refused before anything was
+ * sent; after a timeout or a 5xx it fails with `maybeCreated: true` so the person can check the
+ * service before trying again, instead of us creating a duplicate.
+ */
+export function createApprovalServiceClient(
+  options: ApprovalServiceClientOptions,
+): ApprovalService {
+  const http = axios.create({
+    baseURL: options.baseUrl.replace(/\/+$/, ''),
+    timeout: options.timeoutMs ?? 10_000,
+    // We judge every answer ourselves: status, then JSON, then `stat`.
+    validateStatus: () => true,
+    responseType: 'text',
+    transformResponse: [(body: unknown) => body],
+    maxRedirects: 0,
+  });
+  const appHeaders = { appname: options.appName, appkey: options.appKey };
+  const delays = options.retryDelaysMs ?? [250, 1000];
+  const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+
+  async function call(
+    endpoint: Endpoint,
+    config: { params?: Record<string, string>; data?: unknown; headers: Record<string, string> },
+  ): Promise<unknown> {
+    const { method } = ENDPOINT_ROUTES[endpoint];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send(http, endpoint, config);
+      } catch (error) {
+        const retryable =
+          error instanceof ApprovalServiceError &&
+          error.kind === 'unavailable' &&
+          (method === 'GET' || !error.maybeCreated);
+        const delay = delays[attempt];
+        if (!retryable || delay === undefined) throw error;
+        await sleep(delay);
+      }
+    }
+  }
+
+  return {
+    async startApproval(input: StartApprovalInput) {
+      const body = {
+        user_id: encodeValue(input.requester),
+        special_approver: encodeValue(input.approver),
+        title: encodeValue(input.title),
+        apply_note: encodeValue(input.note),
+        // Accepted and ignored by the service; sent as its own documentation does.
+        route_user_id: '',
+        route_node: '0',
+        participant: '',
+      };
+      const json = await call('start-approval', {
+        data: body,
+        headers: { ...appHeaders, 'content-type': 'application/json' },
+      });
+      const parsed = parse('start-approval', startApprovalBody, json);
+      return { djbh: parsed.data.djbh };
+    },
+
+    async getStatus(djbh: string): Promise<ApprovalStatus> {
+      const json = await call('approval-status', { params: { djbh }, headers: appHeaders });
+      return toStatus(parse('approval-status', statusBody, json).data);
+    },
+
+    async getDepartment(email: string): Promise<Department> {
+      const json = await call('department', { params: { email }, headers: appHeaders });
+      const d = parse('department', departmentBody, json).data;
+      return {
+        login: d.accountId || email,
+        name: d.accountName,
+        mobile: d.mobile,
+        productLine: d.sybDeptName,
+        department: d.oneDeptName,
+        subDepartment: d.twoDeptName,
+        leaders: {
+          subDepartment: d.twoLeaderId,
+          department: d.oneLeaderId,
+          productLine: d.sybLeaderId,
+        },
+      };
+    },
+
+    async getProfile(sessionToken: string): Promise<Profile> {
+      // Only the token: the profile endpoint needs no app credentials, and they are not its business.
+      const json = await call('user-info', { headers: { token: sessionToken } });
+      const p = parse('user-info', profileBody, json);
+      return { login: p.email, name: p.name, company: p.company, admin: p.admin === '1' };
+    },
+  };
+}
+
+/**
+ * The service pastes values into SQL literals, so MySQL reads `\n` as a newline and a trailing
+ * backslash breaks the statement. Doubling every backslash makes MySQL store exactly what was typed.
+ */
+export function encodeValue(value: string): string {
+  return value.replaceAll('\\', '\\\\');
+}
+
+async function send(
+  http: AxiosInstance,
+  endpoint: Endpoint,
+  config: { params?: Record<string, string>; data?: unknown; headers: Record<string, string> },
+): Promise<unknown> {
+  const { method, path } = ENDPOINT_ROUTES[endpoint];
+  let response: AxiosResponse<string>;
+  try {
+    response = await http.request<string>({ method, url: path, ...config });
+  } catch (error) {
+    throw transportError(endpoint, error);
+  }
+  const { status } = response;
+  let json: unknown;
+  try {
+    json = JSON.parse(response.data);
+  } catch {
+    throw new ApprovalServiceError(
+      `HTTP ${status} with a body that is not JSON (${describeBody(response)}); the service or a proxy in front of it is failing`,
+      { kind: 'unavailable', endpoint, maybeCreated: method === 'POST' },
+    );
+  }
+  if (isFederationProxy(json)) {
+    throw new ApprovalServiceError(
+      'the answer has the envelope of a federation proxy ({code, data|info}), not of the service itself; point APPROVAL_BASE_URL at the approval service, not at the proxy',
+      { kind: 'protocol', endpoint },
+    );
+  }
+  if (status >= 500) {
+    throw new ApprovalServiceError(`HTTP ${status}: the service failed (${serviceText(json)})`, {
+      kind: 'unavailable',
+      endpoint,
+      maybeCreated: method === 'POST',
+    });
+  }
+  const failure = failureBody.safeParse(json);
+  if (failure.success) throw refusal(endpoint, failure.data);
+  if (status !== 200) {
+    throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
+      kind: 'protocol',
+      endpoint,
+    });
+  }
+  return json;
+}
+
+function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceError {
+  const code = isAxiosError(error) ? (error.code ?? 'unknown') : 'unknown';
+  const notSent = NOT_SENT_CODES.has(code);
+  const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+  const what = timedOut
+    ? 'no answer before the timeout'
+    : notSent
+      ? `could not connect (${code})`
+      : `connection failed (${code})`;
+  // The axios error holds the request headers (app key, session token): keep only its code.
+  return new ApprovalServiceError(what, {
+    kind: 'unavailable',
+    endpoint,
+    maybeCreated: ENDPOINT_ROUTES[endpoint].method === 'POST' && !notSent,
+    cause: new Error(code),
+  });
+}
+
+function refusal(endpoint: Endpoint, body: z.infer<typeof failureBody>): ApprovalServiceError {
+  const said = (body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
+  const details = { endpoint, serviceCode: body.code, serviceMessage: said };
+  let kind: ApprovalServiceErrorKind = 'rejected';
+  let field: string | undefined;
+  if (said === 'key err') kind = 'credentials';
+  const format = /^check format fail (\S+)/.exec(said);
+  if (format) {
+    kind = 'invalid-request';
+    field = format[1];
+  }
+  const what =
+    kind === 'credentials'
+      ? 'the service refused the app credentials (key err); check APPROVAL_APP_NAME and APPROVAL_APP_KEY'
+      : endpoint === 'user-info' && body.code === 10000
+        ? 'the session token is not logged in, unknown or expired (code 10000)'
+        : `the service refused the request: ${said || `code ${body.code ?? '?'}`}`;
+  return new ApprovalServiceError(what, { ...details, kind, field });
+}
+
+function parse<T>(endpoint: Endpoint, schema: z.ZodType<T>, json: unknown): T {
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const where = result.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+    .join('; ');
+  throw new ApprovalServiceError(`the answer has an unexpected shape (${where})`, {
+    kind: 'protocol',
+    endpoint,
+  });
+}
+
+function toStatus(data: z.infer<typeof statusBody>['data']): ApprovalStatus {
+  if (data.data === null) return { ended: false, decision: 'pending', unknown: true };
+  const entries = data.data.map((e) => ({
+    decision: DECISIONS[e.actionname],
+    approver: e.user_id,
+  }));
+  // The first decision wins in the service; with one approver there is one entry.
+  const decided =
+    entries.find((e) => e.decision === 'rejected') ??
+    entries.find((e) => e.decision === 'approved');
+  const decision: Decision = decided?.decision ?? 'pending';
+  // The real service sets isend exactly when a decision is made; the interface leaves isend vague,
+  // so a decision in the entries counts as the end too.
+  const ended = data.isend === 1 || decision !== 'pending';
+  const approver = (decided ?? entries[0])?.approver;
+  return { ended, decision, unknown: false, ...(approver ? { approver } : {}) };
+}
+
+function isFederationProxy(json: unknown): boolean {
+  return (
+    typeof json === 'object' &&
+    json !== null &&
+    !('stat' in json) &&
+    'code' in json &&
+    typeof json.code === 'number' &&
+    ('data' in json || 'info' in json)
+  );
+}
+
+function serviceText(json: unknown): string {
+  if (typeof json === 'object' && json !== null) {
+    const o = json as Record<string, unknown>;
+    const said = o.info ?? o.msg ?? o.mesg;
+    if (typeof said === 'string') return said.slice(0, 200);
+  }
+  return 'no message';
+}
+
+function describeBody(response: AxiosResponse<string>): string {
+  const type = String(response.headers['content-type'] ?? 'no content type');
+  const start = String(response.data ?? '')
+    .slice(0, 60)
+    .replace(/\s+/g, ' ');
+  return `${type}: "${start}"`;
+}

@@ -1,0 +1,279 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
+import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
+import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+
+const CREDENTIALS = { appName: 'client-test', appKey: 'k3y-that-must-stay-secret' };
+
+let sim: Simulator;
+
+beforeAll(async () => {
+  sim = await createSimulator({ port: 0, ...CREDENTIALS });
+});
+afterAll(() => sim.close());
+beforeEach(() => sim.clearFaults());
+
+function client(overrides: Partial<Parameters<typeof createApprovalServiceClient>[0]> = {}) {
+  return createApprovalServiceClient({
+    baseUrl: sim.url,
+    ...CREDENTIALS,
+    timeoutMs: 2000,
+    retryDelaysMs: [10, 10],
+    ...overrides,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ApprovalServiceError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApprovalServiceError);
+  const serviceError = error as ApprovalServiceError;
+  expect(serviceError.message).not.toContain(CREDENTIALS.appKey);
+  expect(JSON.stringify(serviceError)).not.toContain(CREDENTIALS.appKey);
+  return serviceError;
+}
+
+const request = {
+  requester: 'li.wei@corp.example',
+  approver: 'maria.lopez@corp.example',
+  title: 'New storage node',
+  note: 'For the Q3 expansion',
+};
+
+describe('starting an approval', () => {
+  it('returns the new approval number and sends all seven fields as JSON', async () => {
+    const { djbh } = await client().startApproval(request);
+    expect(djbh).toMatch(/^[A-Za-z0-9]{11}[a-z]$/);
+    expect(sim.approvals().find((a) => a.djbh === djbh)).toMatchObject({
+      title: request.title,
+      note: request.note,
+      requester: request.requester,
+      approver: request.approver,
+    });
+  });
+
+  it('stores CJK text and backslashes exactly as typed, trailing backslash included', async () => {
+    const note = '扩容申请 C:\\new\\table and a trailing \\';
+    const { djbh } = await client().startApproval({ ...request, title: '存储扩容 \\', note });
+    const stored = sim.approvals().find((a) => a.djbh === djbh);
+    expect(stored?.note).toBe(note);
+    expect(stored?.title).toBe('存储扩容 \\');
+  });
+
+  it('reports a format failure as invalid-request naming the field', async () => {
+    const error = await failure(client().startApproval({ ...request, title: "it's" }));
+    expect(error.kind).toBe('invalid-request');
+    expect(error.field).toBe('title');
+    expect(error.message).toContain('POST /api/job/to3part/v1/approval');
+  });
+
+  it('reports a database refusal (emoji, 5001 characters) as rejected with the service’s words', async () => {
+    const emoji = await failure(client().startApproval({ ...request, note: 'launch 🚀' }));
+    expect(emoji.kind).toBe('rejected');
+    expect(emoji.serviceMessage).toContain('Incorrect string value');
+    const long = await failure(client().startApproval({ ...request, note: 'x'.repeat(5001) }));
+    expect(long.kind).toBe('rejected');
+    expect(long.serviceMessage).toContain('Data too long');
+  });
+
+  it('reports wrong app credentials as credentials', async () => {
+    const error = await failure(client({ appKey: 'wrong' }).startApproval(request));
+    expect(error.kind).toBe('credentials');
+    expect(error.message).toContain('key err');
+  });
+
+  it('does not retry a POST that timed out, and says it may have been created', async () => {
+    sim.setFaults('start-approval', { latencyMs: 600 });
+    const before = sim.requestCounts()['start-approval'];
+    const error = await failure(client({ timeoutMs: 200 }).startApproval(request));
+    expect(error.kind).toBe('unavailable');
+    expect(error.maybeCreated).toBe(true);
+    expect(error.message).toContain('no answer before the timeout');
+    expect(sim.requestCounts()['start-approval'] - before).toBe(1);
+  });
+
+  it('does not retry a POST answered by an HTML 502', async () => {
+    sim.setFaults('start-approval', { html502: true });
+    const before = sim.requestCounts()['start-approval'];
+    const error = await failure(client().startApproval(request));
+    expect(error.kind).toBe('unavailable');
+    expect(error.message).toContain('HTTP 502');
+    expect(error.message).toContain('text/html');
+    expect(sim.requestCounts()['start-approval'] - before).toBe(1);
+  });
+
+  it('retries a POST whose connection was refused, since nothing reached the service', async () => {
+    const port = await closedPort();
+    let attempts = 0;
+    const error = await failure(
+      client({
+        baseUrl: `http://127.0.0.1:${port}`,
+        sleep: async () => {
+          attempts++;
+        },
+      }).startApproval(request),
+    );
+    expect(error.kind).toBe('unavailable');
+    expect(error.maybeCreated).toBe(false);
+    expect(attempts).toBe(2);
+  });
+});
+
+describe('approval status', () => {
+  it('reads a pending approval, then the decision once made', async () => {
+    const c = client();
+    const { djbh } = await c.startApproval(request);
+    expect(await c.getStatus(djbh)).toEqual({
+      ended: false,
+      decision: 'pending',
+      approver: 'maria.lopez@corp.example',
+      unknown: false,
+    });
+    sim.decide(djbh, 'agree');
+    expect(await c.getStatus(djbh)).toEqual({
+      ended: true,
+      decision: 'approved',
+      approver: 'maria.lopez@corp.example',
+      unknown: false,
+    });
+  });
+
+  it('reads a rejection', async () => {
+    const c = client();
+    const { djbh } = await c.startApproval(request);
+    sim.decide(djbh, 'refuse');
+    expect(await c.getStatus(djbh)).toMatchObject({ ended: true, decision: 'rejected' });
+  });
+
+  it('marks an approval number the service does not know as unknown', async () => {
+    expect(await client().getStatus('NoSuchNumbex')).toEqual({
+      ended: false,
+      decision: 'pending',
+      unknown: true,
+    });
+  });
+
+  it('copes with entries without user_id from older service versions', async () => {
+    const c = client();
+    const { djbh } = await c.startApproval(request);
+    sim.setFaults('approval-status', { legacyStatus: true });
+    expect(await c.getStatus(djbh)).toEqual({ ended: false, decision: 'pending', unknown: false });
+  });
+
+  it('retries with backoff while the service is down, then succeeds', async () => {
+    const c = client();
+    const { djbh } = await c.startApproval(request);
+    sim.setFaults('approval-status', { outage: true });
+    const slept: number[] = [];
+    const retrying = client({
+      retryDelaysMs: [30, 60],
+      sleep: async (ms) => {
+        slept.push(ms);
+        if (slept.length === 2) sim.clearFaults();
+      },
+    });
+    expect(await retrying.getStatus(djbh)).toMatchObject({ decision: 'pending' });
+    expect(slept).toEqual([30, 60]);
+  });
+
+  it('gives up as unavailable after the last retry of a hung connection', async () => {
+    sim.setFaults('approval-status', { latencyMs: 1000 });
+    const before = sim.requestCounts()['approval-status'];
+    const error = await failure(client({ timeoutMs: 100 }).getStatus('AAAAAAAAAAAa'));
+    expect(error.kind).toBe('unavailable');
+    expect(error.message).toContain(
+      'GET /api/job/to3part/v1/approval: no answer before the timeout',
+    );
+    expect(sim.requestCounts()['approval-status'] - before).toBe(3);
+  });
+
+  it('reports a cut JSON body as unavailable and a wrong JSON shape as protocol', async () => {
+    sim.setFaults('approval-status', { malformedJson: true });
+    expect((await failure(client().getStatus('AAAAAAAAAAAa'))).kind).toBe('unavailable');
+    const wrongShape = await failure(
+      client({ baseUrl: `${sim.url}/simulator/api/approvals#` }).getStatus('AAAAAAAAAAAa'),
+    );
+    expect(wrongShape.kind).toBe('protocol');
+  });
+
+  it('reports a djbh the service cannot read as invalid-request', async () => {
+    const error = await failure(client().getStatus('not valid!'));
+    expect(error.kind).toBe('invalid-request');
+    expect(error.field).toBe('djbh');
+  });
+
+  it('says clearly when the base URL points at a federation proxy', async () => {
+    sim.setFaults('all', { federationProxy: true });
+    const error = await failure(client().getStatus('AAAAAAAAAAAa'));
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toContain('federation proxy');
+    const refused = await failure(client({ appKey: 'wrong' }).getDepartment('li.wei@corp.example'));
+    expect(refused.message).toContain('federation proxy');
+  });
+});
+
+describe('department', () => {
+  it('reads the department chain and leaders', async () => {
+    expect(await client().getDepartment('li.wei@corp.example')).toEqual({
+      login: 'li.wei@corp.example',
+      name: 'Li Wei',
+      mobile: '13800000004',
+      productLine: 'Cloud Platform 云平台',
+      department: 'Infrastructure 基础架构部',
+      subDepartment: 'Storage 存储组',
+      leaders: {
+        subDepartment: 'maria.lopez@corp.example',
+        department: 'maria.lopez@corp.example',
+        productLine: 'maria.lopez@corp.example',
+      },
+    });
+  });
+
+  it('reads the made-up defaults for an unknown person without error', async () => {
+    expect(await client().getDepartment('nobody@corp.example')).toMatchObject({
+      login: 'nobody@corp.example',
+      name: 'nobody',
+      department: '',
+      leaders: { subDepartment: '', department: '', productLine: '' },
+    });
+  });
+
+  it('reports get userinfo fail as rejected with the service’s words', async () => {
+    const error = await failure(client().getDepartment('_x@corp.example'));
+    expect(error.kind).toBe('rejected');
+    expect(error.serviceMessage).toBe('get userinfo fail');
+  });
+});
+
+describe('profile', () => {
+  it('reads the profile behind a session token', async () => {
+    const token = sim.people.find((p) => p.login === 'maria.lopez@corp.example')?.token ?? '';
+    expect(await client().getProfile(token)).toEqual({
+      login: 'maria.lopez@corp.example',
+      name: 'MARIA.LOPEZ',
+      company: 'corp',
+      admin: false,
+    });
+  });
+
+  it('reports an unknown token as rejected without echoing the token', async () => {
+    const token = 'T0ken'.repeat(12).padEnd(64, 'z');
+    const error = await failure(client().getProfile(token));
+    expect(error.kind).toBe('rejected');
+    expect(error.serviceCode).toBe(10000);
+    expect(error.message).toContain('not logged in');
+    expect(error.message).not.toContain(token);
+    expect(String(error.cause ?? '')).not.toContain(token);
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}

@@ -1,0 +1,415 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+
+// One test per bullet of shared/approval-service-behaviour.md, over real HTTP.
+
+const APP = { appname: 'test-app', appkey: 'test-key' };
+const APPROVAL = '/api/job/to3part/v1/approval';
+const DEPARTMENT = '/api/connector/to3part/v1/user/department';
+const USERINFO = '/api/connector/to3part/v1/user/userinfo';
+
+let sim: Simulator;
+
+beforeAll(async () => {
+  sim = await createSimulator({ port: 0, appName: APP.appname, appKey: APP.appkey });
+});
+afterAll(() => sim.close());
+beforeEach(() => sim.clearFaults());
+
+async function request(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string } = {},
+) {
+  const headers: Record<string, string> = { ...init.headers };
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(`${sim.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body,
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, type: response.headers.get('content-type'), text, json };
+}
+
+function djbhOf(res: { json?: Record<string, unknown> }): string {
+  const data = res.json?.data as { djbh?: string } | undefined;
+  if (!data?.djbh) throw new Error(`no djbh in ${JSON.stringify(res.json)}`);
+  return data.djbh;
+}
+
+const validStart = {
+  user_id: 'li.wei@corp.example',
+  special_approver: 'maria.lopez@corp.example',
+  title: 'New storage node',
+  apply_note: 'For the Q3 expansion',
+  route_user_id: '',
+  route_node: '0',
+  participant: '',
+};
+
+function start(json: unknown, headers: Record<string, string> = APP) {
+  return request(APPROVAL, { method: 'POST', headers, json });
+}
+
+describe('transport', () => {
+  it('answers application errors with HTTP 200 and stat:false, info, code 1 and msg', async () => {
+    const res = await start(validStart, { appname: 'test-app', appkey: 'wrong' });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ stat: false, info: 'key err', code: 1, msg: 'key err' });
+  });
+
+  it('answers an unknown route with an HTML 404', async () => {
+    const res = await request('/api/job/to3part/v2/approval');
+    expect(res.status).toBe(404);
+    expect(res.type).toContain('text/html');
+  });
+
+  it('answers an uncaught exception (malformed JSON body) with HTTP 500 {stat:false, info}', async () => {
+    const res = await request(APPROVAL, {
+      method: 'POST',
+      headers: { ...APP, 'content-type': 'application/json' },
+      body: '{"title":',
+    });
+    expect(res.status).toBe(500);
+    expect(res.json?.stat).toBe(false);
+    expect(typeof res.json?.info).toBe('string');
+  });
+
+  it('sends UTF-8 JSON without a charset in the header', async () => {
+    const res = await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP });
+    expect(res.type).toBe('application/json');
+    expect(res.json?.data).toMatchObject({ oneDeptName: 'Infrastructure 基础架构部' });
+  });
+
+  it('checks the format before the credentials', async () => {
+    const res = await start({ ...validStart, title: undefined }, { appname: 'x', appkey: 'y' });
+    expect(res.json?.info).toBe('check format fail title undef');
+  });
+
+  it('refuses a missing appname/appkey pair with key err', async () => {
+    const res = await start(validStart, {});
+    expect(res.json?.info).toBe('key err');
+  });
+
+  it('mangles non-ASCII text sent form-encoded instead of as JSON', async () => {
+    const form = new URLSearchParams({ ...validStart, title: '扩容' });
+    const res = await request(APPROVAL, {
+      method: 'POST',
+      headers: { ...APP, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+    const djbh = djbhOf(res);
+    const stored = sim.approvals().find((a) => a.djbh === djbh);
+    expect(stored?.title).not.toBe('扩容');
+  });
+
+  it('serves an HTML 502, a dropped connection and a cut JSON body when told to', async () => {
+    sim.setFaults('department', { html502: true });
+    const html = await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP });
+    expect(html.status).toBe(502);
+    expect(html.text).toContain('nginx');
+    sim.setFaults('department', { malformedJson: true });
+    const cut = await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP });
+    expect(cut.json).toBeUndefined();
+    sim.setFaults('department', { outage: true });
+    await expect(
+      request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP }),
+    ).rejects.toThrow();
+  });
+});
+
+describe('start an approval', () => {
+  it('answers success with mesg at the top and a 12-character djbh ending in a lower-case letter', async () => {
+    const res = await start(validStart);
+    expect(res.json).toMatchObject({ stat: true, code: 0, mesg: 'ok', data: { msg: 'ok' } });
+    expect(djbhOf(res)).toMatch(/^[A-Za-z0-9]{11}[a-z]$/);
+  });
+
+  it.each(['special_approver', 'title', 'apply_note'])('requires %s', async (field) => {
+    const res = await start({ ...validStart, [field]: undefined });
+    expect(res.json).toMatchObject({
+      stat: false,
+      code: 1,
+      info: `check format fail ${field} undef`,
+    });
+  });
+
+  it('accepts empty strings for the mandatory fields', async () => {
+    const res = await start({ ...validStart, title: '', apply_note: '', special_approver: '' });
+    expect(res.json?.stat).toBe(true);
+  });
+
+  it('records sys@app as the submitter when user_id is missing', async () => {
+    const res = await start({ ...validStart, user_id: undefined });
+    const djbh = djbhOf(res);
+    expect(sim.approvals().find((a) => a.djbh === djbh)?.requester).toBe('sys@app');
+  });
+
+  it('refuses an ASCII single quote in any field', async () => {
+    for (const field of ['title', 'apply_note', 'user_id', 'participant']) {
+      const res = await start({ ...validStart, [field]: "it's" });
+      expect(res.json?.info).toBe(`check format fail ${field} format error`);
+    }
+  });
+
+  it('fails with a database error on a 4-byte character', async () => {
+    const res = await start({ ...validStart, apply_note: 'launch 🚀' });
+    expect(res.json?.stat).toBe(false);
+    expect(res.json?.info).toMatch(
+      /^DBD::mysql.*Incorrect string value: '\\xF0\\x9F\\x9A\\x80' for column 'apply_note'/,
+    );
+    expect(res.json?.msg).toMatch(/^Err: /);
+  });
+
+  it('fails with a database error on a trailing backslash', async () => {
+    const res = await start({ ...validStart, title: 'C:\\' });
+    expect(res.json?.stat).toBe(false);
+    expect(res.json?.info).toMatch(/^DBD::mysql/);
+  });
+
+  it('interprets backslash sequences instead of storing them as typed', async () => {
+    const res = await start({ ...validStart, apply_note: 'C:\\new\\table \\\\ end' });
+    const djbh = djbhOf(res);
+    expect(sim.approvals().find((a) => a.djbh === djbh)?.note).toBe('C:\new\table \\ end');
+  });
+
+  it.each([
+    ['title', 200],
+    ['apply_note', 5000],
+    ['special_approver', 100],
+    ['user_id', 100],
+  ])('fails when %s is longer than %i characters', async (field, max) => {
+    const fits = await start({ ...validStart, [field]: '中'.repeat(max) });
+    expect(fits.json?.stat).toBe(true);
+    const over = await start({ ...validStart, [field]: '中'.repeat(max + 1) });
+    expect(over.json?.info).toContain(`Data too long for column '${field}'`);
+  });
+
+  it('accepts and ignores route_user_id, route_node and participant', async () => {
+    const res = await start({
+      ...validStart,
+      route_user_id: 'x',
+      route_node: '7',
+      participant: 'y',
+    });
+    expect(res.json?.stat).toBe(true);
+  });
+
+  it('takes "a,b" as one unknown approver login, not two approvers', async () => {
+    const res = await start({ ...validStart, special_approver: 'a@x,b@x' });
+    const djbh = djbhOf(res);
+    const status = await request(`${APPROVAL}?djbh=${djbh}`, { headers: APP });
+    expect(status.json?.data).toEqual({
+      isend: 0,
+      data: [{ actionname: '待办', user_id: 'a@x,b@x' }],
+    });
+  });
+});
+
+describe('query status', () => {
+  it('refuses a djbh outside [a-zA-Z0-9.-_@]', async () => {
+    const res = await request(`${APPROVAL}?djbh=${encodeURIComponent('abc def')}`, {
+      headers: APP,
+    });
+    expect(res.json?.info).toBe('check format fail djbh format error (?^:^[a-zA-Z0-9.\\-_@]+$)');
+  });
+
+  it('answers an unknown djbh with success and data.data null', async () => {
+    const res = await request(`${APPROVAL}?djbh=NoSuchNumbex`, { headers: APP });
+    expect(res.json).toEqual({ stat: true, code: 0, msg: 'ok', data: { isend: 0, data: null } });
+  });
+
+  it('shows 待办 with isend 0 until decided, then the first decision with isend 1', async () => {
+    const started = await start(validStart);
+    const djbh = djbhOf(started);
+    const pending = await request(`${APPROVAL}?djbh=${djbh}`, { headers: APP });
+    expect(pending.json).toEqual({
+      stat: true,
+      code: 0,
+      msg: 'ok',
+      data: { isend: 0, data: [{ actionname: '待办', user_id: 'maria.lopez@corp.example' }] },
+    });
+    sim.decide(djbh, 'refuse');
+    sim.decide(djbh, 'agree');
+    const decided = await request(`${APPROVAL}?djbh=${djbh}`, { headers: APP });
+    expect(decided.json?.data).toEqual({
+      isend: 1,
+      data: [{ actionname: '不同意', user_id: 'maria.lopez@corp.example' }],
+    });
+  });
+
+  it('never expires an approval nobody decides', async () => {
+    let clock = new Date('2026-01-01T00:00:00Z');
+    const timeless = await createSimulator({ port: 0, now: () => clock });
+    try {
+      const started = await fetch(`${timeless.url}${APPROVAL}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          appname: 'slack-approvals',
+          appkey: 'sandbox-app-key',
+        },
+        body: JSON.stringify(validStart),
+      }).then((r) => r.json() as Promise<{ data: { djbh: string } }>);
+      clock = new Date('2029-01-01T00:00:00Z');
+      const status = await fetch(`${timeless.url}${APPROVAL}?djbh=${started.data.djbh}`, {
+        headers: { appname: 'slack-approvals', appkey: 'sandbox-app-key' },
+      }).then((r) => r.json() as Promise<{ data: unknown }>);
+      expect(status.data).toEqual({
+        isend: 0,
+        data: [{ actionname: '待办', user_id: 'maria.lopez@corp.example' }],
+      });
+    } finally {
+      await timeless.close();
+    }
+  });
+
+  it('sends entries without user_id when it plays a version before September 2023', async () => {
+    const started = await start(validStart);
+    const djbh = djbhOf(started);
+    sim.setFaults('approval-status', { legacyStatus: true });
+    const res = await request(`${APPROVAL}?djbh=${djbh}`, { headers: APP });
+    expect(res.json?.data).toEqual({ isend: 0, data: [{ actionname: '待办' }] });
+  });
+});
+
+describe('department', () => {
+  it('refuses an e-mail with + addressing by format', async () => {
+    const res = await request(
+      `${DEPARTMENT}?email=${encodeURIComponent('li.wei+x@corp.example')}`,
+      { headers: APP },
+    );
+    expect(res.json?.info).toMatch(/^check format fail email format error/);
+  });
+
+  it.each(['.li@corp.example', '-li@corp.example', '_li@corp.example', '@corp.example', 'x'])(
+    'answers get userinfo fail for %s, which the lookup script refuses',
+    async (email) => {
+      const res = await request(`${DEPARTMENT}?email=${encodeURIComponent(email)}`, {
+        headers: APP,
+      });
+      expect(res.json).toMatchObject({ stat: false, code: 1, msg: 'get userinfo fail' });
+    },
+  );
+
+  it('answers an unknown person with success and made-up defaults', async () => {
+    const res = await request(`${DEPARTMENT}?email=nobody@corp.example`, { headers: APP });
+    expect(res.json).toEqual({
+      msg: 'ok',
+      code: 0,
+      stat: true,
+      data: {
+        sybDeptName: '',
+        oneDeptName: '',
+        twoDeptName: '',
+        sybLeaderId: '',
+        oneLeaderId: '',
+        twoLeaderId: '',
+        accountName: 'nobody',
+        accountId: 'nobody@corp.example',
+        mobile: '',
+      },
+    });
+  });
+
+  it('reports all nine fields as strings, with the one leader at every level', async () => {
+    const res = await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP });
+    const data = res.json?.data as Record<string, unknown>;
+    expect(Object.keys(data)).toHaveLength(9);
+    for (const value of Object.values(data)) expect(typeof value).toBe('string');
+    expect(data.sybLeaderId).toBe('maria.lopez@corp.example');
+    expect(data.oneLeaderId).toBe('maria.lopez@corp.example');
+    expect(data.twoLeaderId).toBe('maria.lopez@corp.example');
+  });
+
+  it('needs the app credentials', async () => {
+    const res = await request(`${DEPARTMENT}?email=li.wei@corp.example`);
+    expect(res.json?.info).toBe('key err');
+  });
+});
+
+describe('user info', () => {
+  it('answers a known session token with the bare profile, without appkey', async () => {
+    const person = sim.people.find((p) => p.login === 'li.wei@corp.example');
+    const res = await request(USERINFO, { headers: { token: person?.token ?? '' } });
+    expect(res.json).toEqual({
+      admin: '0',
+      showconnector: '1',
+      company: 'corp',
+      name: 'LI.WEI',
+      email: 'li.wei@corp.example',
+    });
+    expect(res.json).not.toHaveProperty('stat');
+  });
+
+  it('answers an unknown or missing token with {stat:false, code:10000}', async () => {
+    expect((await request(USERINFO, { headers: { token: 'x'.repeat(64) } })).json).toEqual({
+      stat: false,
+      code: 10000,
+    });
+    expect((await request(USERINFO)).json).toEqual({ stat: false, code: 10000 });
+  });
+});
+
+describe('admin routes', () => {
+  it('lists the directory with session tokens', async () => {
+    const res = await request('/simulator/api/directory');
+    const people = res.json?.people as Array<{ login: string; token: string }>;
+    expect(people.length).toBeGreaterThanOrEqual(10);
+    expect(people[0]?.token).toMatch(/^[A-Za-z0-9]{64}$/);
+  });
+
+  it('lists approvals and takes the approver’s decision, first one winning', async () => {
+    const started = await start(validStart);
+    const djbh = djbhOf(started);
+    const listed = await request('/simulator/api/approvals');
+    expect(listed.json?.approvals).toContainEqual(
+      expect.objectContaining({
+        djbh,
+        title: 'New storage node',
+        requester: 'li.wei@corp.example',
+        decision: 'pending',
+      }),
+    );
+    const agree = await request(`/simulator/api/approvals/${djbh}/decision`, {
+      method: 'POST',
+      json: { decision: 'agree' },
+    });
+    expect(agree.json?.approval).toMatchObject({ decision: 'approved' });
+    const refuse = await request(`/simulator/api/approvals/${djbh}/decision`, {
+      method: 'POST',
+      json: { decision: 'refuse' },
+    });
+    expect(refuse.json?.approval).toMatchObject({ decision: 'approved' });
+    const bad = await request(`/simulator/api/approvals/${djbh}/decision`, {
+      method: 'POST',
+      json: { decision: 'maybe' },
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it('injects and clears faults', async () => {
+    const set = await request('/simulator/api/faults', {
+      method: 'POST',
+      json: { endpoint: 'department', html502: true },
+    });
+    expect(set.json?.faults).toEqual({ department: { html502: true } });
+    expect(
+      (await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP })).status,
+    ).toBe(502);
+    await request('/simulator/api/faults', { method: 'DELETE' });
+    expect(
+      (await request(`${DEPARTMENT}?email=li.wei@corp.example`, { headers: APP })).status,
+    ).toBe(200);
+  });
+});
