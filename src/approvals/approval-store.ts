@@ -1,0 +1,48 @@
+import type { Decision } from './approval-types.ts';
+import type { Announcement, NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
+
+/** Persistence as the domain needs it; implemented with Kysely in src/store. */
+export interface ApprovalStore {
+  /** Stores a new approval and the announcements of its request, in one transaction. */
+  createApproval(approval: NewTrackedApproval, now: Date): Promise<void>;
+  getApproval(djbh: string): Promise<TrackedApproval | undefined>;
+  /**
+   * Claims up to `limit` active approvals whose next check is due, for `leaseMs`, so that another
+   * replica polling at the same moment skips them. A claim ends with recordCheck/recordDecision/giveUp.
+   */
+  claimDue(now: Date, limit: number, leaseMs: number): Promise<TrackedApproval[]>;
+  /** A check that found nothing new (or failed): when to look again. Ends the claim. */
+  recordCheck(
+    djbh: string,
+    check: { now: Date; nextCheckAt: Date; failed: boolean },
+  ): Promise<void>;
+  /**
+   * A new decision, stored together with the announcement that will post it, in one transaction:
+   * a crash can lose neither, and recording the same decision twice announces it once.
+   */
+  recordDecision(
+    djbh: string,
+    change: {
+      decision: Decision;
+      decidedBy: string | null;
+      ended: boolean;
+      now: Date;
+      nextCheckAt: Date;
+    },
+  ): Promise<void>;
+  /** Stops following an approval nobody decided, with the announcement that says so. */
+  giveUp(djbh: string, now: Date): Promise<void>;
+  /** Announcements not yet delivered, oldest first. */
+  pendingAnnouncements(limit: number): Promise<Announcement[]>;
+  markAnnouncementAttempted(id: string, channel: string, now: Date): Promise<void>;
+  /** Delivered; for the request message this also records where the thread is. */
+  markAnnouncementSent(
+    id: string,
+    posted: { channel: string; ts: string },
+    now: Date,
+  ): Promise<void>;
+  /** Not delivered; `final` stops further attempts. */
+  markAnnouncementFailed(id: string, error: string, final: boolean): Promise<void>;
+  listByRequester(login: string, limit: number): Promise<TrackedApproval[]>;
+  listByApprover(login: string, limit: number): Promise<TrackedApproval[]>;
+}

@@ -1,0 +1,84 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+
+// Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
+// Types are portable between SQLite and Postgres (text, integer, bigint).
+
+const migrations: Record<string, Migration> = {
+  '2026-11-21-001-tracked-approvals': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('tracked_approvals')
+        .addColumn('djbh', 'text', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('channel_id', 'text', (c) => c.notNull())
+        .addColumn('message_ts', 'text')
+        .addColumn('requester_slack_id', 'text', (c) => c.notNull())
+        .addColumn('requester_login', 'text', (c) => c.notNull())
+        .addColumn('approver_login', 'text', (c) => c.notNull())
+        .addColumn('approver_slack_id', 'text')
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('note', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('decided_by', 'text')
+        .addColumn('tracking', 'text', (c) => c.notNull())
+        .addColumn('locale', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_checked_at', 'bigint')
+        .addColumn('next_check_at', 'bigint', (c) => c.notNull())
+        .addColumn('check_failures', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('lease_until', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('tracked_approvals_due')
+        .on('tracked_approvals')
+        .columns(['tracking', 'next_check_at'])
+        .execute();
+      await db.schema
+        .createIndex('tracked_approvals_requester')
+        .on('tracked_approvals')
+        .columns(['requester_login', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('tracked_approvals_approver')
+        .on('tracked_approvals')
+        .columns(['approver_login', 'created_at'])
+        .execute();
+      await db.schema
+        .createTable('announcements')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('djbh', 'text', (c) => c.notNull().references('tracked_approvals.djbh'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('attempted_at', 'bigint')
+        .addColumn('attempted_channel', 'text')
+        .addColumn('sent_ts', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('announcements_pending')
+        .on('announcements')
+        .columns(['state', 'created_at'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('announcements').execute();
+      await db.schema.dropTable('tracked_approvals').execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema up to date; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Database migration ${failed} failed: ${String(error)}`, { cause: error });
+  }
+}

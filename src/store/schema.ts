@@ -1,0 +1,44 @@
+// Row types: what the tables hold. Times are epoch milliseconds, flags 0/1, so that
+// SQLite and Postgres read back the same values.
+
+export interface TrackedApprovalRow {
+  djbh: string;
+  team_id: string;
+  channel_id: string;
+  message_ts: string | null;
+  requester_slack_id: string;
+  requester_login: string;
+  approver_login: string;
+  approver_slack_id: string | null;
+  title: string;
+  note: string;
+  decision: string;
+  decided_by: string | null;
+  tracking: string;
+  locale: string;
+  created_at: number;
+  updated_at: number;
+  last_checked_at: number | null;
+  next_check_at: number;
+  check_failures: number;
+  lease_until: number | null;
+}
+
+export interface AnnouncementRow {
+  id: string;
+  djbh: string;
+  kind: string;
+  decision: string | null;
+  state: string;
+  attempts: number;
+  attempted_at: number | null;
+  attempted_channel: string | null;
+  sent_ts: string | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  tracked_approvals: TrackedApprovalRow;
+  announcements: AnnouncementRow;
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+
+export interface TestDatabase {
+  name: 'sqlite' | 'postgres';
+  /** Why this dialect cannot run here; the suite is then skipped and says so. */
+  skipReason?: string;
+  /** A fresh, empty database URL for this test file. */
+  create(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+
+/** Every dialect the store supports; one suite runs against each. */
+export const TEST_DATABASES: TestDatabase[] = [
+  {
+    name: 'sqlite',
+    async create() {
+      const dir = mkdtempSync(join(tmpdir(), 'slack-approvals-'));
+      return {
+        url: join(dir, 'nested', 'approvals.db'),
+        drop: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    ...(postgresUrl ? {} : { skipReason: 'TEST_POSTGRES_URL is not set (.ci/run sets it)' }),
+    async create() {
+      if (!postgresUrl) throw new Error('TEST_POSTGRES_URL is not set');
+      // A database of its own per test file, so files can run in parallel.
+      const name = `sa_test_${randomBytes(6).toString('hex')}`;
+      await adminQuery(postgresUrl, `CREATE DATABASE ${name}`);
+      const url = new URL(postgresUrl);
+      url.pathname = `/${name}`;
+      return {
+        url: url.toString(),
+        drop: () => adminQuery(postgresUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      };
+    },
+  },
+];
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens a migrated database of the given dialect and empties its tables between tests. */
+export async function openTestDatabase(
+  which: TestDatabase,
+): Promise<{
+  handle: DatabaseHandle;
+  url: string;
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const { url, drop } = await which.create();
+  const handle = await openDatabase(url);
+  return {
+    handle,
+    url,
+    async clear() {
+      await handle.db.deleteFrom('announcements').execute();
+      await handle.db.deleteFrom('tracked_approvals').execute();
+    },
+    async close() {
+      await handle.close();
+      await drop();
+    },
+  };
+}

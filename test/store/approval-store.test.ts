@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+
+const T0 = new Date('2026-11-21T10:00:00Z');
+const later = (ms: number) => new Date(T0.getTime() + ms);
+
+function approval(djbh: string, overrides: Partial<NewTrackedApproval> = {}): NewTrackedApproval {
+  return {
+    djbh,
+    teamId: 'T0001',
+    channelId: 'C2147483705',
+    requesterSlackId: 'U2147483697',
+    requesterLogin: 'li.wei@corp.example',
+    approverLogin: 'maria.lopez@corp.example',
+    approverSlackId: 'U0MARIA',
+    title: '扩容 storage',
+    note: 'For Q3',
+    locale: 'zh-CN',
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `approval store on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+      let store: ApprovalStore;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+        store = createApprovalStore(testDb.handle.db, testDb.handle.dialect);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      it('migrates an existing database again without error', async () => {
+        const again = await openDatabase(testDb.url);
+        await again.close();
+      });
+
+      it('stores a new approval with its request and approver announcements', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          djbh: 'AAAAAAAAAAAa',
+          title: '扩容 storage',
+          messageTs: null,
+          decision: 'pending',
+          tracking: 'active',
+          createdAt: T0,
+          nextCheckAt: T0,
+          checkFailures: 0,
+        });
+        const pending = await store.pendingAnnouncements(10);
+        expect(pending.map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:request',
+        ]);
+      });
+
+      it('stores nothing when the approval number is already taken', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await expect(
+          store.createApproval(approval('AAAAAAAAAAAa', { title: 'other' }), T0),
+        ).rejects.toThrow();
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.title).toBe('扩容 storage');
+        expect(await store.pendingAnnouncements(10)).toHaveLength(2);
+      });
+
+      it('ties the thread to the request message once it is sent', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.markAnnouncementAttempted('AAAAAAAAAAAa:request', 'C2147483705', T0);
+        await store.markAnnouncementSent(
+          'AAAAAAAAAAAa:request',
+          { channel: 'D0DM', ts: '1700000000.000100' },
+          T0,
+        );
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          channelId: 'D0DM',
+          messageTs: '1700000000.000100',
+        });
+        expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+        ]);
+      });
+
+      it('claims only due, active, unleased approvals, and not twice within the lease', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.recordCheck('BBBBBBBBBBBb', {
+          now: T0,
+          nextCheckAt: later(60_000),
+          failed: false,
+        });
+        const first = await store.claimDue(later(1000), 10, 30_000);
+        expect(first.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
+        expect(await store.claimDue(later(2000), 10, 30_000)).toEqual([]);
+        // The lease runs out: a replica that died while holding it does not strand the approval.
+        expect((await store.claimDue(later(40_000), 10, 30_000)).map((a) => a.djbh)).toEqual([
+          'AAAAAAAAAAAa',
+        ]);
+        expect((await store.claimDue(later(65_000), 10, 30_000)).map((a) => a.djbh)).toEqual([
+          'BBBBBBBBBBBb',
+        ]);
+      });
+
+      it('gives each of two replicas claiming at once a different set of approvals', async () => {
+        const djbhs = Array.from({ length: 20 }, (_, i) => `R${String(i).padStart(10, '0')}x`);
+        for (const djbh of djbhs) await store.createApproval(approval(djbh), T0);
+        const other = await openDatabase(testDb.url);
+        try {
+          const replica = createApprovalStore(other.db, other.dialect);
+          const [a, b] = await Promise.all([
+            store.claimDue(later(1), 12, 30_000),
+            replica.claimDue(later(1), 12, 30_000),
+          ]);
+          const claimed = [...a, ...b].map((x) => x.djbh);
+          expect(new Set(claimed).size).toBe(claimed.length);
+          expect(claimed.length).toBe(20);
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('records a decision and its announcement together, once however often it is recorded', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const change = {
+          decision: 'approved' as const,
+          decidedBy: 'maria.lopez@corp.example',
+          ended: true,
+          now: later(5000),
+          nextCheckAt: later(5000),
+        };
+        await store.recordDecision('AAAAAAAAAAAa', change);
+        await store.recordDecision('AAAAAAAAAAAa', change);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          decision: 'approved',
+          tracking: 'finished',
+          decidedBy: 'maria.lopez@corp.example',
+        });
+        const ids = (await store.pendingAnnouncements(10)).map((a) => a.id);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:decision:approved')).toHaveLength(1);
+        expect(await store.claimDue(later(60_000), 10, 1000)).toEqual([]);
+      });
+
+      it('counts failed checks and resets the count after a good one', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
+        await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.checkFailures).toBe(2);
+        await store.recordCheck('AAAAAAAAAAAa', {
+          now: T0,
+          nextCheckAt: later(1000),
+          failed: false,
+        });
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          checkFailures: 0,
+          lastCheckedAt: T0,
+          nextCheckAt: later(1000),
+        });
+      });
+
+      it('gives up on an approval with an announcement saying so', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.giveUp('AAAAAAAAAAAa', later(1000));
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.tracking).toBe('gave-up');
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toContain('gave-up');
+      });
+
+      it('remembers an attempt, so a restart knows a post may already exist', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.markAnnouncementAttempted('AAAAAAAAAAAa:request', 'C2147483705', later(10));
+        await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'ratelimited', false);
+        const [request] = (await store.pendingAnnouncements(10)).filter(
+          (a) => a.kind === 'request',
+        );
+        expect(request).toMatchObject({
+          attempts: 1,
+          attemptedAt: later(10),
+          attemptedChannel: 'C2147483705',
+          lastError: 'ratelimited',
+        });
+        await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'channel archived', true);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual(['approver-dm']);
+      });
+
+      it('lists approvals by requester and by approver, newest first', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', {
+            createdAt: later(1000),
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
+        );
+        expect((await store.listByRequester('li.wei@corp.example', 10)).map((a) => a.djbh)).toEqual(
+          ['BBBBBBBBBBBb', 'AAAAAAAAAAAa'],
+        );
+        expect(
+          (await store.listByApprover('chen.hao@corp.example', 10)).map((a) => a.djbh),
+        ).toEqual(['BBBBBBBBBBBb']);
+      });
+    },
+  );
+}
