@@ -8,5 +8,6 @@ export default defineConfig({
     // Tests start real servers and databases; two cores are shared between them.
     fileParallelism: true,
     maxWorkers: 2,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

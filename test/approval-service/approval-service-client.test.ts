@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
+import { prepareApproval } from '../../src/approvals/approval-request.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
 
 const CREDENTIALS = { appName: 'client-test', appKey: 'k3y-that-must-stay-secret' };
@@ -61,6 +62,19 @@ describe('starting an approval', () => {
     const stored = sim.approvals().find((a) => a.djbh === djbh);
     expect(stored?.note).toBe(note);
     expect(stored?.title).toBe('存储扩容 \\');
+  });
+
+  it('gets quote, emoji, CJK and a trailing backslash accepted once the text is adapted', async () => {
+    const prepared = prepareApproval(
+      { title: "Li's 扩容 🚀", note: 'path C:\\data\\ 👍🏽', approverLogin: request.approver },
+      request.requester,
+    );
+    if (!prepared.ok) throw new Error('draft refused');
+    const { djbh } = await client().startApproval(prepared.input);
+    expect(sim.approvals().find((a) => a.djbh === djbh)).toMatchObject({
+      title: 'Li’s 扩容 :rocket:',
+      note: 'path C:\\data\\ :+1:',
+    });
   });
 
   it('reports a format failure as invalid-request naming the field', async () => {

@@ -56,9 +56,7 @@ async function adminQuery(url: string, sql: string): Promise<void> {
 }
 
 /** Opens a migrated database of the given dialect and empties its tables between tests. */
-export async function openTestDatabase(
-  which: TestDatabase,
-): Promise<{
+export async function openTestDatabase(which: TestDatabase): Promise<{
   handle: DatabaseHandle;
   url: string;
   clear(): Promise<void>;

@@ -1,0 +1,155 @@
+import { validate as validCron } from 'node-cron';
+import { z } from 'zod';
+import { AppError } from './errors.ts';
+
+/**
+ * - `sandbox`: no Slack settings at all; the app runs against a local stand-in of Slack and the
+ *   embedded approval-service simulator, for trying it out on one machine.
+ * - `socket`: Slack over Socket Mode (SLACK_APP_TOKEN), no public URL needed.
+ * - `http`: Slack posts to POST /slack/events, verified with SLACK_SIGNING_SECRET.
+ */
+export type Mode = 'sandbox' | 'socket' | 'http';
+
+export interface Config {
+  mode: Mode;
+  port: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    /** Where the Web API is; Slack's own when unset. */
+    apiUrl?: string;
+  };
+  approval: {
+    /** Unset only in the sandbox, which starts its own simulator. */
+    baseUrl?: string;
+    appName: string;
+    appKey: string;
+    webUrl?: string;
+    timeoutMs: number;
+  };
+  databaseUrl: string;
+  poll: {
+    cron: string;
+    concurrency: number;
+    /** The longest pause between two checks of one old approval. */
+    maxIntervalMs: number;
+    /** After this age an undecided approval is no longer followed (the service never expires one). */
+    giveUpAfterMs: number;
+  };
+}
+
+export class ConfigError extends AppError {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super('config_invalid', `The configuration is not usable:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+const SANDBOX_APPROVAL = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
+
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must be a bot token (xoxb-…)').optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
+  SLACK_API_URL: url.optional(),
+  PORT: integer(0, 65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  APPROVAL_BASE_URL: url.optional(),
+  APPROVAL_APP_NAME: z.string().min(1).optional(),
+  APPROVAL_APP_KEY: z.string().min(1).optional(),
+  APPROVAL_WEB_URL: url.optional(),
+  APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+  DATABASE_URL: z.string().min(1).default('./data/approvals.db'),
+  STATUS_POLL_CRON: z
+    .string()
+    .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
+    .default('*/30 * * * * *'),
+  POLL_CONCURRENCY: integer(1, 64).default(4),
+  POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
+  POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
+});
+
+/**
+ * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
+ * as unset. Every problem is reported at once, in one ConfigError naming each variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const set = Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '',
+    ),
+  );
+  const problems: string[] = [];
+  const parsed = envSchema.safeParse(set);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      problems.push(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.success ? parsed.data : undefined;
+  const has = (name: string) => set[name] !== undefined;
+
+  const slackNamed =
+    has('SLACK_BOT_TOKEN') || has('SLACK_SIGNING_SECRET') || has('SLACK_APP_TOKEN');
+  const mode: Mode = !slackNamed ? 'sandbox' : has('SLACK_APP_TOKEN') ? 'socket' : 'http';
+  if (slackNamed) {
+    if (!has('SLACK_BOT_TOKEN'))
+      problems.push('SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)');
+    if (mode === 'http' && !has('SLACK_SIGNING_SECRET'))
+      problems.push(
+        'SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
+      );
+    for (const name of ['APPROVAL_BASE_URL', 'APPROVAL_APP_NAME', 'APPROVAL_APP_KEY']) {
+      if (!has(name)) problems.push(`${name}: required when connecting to Slack`);
+    }
+  }
+  if (problems.length > 0 || !e) throw new ConfigError(problems);
+
+  return {
+    mode,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    slack: {
+      ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
+      ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
+      ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+      ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+    },
+    approval: {
+      ...(e.APPROVAL_BASE_URL ? { baseUrl: e.APPROVAL_BASE_URL } : {}),
+      appName: e.APPROVAL_APP_NAME ?? SANDBOX_APPROVAL.appName,
+      appKey: e.APPROVAL_APP_KEY ?? SANDBOX_APPROVAL.appKey,
+      ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
+      timeoutMs: e.APPROVAL_TIMEOUT_MS,
+    },
+    databaseUrl: e.DATABASE_URL,
+    poll: {
+      cron: e.STATUS_POLL_CRON,
+      concurrency: e.POLL_CONCURRENCY,
+      maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
+      giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,
+    },
+  };
+}
+
+/** The configuration as it may be logged: secrets replaced by `***`, database password hidden. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const mask = (v: string | undefined) => (v ? '***' : undefined);
+  return {
+    ...config,
+    slack: {
+      ...config.slack,
+      botToken: mask(config.slack.botToken),
+      signingSecret: mask(config.slack.signingSecret),
+      appToken: mask(config.slack.appToken),
+    },
+    approval: { ...config.approval, appKey: mask(config.approval.appKey) },
+    databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'),
+  };
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactConfig } from '../src/config.ts';
+
+const slackHttp = {
+  SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
+  SLACK_SIGNING_SECRET: 'signing-secret-value',
+  APPROVAL_BASE_URL: 'https://approvals.corp.example',
+  APPROVAL_APP_NAME: 'slack',
+  APPROVAL_APP_KEY: 'app-key-secret',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('runs the sandbox on embedded defaults when no Slack setting is present', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      mode: 'sandbox',
+      port: 3000,
+      logLevel: 'info',
+      databaseUrl: './data/approvals.db',
+      approval: { appName: 'slack-approvals', timeoutMs: 10_000 },
+      poll: {
+        cron: '*/30 * * * * *',
+        concurrency: 4,
+        maxIntervalMs: 3_600_000,
+        giveUpAfterMs: 30 * 86_400_000,
+      },
+    });
+    expect(config.approval.baseUrl).toBeUndefined();
+  });
+
+  it('chooses HTTP mode with a signing secret and Socket Mode with an app token', () => {
+    expect(loadConfig(slackHttp).mode).toBe('http');
+    expect(
+      loadConfig({ ...slackHttp, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-1-x' })
+        .mode,
+    ).toBe('socket');
+  });
+
+  it('lists every missing or invalid value in one error', () => {
+    const problems = problemsOf({
+      SLACK_SIGNING_SECRET: 'x',
+      PORT: 'eighty',
+      STATUS_POLL_CRON: 'every minute',
+      APPROVAL_WEB_URL: 'not a url',
+    });
+    expect(problems).toHaveLength(7);
+    expect(problems.join('\n')).toMatch(/PORT:/);
+    expect(problems.join('\n')).toMatch(/STATUS_POLL_CRON: must be a node-cron expression/);
+    expect(problems.join('\n')).toMatch(/APPROVAL_WEB_URL: must be an http\(s\) URL/);
+    expect(problems).toContain('SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)');
+    expect(problems).toContain('APPROVAL_BASE_URL: required when connecting to Slack');
+    expect(problems).toContain('APPROVAL_APP_NAME: required when connecting to Slack');
+    expect(problems).toContain('APPROVAL_APP_KEY: required when connecting to Slack');
+  });
+
+  it('names the missing signing secret in HTTP mode', () => {
+    expect(problemsOf({ ...slackHttp, SLACK_SIGNING_SECRET: undefined })).toEqual([
+      'SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
+    ]);
+  });
+
+  it('counts an empty variable as unset', () => {
+    expect(loadConfig({ SLACK_BOT_TOKEN: '', PORT: '', DATABASE_URL: ' ' })).toMatchObject({
+      mode: 'sandbox',
+      port: 3000,
+    });
+  });
+
+  it('accepts a seconds field in the poll schedule', () => {
+    expect(loadConfig({ STATUS_POLL_CRON: '*/5 * * * * *' }).poll.cron).toBe('*/5 * * * * *');
+  });
+
+  it('never puts a secret into its error message', () => {
+    const error = (() => {
+      try {
+        loadConfig({
+          SLACK_BOT_TOKEN: 'xoxp-user-token-secret',
+          SLACK_APP_TOKEN: 'bad-app-token-secret',
+        });
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('expected an error');
+    })();
+    expect(error.message).not.toContain('user-token-secret');
+    expect(error.message).not.toContain('bad-app-token-secret');
+    expect(error.message).toContain('SLACK_BOT_TOKEN: must be a bot token');
+  });
+
+  it('masks secrets when the configuration is printed', () => {
+    const printed = JSON.stringify(
+      redactConfig(
+        loadConfig({ ...slackHttp, DATABASE_URL: 'postgres://app:pg-password@db/approvals' }),
+      ),
+    );
+    for (const secret of [
+      'xoxb-1-secret-bot',
+      'signing-secret-value',
+      'app-key-secret',
+      'pg-password',
+    ]) {
+      expect(printed).not.toContain(secret);
+    }
+    expect(printed).toContain('postgres://app:***@db/approvals');
+  });
+});
