@@ -17,7 +17,8 @@ export interface ApprovalStore {
     check: { now: Date; nextCheckAt: Date; failed: boolean },
   ): Promise<void>;
   /**
-   * A new decision, stored together with the announcement that will post it, in one transaction:
+   * A new decision, stored together with the announcements that will post it and refresh the
+   * request message, in one transaction:
    * a crash can lose neither, and recording the same decision twice announces it once.
    */
   recordDecision(
@@ -34,7 +35,11 @@ export interface ApprovalStore {
   giveUp(djbh: string, now: Date): Promise<void>;
   /** Announcements not yet delivered, oldest first. */
   pendingAnnouncements(limit: number): Promise<Announcement[]>;
-  markAnnouncementAttempted(id: string, channel: string, now: Date): Promise<void>;
+  /**
+   * Claims a pending announcement for one delivery attempt, for `leaseMs`, and notes the attempt.
+   * False when it is no longer pending or another attempt holds it.
+   */
+  claimAnnouncement(id: string, now: Date, leaseMs: number): Promise<boolean>;
   /** Delivered; for the request message this also records where the thread is. */
   markAnnouncementSent(
     id: string,

@@ -42,11 +42,12 @@ export type NewTrackedApproval = Omit<
 >;
 
 /**
- * Something the app owes Slack: the request message, the approver's DM, or a thread reply.
+ * Something the app owes Slack: the request message, the approver's DM, a thread reply, or the
+ * refresh of the request message's status.
  * Written in the same transaction as the change it announces (an outbox), then delivered;
  * see announcement-dispatcher.ts for how a delivery is made exactly once.
  */
-export type AnnouncementKind = 'request' | 'approver-dm' | 'decision' | 'gave-up';
+export type AnnouncementKind = 'request' | 'approver-dm' | 'decision' | 'parent-update' | 'gave-up';
 
 export interface Announcement {
   /** `<djbh>:<kind>[:<decision>]`: one announcement per fact, whoever records it. */
@@ -58,8 +59,6 @@ export interface Announcement {
   attempts: number;
   /** Set before each delivery attempt: if set on a pending one, an earlier attempt may have posted. */
   attemptedAt: Date | null;
-  /** The channel of the last attempt, where a recovery looks for an earlier post. */
-  attemptedChannel: string | null;
   sentTs: string | null;
   lastError: string | null;
   createdAt: Date;

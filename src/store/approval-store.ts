@@ -68,6 +68,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('djbh', '=', djbh)
           .execute();
         await insertAnnouncement(trx, djbh, 'decision', decision, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
       });
     },
 
@@ -94,16 +95,21 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toAnnouncement);
     },
 
-    async markAnnouncementAttempted(id, channel, now) {
-      await db
+    async claimAnnouncement(id, now, leaseMs) {
+      const result = await db
         .updateTable('announcements')
         .set((eb) => ({
           attempted_at: now.getTime(),
-          attempted_channel: channel,
+          lease_until: now.getTime() + leaseMs,
           attempts: eb('attempts', '+', 1),
         }))
         .where('id', '=', id)
-        .execute();
+        .where('state', '=', 'pending')
+        .where((eb) =>
+          eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.getTime())]),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async markAnnouncementSent(id, posted, now) {
@@ -113,7 +119,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .set({
             state: 'sent',
             sent_ts: posted.ts,
-            attempted_channel: posted.channel,
+            lease_until: null,
             last_error: null,
           })
           .where('id', '=', id)
@@ -132,7 +138,11 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
     async markAnnouncementFailed(id, error, final) {
       await db
         .updateTable('announcements')
-        .set({ last_error: error.slice(0, 500), ...(final ? { state: 'failed' } : {}) })
+        .set({
+          last_error: error.slice(0, 500),
+          lease_until: null,
+          ...(final ? { state: 'failed' } : {}),
+        })
         .where('id', '=', id)
         .execute();
     },
@@ -224,7 +234,7 @@ export async function insertAnnouncement(
       state: 'pending',
       attempts: 0,
       attempted_at: null,
-      attempted_channel: null,
+      lease_until: null,
       sent_ts: null,
       last_error: null,
       created_at: now.getTime(),
@@ -292,7 +302,6 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     state: row.state as Announcement['state'],
     attempts: row.attempts,
     attemptedAt: row.attempted_at === null ? null : new Date(row.attempted_at),
-    attemptedChannel: row.attempted_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,
     createdAt: new Date(row.created_at),

@@ -53,7 +53,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('state', 'text', (c) => c.notNull())
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('attempted_at', 'bigint')
-        .addColumn('attempted_channel', 'text')
+        .addColumn('lease_until', 'bigint')
         .addColumn('sent_ts', 'text')
         .addColumn('last_error', 'text')
         .addColumn('created_at', 'bigint', (c) => c.notNull())

@@ -32,7 +32,7 @@ export interface AnnouncementRow {
   state: string;
   attempts: number;
   attempted_at: number | null;
-  attempted_channel: string | null;
+  lease_until: number | null;
   sent_ts: string | null;
   last_error: string | null;
   created_at: number;

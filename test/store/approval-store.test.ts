@@ -74,7 +74,7 @@ for (const database of TEST_DATABASES) {
 
       it('ties the thread to the request message once it is sent', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.markAnnouncementAttempted('AAAAAAAAAAAa:request', 'C2147483705', T0);
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', T0, 30_000)).toBe(true);
         await store.markAnnouncementSent(
           'AAAAAAAAAAAa:request',
           { channel: 'D0DM', ts: '1700000000.000100' },
@@ -145,6 +145,7 @@ for (const database of TEST_DATABASES) {
         });
         const ids = (await store.pendingAnnouncements(10)).map((a) => a.id);
         expect(ids.filter((id) => id === 'AAAAAAAAAAAa:decision:approved')).toHaveLength(1);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:parent-update:approved')).toHaveLength(1);
         expect(await store.claimDue(later(60_000), 10, 1000)).toEqual([]);
       });
 
@@ -172,9 +173,28 @@ for (const database of TEST_DATABASES) {
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toContain('gave-up');
       });
 
+      it('lets one attempt at a time claim an announcement, until its lease runs out', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(10), 30_000)).toBe(true);
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(20), 30_000)).toBe(
+          false,
+        );
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(30_011), 30_000)).toBe(
+          true,
+        );
+        await store.markAnnouncementSent(
+          'AAAAAAAAAAAa:request',
+          { channel: 'C1', ts: '1.000001' },
+          later(30_012),
+        );
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(90_000), 30_000)).toBe(
+          false,
+        );
+      });
+
       it('remembers an attempt, so a restart knows a post may already exist', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.markAnnouncementAttempted('AAAAAAAAAAAa:request', 'C2147483705', later(10));
+        await store.claimAnnouncement('AAAAAAAAAAAa:request', later(10), 30_000);
         await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'ratelimited', false);
         const [request] = (await store.pendingAnnouncements(10)).filter(
           (a) => a.kind === 'request',
@@ -182,9 +202,10 @@ for (const database of TEST_DATABASES) {
         expect(request).toMatchObject({
           attempts: 1,
           attemptedAt: later(10),
-          attemptedChannel: 'C2147483705',
           lastError: 'ratelimited',
         });
+        // A failure ends the lease: the next pass may try again at once.
+        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(20), 30_000)).toBe(true);
         await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'channel archived', true);
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual(['approver-dm']);
       });

@@ -1,0 +1,30 @@
+/**
+ * When to ask the service about an approval again. The service has no notifications, so we poll;
+ * the schedule keeps young approvals fresh and old ones cheap:
+ * - younger than 10 minutes: at every tick of the poll schedule;
+ * - older: after a tenth of its age (1 min at 10 min old, 6 min at 1 h, 1 h at 10 h), never more
+ *   than `maxIntervalMs` (default 1 h);
+ * - after a failed check: 30 s, doubling with each failure in a row, up to `maxIntervalMs`.
+ */
+
+export interface ScheduleOptions {
+  maxIntervalMs: number;
+}
+
+export const FRESH_AGE_MS = 10 * 60_000;
+const FAILURE_BASE_MS = 30_000;
+
+export function nextCheckAt(createdAt: Date, now: Date, options: ScheduleOptions): Date {
+  const age = now.getTime() - createdAt.getTime();
+  if (age < FRESH_AGE_MS) return now;
+  return new Date(now.getTime() + Math.min(options.maxIntervalMs, Math.round(age / 10)));
+}
+
+export function nextCheckAfterFailure(
+  failuresInARow: number,
+  now: Date,
+  options: ScheduleOptions,
+): Date {
+  const delay = FAILURE_BASE_MS * 2 ** Math.max(0, failuresInARow - 1);
+  return new Date(now.getTime() + Math.min(options.maxIntervalMs, delay));
+}

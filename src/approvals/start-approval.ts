@@ -1,0 +1,64 @@
+import { AppError } from '../errors.ts';
+import type { ApprovalStore } from './approval-store.ts';
+import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
+
+export interface StartRequest {
+  input: StartApprovalInput;
+  teamId: string;
+  channelId: string;
+  requesterSlackId: string;
+  approverSlackId: string | null;
+  locale: string;
+}
+
+/** The service started the approval but we could not record it: the person must be told. */
+export class NotSavedError extends AppError {
+  readonly djbh: string;
+
+  constructor(djbh: string, cause: unknown) {
+    super(
+      'approval_not_saved',
+      `Approval ${djbh} was started in the service but could not be stored`,
+      { cause },
+    );
+    this.djbh = djbh;
+  }
+}
+
+/**
+ * Starts the approval in the service, then records it with its announcements in one transaction.
+ * Throws ApprovalServiceError when the service refuses (nothing stored), NotSavedError when the
+ * store fails after the service accepted.
+ */
+export async function startTrackedApproval(
+  deps: {
+    service: Pick<ApprovalService, 'startApproval'>;
+    store: Pick<ApprovalStore, 'createApproval'>;
+    now: () => Date;
+  },
+  request: StartRequest,
+): Promise<{ djbh: string }> {
+  const { djbh } = await deps.service.startApproval(request.input);
+  const now = deps.now();
+  try {
+    await deps.store.createApproval(
+      {
+        djbh,
+        teamId: request.teamId,
+        channelId: request.channelId,
+        requesterSlackId: request.requesterSlackId,
+        requesterLogin: request.input.requester,
+        approverLogin: request.input.approver,
+        approverSlackId: request.approverSlackId,
+        title: request.input.title,
+        note: request.input.note,
+        locale: request.locale,
+        createdAt: now,
+      },
+      now,
+    );
+  } catch (error) {
+    throw new NotSavedError(djbh, error);
+  }
+  return { djbh };
+}

@@ -1,0 +1,73 @@
+import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
+import pino from 'pino';
+
+export type Logger = pino.Logger;
+
+/**
+ * Structured JSON logs (one object per line). Known secret-bearing keys are redacted wherever
+ * they appear, as a second line of defence: the code itself never logs a token or a key.
+ */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { app: 'slack-approvals' },
+      redact: {
+        paths: [
+          'token',
+          '*.token',
+          'appKey',
+          '*.appKey',
+          'appkey',
+          '*.appkey',
+          'botToken',
+          '*.botToken',
+          'signingSecret',
+          '*.signingSecret',
+          'headers.authorization',
+          '*.headers.authorization',
+        ],
+        censor: '***',
+      },
+    },
+    destination,
+  );
+}
+
+const BOLT_TO_PINO: Record<string, pino.Level> = {
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+};
+
+const PINO_TO_BOLT: Record<string, LogLevel> = {
+  fatal: LogLevel.ERROR,
+  error: LogLevel.ERROR,
+  warn: LogLevel.WARN,
+  info: LogLevel.INFO,
+};
+
+/** Bolt's Logger interface over pino, so Bolt's own messages are structured too. */
+export function boltLogger(logger: Logger): BoltLogger {
+  const child = logger.child({ component: 'bolt' });
+  const write =
+    (level: pino.Level) =>
+    (...msg: unknown[]) => {
+      const [first, ...rest] = msg;
+      if (first instanceof Error)
+        child[level]({ err: first }, rest.map(String).join(' ') || first.message);
+      else child[level](msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' '));
+    };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    setLevel: (level: LogLevel) => {
+      child.level = BOLT_TO_PINO[level] ?? 'info';
+    },
+    getLevel: () => PINO_TO_BOLT[child.level] ?? LogLevel.DEBUG,
+    setName: () => undefined,
+  };
+}

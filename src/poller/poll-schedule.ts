@@ -1,0 +1,48 @@
+import cron from 'node-cron';
+import { type PollCounts, type PollDeps, type PollOptions, pollOnce } from './poll-once.ts';
+
+export interface PollSchedule {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs pollOnce on the node-cron schedule. A pass never overlaps the previous one: a tick that
+ * comes while a pass is running is skipped. `stop` waits for a running pass to finish.
+ */
+export function startPollSchedule(
+  deps: PollDeps,
+  options: PollOptions & { cron: string },
+  clock: () => Date = () => new Date(),
+): PollSchedule {
+  let running: Promise<PollCounts | undefined> | undefined;
+  const task = cron.schedule(options.cron, () => {
+    if (running) return;
+    const started = clock();
+    running = pollOnce(deps, options, started)
+      .then((counts) => {
+        // Quiet passes go to debug, so a log at info shows only passes that did something.
+        const busy = counts.checked + counts.failed + counts.gaveUp + counts.announced > 0;
+        deps.logger[busy ? 'info' : 'debug'](
+          { ...counts, ms: Date.now() - started.getTime() },
+          'poll pass',
+        );
+        return counts;
+      })
+      .catch((error: unknown) => {
+        deps.logger.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          'poll pass failed',
+        );
+        return undefined;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  });
+  return {
+    async stop() {
+      await task.stop();
+      await running;
+    },
+  };
+}

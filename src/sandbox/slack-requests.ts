@@ -1,0 +1,235 @@
+import { createHmac } from 'node:crypto';
+import type { Workspace } from './workspace.ts';
+
+/**
+ * Plays Slack's side toward the app: builds requests shaped like Slack's documented payloads,
+ * signs them with the signing secret (v0 HMAC-SHA256), posts them to /slack/events, and applies
+ * what the app answers (a modal's errors, update or close) to the workspace.
+ */
+
+type Json = Record<string, unknown>;
+
+export function signature(secret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export interface SlackResponse {
+  status: number;
+  body: string;
+  json: Json | undefined;
+}
+
+export interface SlackRequesterOptions {
+  workspace: Workspace;
+  /** The app's events URL, e.g. http://127.0.0.1:3000/slack/events */
+  eventsUrl: string;
+  signingSecret: string;
+  now?: () => number;
+}
+
+export class SlackRequester {
+  private readonly workspace: Workspace;
+  private readonly eventsUrl: string;
+  private readonly secret: string;
+  private readonly now: () => number;
+
+  constructor(options: SlackRequesterOptions) {
+    this.workspace = options.workspace;
+    this.eventsUrl = options.eventsUrl;
+    this.secret = options.signingSecret;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Sends a raw body, signed (or with the given signature/timestamp, to test refusal). */
+  async send(
+    body: string,
+    contentType: string,
+    overrides: { timestamp?: number; signature?: string; headers?: Record<string, string> } = {},
+  ): Promise<SlackResponse> {
+    const timestamp = overrides.timestamp ?? Math.floor(this.now() / 1000);
+    const response = await fetch(this.eventsUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': contentType,
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': overrides.signature ?? signature(this.secret, timestamp, body),
+        ...overrides.headers,
+      },
+      body,
+    });
+    const text = await response.text();
+    let json: Json | undefined;
+    try {
+      json = text ? (JSON.parse(text) as Json) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, body: text, json };
+  }
+
+  /** A slash command as Slack posts it (form-encoded), with a fresh trigger id. */
+  async command(
+    userId: string,
+    channelId: string,
+    text: string,
+    command = '/approve',
+  ): Promise<SlackResponse & { triggerId: string }> {
+    const user = this.workspace.users.get(userId);
+    const channel = this.workspace.channels.get(channelId);
+    const triggerId = this.workspace.issueTrigger(userId);
+    const form = new URLSearchParams({
+      token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+      team_id: this.workspace.teamId,
+      team_domain: 'sandbox',
+      channel_id: channelId,
+      channel_name: channel?.kind === 'im' ? 'directmessage' : (channel?.name ?? 'unknown'),
+      user_id: userId,
+      user_name: user?.name ?? 'someone',
+      command,
+      text,
+      api_app_id: 'A0APPROVALS',
+      is_enterprise_install: 'false',
+      response_url: `https://hooks.slack.com/commands/${this.workspace.teamId}/1234/5678`,
+      trigger_id: triggerId,
+    });
+    return {
+      ...(await this.send(form.toString(), 'application/x-www-form-urlencoded')),
+      triggerId,
+    };
+  }
+
+  /** An interactivity payload (form field `payload` holding JSON). */
+  interaction(payload: Json): Promise<SlackResponse> {
+    const form = new URLSearchParams({ payload: JSON.stringify(payload) });
+    return this.send(form.toString(), 'application/x-www-form-urlencoded');
+  }
+
+  /**
+   * Submits an open modal with the given input values (by action_id; initial values stand for the
+   * rest, as in Slack), then applies the app's answer to the workspace like Slack does.
+   */
+  async submitView(
+    viewId: string,
+    inputs: Record<string, string | undefined> = {},
+  ): Promise<{
+    response: SlackResponse;
+    errors?: Record<string, string>;
+  }> {
+    const stored = this.workspace.views.get(viewId);
+    if (!stored) throw new Error(`no open view ${viewId}`);
+    const view = this.workspace.viewJson(stored);
+    const payload = {
+      type: 'view_submission',
+      team: { id: this.workspace.teamId, domain: 'sandbox' },
+      user: {
+        id: stored.user,
+        username: this.workspace.users.get(stored.user)?.name ?? '',
+        team_id: this.workspace.teamId,
+      },
+      api_app_id: 'A0APPROVALS',
+      token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+      trigger_id: this.workspace.issueTrigger(stored.user),
+      view: { ...view, state: { values: stateValues(stored.view, inputs) } },
+      response_urls: [],
+      is_enterprise_install: false,
+    };
+    const response = await this.interaction(payload);
+    if (response.status !== 200) return { response };
+    const action = response.json?.response_action;
+    if (action === 'errors')
+      return { response, errors: response.json?.errors as Record<string, string> };
+    if (action === 'update') this.workspace.replaceView(viewId, response.json?.view as Json);
+    else if (action !== 'push') this.workspace.closeView(viewId);
+    return { response };
+  }
+
+  /** A button press in a message or view. */
+  blockAction(
+    userId: string,
+    action: { action_id: string; value?: string; block_id?: string },
+    where: { viewId?: string; channelId?: string; messageTs?: string } = {},
+  ): Promise<SlackResponse> {
+    const stored = where.viewId ? this.workspace.views.get(where.viewId) : undefined;
+    return this.interaction({
+      type: 'block_actions',
+      team: { id: this.workspace.teamId, domain: 'sandbox' },
+      user: {
+        id: userId,
+        username: this.workspace.users.get(userId)?.name ?? '',
+        team_id: this.workspace.teamId,
+      },
+      api_app_id: 'A0APPROVALS',
+      token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+      trigger_id: this.workspace.issueTrigger(userId),
+      ...(stored
+        ? { view: this.workspace.viewJson(stored), container: { type: 'view', view_id: stored.id } }
+        : {}),
+      ...(where.channelId
+        ? {
+            channel: { id: where.channelId },
+            container: {
+              type: 'message',
+              channel_id: where.channelId,
+              message_ts: where.messageTs,
+            },
+          }
+        : {}),
+      actions: [
+        {
+          type: 'button',
+          block_id: action.block_id ?? 'actions',
+          action_id: action.action_id,
+          value: action.value ?? '',
+          action_ts: String(this.now() / 1000),
+        },
+      ],
+    });
+  }
+
+  /** An Events API callback (JSON), e.g. app_home_opened. */
+  event(event: Json, headers: Record<string, string> = {}): Promise<SlackResponse> {
+    const body = JSON.stringify({
+      token: 'gIkuvaNzQIHg97ATvDxqgjtO',
+      team_id: this.workspace.teamId,
+      api_app_id: 'A0APPROVALS',
+      event: { event_ts: String(this.now() / 1000), ...event },
+      type: 'event_callback',
+      event_id: `Ev${this.now()}`,
+      event_time: Math.floor(this.now() / 1000),
+      authorizations: [
+        { team_id: this.workspace.teamId, user_id: this.workspace.botUserId, is_bot: true },
+      ],
+    });
+    return this.send(body, 'application/json', { headers });
+  }
+}
+
+/** Builds `view.state.values` from the view's input blocks, as Slack does on submit. */
+export function stateValues(view: Json, inputs: Record<string, string | undefined>): Json {
+  const values: Json = {};
+  for (const block of (view.blocks as Json[] | undefined) ?? []) {
+    if (block.type !== 'input') continue;
+    const element = block.element as Json;
+    const actionId = String(element.action_id ?? '');
+    const given = actionId in inputs ? inputs[actionId] : undefined;
+    const type = String(element.type);
+    let value: Json;
+    switch (type) {
+      case 'users_select':
+        value = { type, selected_user: given ?? element.initial_user ?? null };
+        break;
+      case 'static_select':
+      case 'external_select': {
+        const options = (element.options as Json[] | undefined) ?? [];
+        const chosen =
+          given !== undefined ? options.find((o) => o.value === given) : element.initial_option;
+        value = { type, selected_option: chosen ?? null };
+        break;
+      }
+      default:
+        value = { type, value: given ?? element.initial_value ?? null };
+    }
+    values[String(block.block_id)] = { [actionId]: value };
+  }
+  return values;
+}

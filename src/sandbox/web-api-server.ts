@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Workspace } from './workspace.ts';
+
+/**
+ * Serves a Workspace as Slack's Web API (`POST /api/<method>`, form or JSON bodies, bearer token),
+ * so the app's real WebClient talks to it through SLACK_API_URL.
+ */
+export async function handleWebApi(
+  workspace: Workspace,
+  method: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const raw = await readBody(req);
+  const type = String(req.headers['content-type'] ?? '');
+  const args: Record<string, unknown> = type.startsWith('application/json')
+    ? (JSON.parse(raw || '{}') as Record<string, unknown>)
+    : Object.fromEntries(new URLSearchParams(raw));
+  const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? args.token;
+  delete args.token;
+  const body =
+    bearer === workspace.botToken
+      ? await workspace.call(method, args)
+      : { ok: false, error: bearer ? 'invalid_auth' : 'not_authed' };
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+export interface WebApiServer {
+  /** The value for SLACK_API_URL (ends with /api/). */
+  apiUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startWebApiServer(workspace: Workspace, port = 0): Promise<WebApiServer> {
+  const server: Server = createServer((req, res) => {
+    const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
+    if (req.method !== 'POST' || !method) {
+      res.writeHead(404).end();
+      return;
+    }
+    handleWebApi(workspace, method, req, res).catch((error: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: false, error: 'internal_error', detail: String(error) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: actual } = server.address() as AddressInfo;
+  return {
+    apiUrl: `http://127.0.0.1:${actual}/api/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

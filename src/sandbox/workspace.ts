@@ -1,0 +1,548 @@
+import { randomBytes } from 'node:crypto';
+import { checkMessage, checkView } from './block-kit-limits.ts';
+
+/**
+ * An in-memory Slack workspace: people, channels, messages, threads, views and trigger ids.
+ * It answers Web API methods as Slack does (`{ok:false, error}` with Slack's error codes), so the
+ * app can be tested and tried locally; web-api-server.ts serves it over HTTP.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface SlackUser {
+  id: string;
+  name: string;
+  realName: string;
+  email: string | null;
+  locale: string;
+  isBot: boolean;
+}
+
+export interface Channel {
+  id: string;
+  name: string;
+  kind: 'public' | 'private' | 'im' | 'mpim';
+  members: Set<string>;
+}
+
+export interface Message {
+  channel: string;
+  ts: string;
+  user: string;
+  text: string;
+  blocks: Json[];
+  threadTs?: string;
+  metadata?: { event_type: string; event_payload: Json };
+  edited?: boolean;
+  /** Ephemeral messages are seen by one person and never stored by Slack. */
+  ephemeralTo?: string;
+}
+
+export interface View {
+  id: string;
+  hash: string;
+  user: string;
+  teamId: string;
+  view: Json;
+  rootViewId: string;
+}
+
+export interface Call {
+  method: string;
+  args: Json;
+  at: number;
+  response: Json;
+}
+
+export class SlackApiError extends Error {
+  constructor(
+    readonly error: string,
+    readonly details?: string[],
+  ) {
+    super(error);
+  }
+}
+
+export interface WorkspaceOptions {
+  teamId?: string;
+  people: Array<{ login: string; name: string; locale?: string; email?: string | null }>;
+  /** Channels to create; the app is a member of those with `appIsMember`. */
+  channels?: Array<{ name: string; kind?: 'public' | 'private'; appIsMember?: boolean }>;
+  now?: () => number;
+}
+
+const TRIGGER_TTL_MS = 3000;
+
+export class Workspace {
+  readonly teamId: string;
+  readonly botUserId = 'U0APPROVALS';
+  readonly botId = 'B0APPROVALS';
+  readonly botToken = `xoxb-sandbox-${randomBytes(8).toString('hex')}`;
+  readonly users = new Map<string, SlackUser>();
+  readonly channels = new Map<string, Channel>();
+  readonly messages: Message[] = [];
+  readonly views = new Map<string, View>();
+  readonly homes = new Map<string, Json>();
+  readonly calls: Call[] = [];
+  /** Called with every Web API call before it is answered; may throw a SlackApiError. */
+  beforeCall: ((method: string, args: Json) => void | Promise<void>) | undefined;
+  private readonly triggers = new Map<string, { user: string; issuedAt: number; used: boolean }>();
+  private readonly failures: Array<{ method: string; error: string }> = [];
+  private readonly listeners = new Set<(change: string) => void>();
+  private readonly now: () => number;
+  private lastTs = 0;
+  private serial = 0;
+
+  constructor(options: WorkspaceOptions) {
+    this.teamId = options.teamId ?? 'T0SANDBOX';
+    this.now = options.now ?? Date.now;
+    this.users.set(this.botUserId, {
+      id: this.botUserId,
+      name: 'approvals',
+      realName: 'Approvals',
+      email: null,
+      locale: 'en-US',
+      isBot: true,
+    });
+    for (const person of options.people) {
+      const id = `U${this.id(8)}`;
+      this.users.set(id, {
+        id,
+        name: person.login.split('@')[0] ?? person.login,
+        realName: person.name,
+        email: person.email === undefined ? person.login : person.email,
+        locale: person.locale ?? 'en-US',
+        isBot: false,
+      });
+    }
+    const everyone = [...this.users.values()].filter((u) => !u.isBot).map((u) => u.id);
+    for (const channel of options.channels ?? [{ name: 'general', appIsMember: true }]) {
+      const members = new Set(everyone);
+      if (channel.appIsMember) members.add(this.botUserId);
+      this.addChannel(channel.name, channel.kind ?? 'public', members);
+    }
+  }
+
+  // ---- helpers for tests and the sandbox ----------------------------------------------------
+
+  userByLogin(login: string): SlackUser {
+    const user = [...this.users.values()].find(
+      (u) => u.email === login || u.name === login.split('@')[0],
+    );
+    if (!user) throw new Error(`no Slack user for ${login}`);
+    return user;
+  }
+
+  channelByName(name: string): Channel {
+    const channel = [...this.channels.values()].find((c) => c.name === name);
+    if (!channel) throw new Error(`no channel #${name}`);
+    return channel;
+  }
+
+  addChannel(name: string, kind: Channel['kind'], members: Set<string>): Channel {
+    const prefix = kind === 'public' ? 'C' : kind === 'im' ? 'D' : 'G';
+    const channel = { id: `${prefix}${this.id(8)}`, name, kind, members };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** The DM between the app and a person (Slack's "Messages" tab of the app). */
+  appDm(userId: string): Channel {
+    const existing = [...this.channels.values()].find(
+      (c) => c.kind === 'im' && c.members.has(userId) && c.members.has(this.botUserId),
+    );
+    return existing ?? this.addChannel(`dm-${userId}`, 'im', new Set([userId, this.botUserId]));
+  }
+
+  /** A trigger id as Slack sends with a command or an interaction: valid for 3 s, once. */
+  issueTrigger(userId: string): string {
+    const id = `${this.now()}.${this.id(6)}.${randomBytes(8).toString('hex')}`;
+    this.triggers.set(id, { user: userId, issuedAt: this.now(), used: false });
+    return id;
+  }
+
+  /** The next call of `method` fails with `error`. */
+  failNext(method: string, error: string): void {
+    this.failures.push({ method, error });
+  }
+
+  callsOf(method: string): Call[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Messages of a channel's history (not thread replies), oldest first. */
+  history(channelId: string): Message[] {
+    return this.messages.filter((m) => m.channel === channelId && !m.threadTs && !m.ephemeralTo);
+  }
+
+  replies(channelId: string, threadTs: string): Message[] {
+    return this.messages.filter((m) => m.channel === channelId && m.threadTs === threadTs);
+  }
+
+  onChange(listener: (change: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A person's own message, as typed in the sandbox. */
+  postAsUser(userId: string, channelId: string, text: string, threadTs?: string): Message {
+    const message: Message = {
+      channel: channelId,
+      ts: this.nextTs(),
+      user: userId,
+      text,
+      blocks: [],
+      ...(threadTs ? { threadTs } : {}),
+    };
+    this.messages.push(message);
+    this.emit('message');
+    return message;
+  }
+
+  // ---- the Web API ----------------------------------------------------------------------------
+
+  async call(method: string, args: Json): Promise<Json> {
+    let response: Json;
+    try {
+      await this.beforeCall?.(method, args);
+      const failure = this.failures.findIndex((f) => f.method === method);
+      if (failure >= 0) {
+        const [f] = this.failures.splice(failure, 1);
+        throw new SlackApiError(f?.error ?? 'internal_error');
+      }
+      response = { ok: true, ...this.answer(method, args) };
+    } catch (error) {
+      if (!(error instanceof SlackApiError)) throw error;
+      response = {
+        ok: false,
+        error: error.error,
+        ...(error.details ? { response_metadata: { messages: error.details } } : {}),
+      };
+    }
+    this.calls.push({ method, args, at: this.now(), response });
+    return response;
+  }
+
+  private answer(method: string, a: Json): Json {
+    switch (method) {
+      case 'auth.test':
+        return {
+          url: 'https://sandbox.slack.local/',
+          team: 'Sandbox',
+          user: 'approvals',
+          team_id: this.teamId,
+          user_id: this.botUserId,
+          bot_id: this.botId,
+        };
+      case 'views.open':
+        return this.viewsOpen(a);
+      case 'views.update':
+        return this.viewsUpdate(a);
+      case 'views.publish':
+        return this.viewsPublish(a);
+      case 'chat.postMessage':
+        return this.postMessage(a);
+      case 'chat.postEphemeral':
+        return this.postEphemeral(a);
+      case 'chat.update':
+        return this.chatUpdate(a);
+      case 'chat.getPermalink': {
+        const channel = this.requireChannel(a.channel);
+        const ts = String(a.message_ts ?? '');
+        if (!this.messages.some((m) => m.channel === channel.id && m.ts === ts))
+          throw new SlackApiError('message_not_found');
+        return {
+          channel: channel.id,
+          permalink: `https://sandbox.slack.local/archives/${channel.id}/p${ts.replace('.', '')}`,
+        };
+      }
+      case 'users.info':
+        return {
+          user: this.userJson(
+            this.requireUser(a.user),
+            a.include_locale === true || a.include_locale === 'true',
+          ),
+        };
+      case 'users.lookupByEmail': {
+        const user = [...this.users.values()].find(
+          (u) => u.email !== null && u.email.toLowerCase() === String(a.email ?? '').toLowerCase(),
+        );
+        if (!user) throw new SlackApiError('users_not_found');
+        return { user: this.userJson(user, false) };
+      }
+      case 'conversations.open': {
+        const users = String(a.users ?? '')
+          .split(',')
+          .filter(Boolean);
+        const [only] = users;
+        if (users.length !== 1 || !only) throw new SlackApiError('not_implemented');
+        this.requireUser(only);
+        return { channel: { id: this.appDm(only).id } };
+      }
+      case 'conversations.history':
+      case 'conversations.replies':
+        return this.readConversation(method, a);
+      default:
+        throw new SlackApiError('unknown_method');
+    }
+  }
+
+  private viewsOpen(a: Json): Json {
+    const triggerId = String(a.trigger_id ?? '');
+    const trigger = this.triggers.get(triggerId);
+    if (!trigger) throw new SlackApiError('invalid_trigger_id');
+    if (trigger.used) throw new SlackApiError('exchanged_trigger_id');
+    if (this.now() - trigger.issuedAt > TRIGGER_TTL_MS)
+      throw new SlackApiError('expired_trigger_id');
+    const view = this.parseView(a.view);
+    trigger.used = true;
+    const id = `V${this.id(10)}`;
+    const stored: View = {
+      id,
+      hash: this.hash(),
+      user: trigger.user,
+      teamId: this.teamId,
+      view,
+      rootViewId: id,
+    };
+    this.views.set(id, stored);
+    this.emit('view');
+    return { view: this.viewJson(stored) };
+  }
+
+  private viewsUpdate(a: Json): Json {
+    const stored = this.views.get(String(a.view_id ?? ''));
+    if (!stored) throw new SlackApiError('not_found');
+    if (a.hash !== undefined && a.hash !== stored.hash) throw new SlackApiError('hash_conflict');
+    stored.view = this.parseView(a.view);
+    stored.hash = this.hash();
+    this.emit('view');
+    return { view: this.viewJson(stored) };
+  }
+
+  /** What Slack does with `response_action: update` in a view_submission ack. */
+  replaceView(viewId: string, view: Json): void {
+    const stored = this.views.get(viewId);
+    if (!stored) throw new Error(`no view ${viewId}`);
+    stored.view = this.parseView(view);
+    stored.hash = this.hash();
+    this.emit('view');
+  }
+
+  closeView(viewId: string): void {
+    this.views.delete(viewId);
+    this.emit('view');
+  }
+
+  private viewsPublish(a: Json): Json {
+    const user = this.requireUser(a.user_id);
+    const view = this.parseView(a.view);
+    if (view.type !== 'home')
+      throw new SlackApiError('invalid_arguments', ['views.publish takes a home view']);
+    this.homes.set(user.id, view);
+    this.emit('home');
+    return { view: { id: `V${this.id(10)}`, ...view } };
+  }
+
+  private postMessage(a: Json): Json {
+    const channel = this.writableChannel(a.channel);
+    const { text, blocks } = this.messageContent(a);
+    const threadTs = a.thread_ts ? String(a.thread_ts) : undefined;
+    if (threadTs) {
+      const parent = this.messages.find((m) => m.channel === channel.id && m.ts === threadTs);
+      if (!parent) throw new SlackApiError('thread_not_found');
+      // Slack threads hang off the parent; replying to a reply lands in the parent's thread.
+      if (parent.threadTs && parent.threadTs !== parent.ts)
+        throw new SlackApiError('cannot_reply_to_message');
+    }
+    const metadata = this.parseJson(a.metadata) as Message['metadata'];
+    const message: Message = {
+      channel: channel.id,
+      ts: this.nextTs(),
+      user: this.botUserId,
+      text,
+      blocks,
+      ...(threadTs ? { threadTs } : {}),
+      ...(metadata ? { metadata } : {}),
+    };
+    this.messages.push(message);
+    this.emit('message');
+    return { channel: channel.id, ts: message.ts, message: this.messageJson(message, true) };
+  }
+
+  private postEphemeral(a: Json): Json {
+    const channel = this.writableChannel(a.channel);
+    const user = this.requireUser(a.user);
+    if (!channel.members.has(user.id)) throw new SlackApiError('user_not_in_channel');
+    const { text, blocks } = this.messageContent(a);
+    const message: Message = {
+      channel: channel.id,
+      ts: this.nextTs(),
+      user: this.botUserId,
+      text,
+      blocks,
+      ephemeralTo: user.id,
+    };
+    this.messages.push(message);
+    this.emit('message');
+    return { message_ts: message.ts };
+  }
+
+  private chatUpdate(a: Json): Json {
+    const channel = this.requireChannel(a.channel);
+    const message = this.messages.find(
+      (m) => m.channel === channel.id && m.ts === String(a.ts ?? ''),
+    );
+    if (!message) throw new SlackApiError('message_not_found');
+    if (message.user !== this.botUserId) throw new SlackApiError('cant_update_message');
+    const { text, blocks } = this.messageContent(a);
+    message.text = text;
+    message.blocks = blocks;
+    message.edited = true;
+    this.emit('message');
+    return { channel: channel.id, ts: message.ts, text };
+  }
+
+  private readConversation(method: string, a: Json): Json {
+    const channel = this.requireChannel(a.channel);
+    if (!channel.members.has(this.botUserId)) throw new SlackApiError('not_in_channel');
+    const withMetadata = a.include_all_metadata === true || a.include_all_metadata === 'true';
+    const oldest = Number(a.oldest ?? 0);
+    let found: Message[];
+    if (method === 'conversations.replies') {
+      const ts = String(a.ts ?? '');
+      const parent = this.messages.find((m) => m.channel === channel.id && m.ts === ts);
+      if (!parent) throw new SlackApiError('thread_not_found');
+      found = [parent, ...this.replies(channel.id, ts)];
+    } else {
+      found = this.history(channel.id).reverse();
+    }
+    found = found.filter((m) => Number(m.ts) >= oldest && !m.ephemeralTo);
+    const limit = Number(a.limit ?? 100);
+    return {
+      messages: found.slice(0, limit).map((m) => this.messageJson(m, withMetadata)),
+      has_more: found.length > limit,
+    };
+  }
+
+  // ---- shapes ---------------------------------------------------------------------------------
+
+  private messageContent(a: Json): { text: string; blocks: Json[] } {
+    const blocks = (this.parseJson(a.blocks) as Json[] | undefined) ?? [];
+    const text = typeof a.text === 'string' ? a.text : '';
+    if (!text && blocks.length === 0) throw new SlackApiError('no_text');
+    const problems = checkMessage({ text, blocks });
+    if (problems.length > 0) throw new SlackApiError('invalid_blocks', problems);
+    return { text, blocks };
+  }
+
+  private parseView(raw: unknown): Json {
+    const view = this.parseJson(raw) as Json | undefined;
+    if (!view) throw new SlackApiError('invalid_arguments', ['view is required']);
+    const problems = checkView(view);
+    if (problems.length > 0) throw new SlackApiError('invalid_arguments', problems);
+    return view;
+  }
+
+  viewJson(stored: View): Json {
+    return {
+      id: stored.id,
+      team_id: stored.teamId,
+      hash: stored.hash,
+      root_view_id: stored.rootViewId,
+      app_id: 'A0APPROVALS',
+      bot_id: this.botId,
+      state: { values: {} },
+      private_metadata: '',
+      callback_id: '',
+      ...stored.view,
+    };
+  }
+
+  messageJson(m: Message, withMetadata: boolean): Json {
+    return {
+      type: 'message',
+      user: m.user,
+      ...(m.user === this.botUserId ? { bot_id: this.botId } : {}),
+      text: m.text,
+      blocks: m.blocks,
+      ts: m.ts,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+    };
+  }
+
+  private userJson(u: SlackUser, withLocale: boolean): Json {
+    return {
+      id: u.id,
+      team_id: this.teamId,
+      name: u.name,
+      real_name: u.realName,
+      is_bot: u.isBot,
+      deleted: false,
+      tz: 'Asia/Shanghai',
+      ...(withLocale ? { locale: u.locale } : {}),
+      profile: {
+        real_name: u.realName,
+        display_name: u.realName,
+        ...(u.email ? { email: u.email } : {}),
+      },
+    };
+  }
+
+  // ---- lookups --------------------------------------------------------------------------------
+
+  private requireUser(id: unknown): SlackUser {
+    const user = this.users.get(String(id ?? ''));
+    if (!user) throw new SlackApiError('user_not_found');
+    return user;
+  }
+
+  private requireChannel(id: unknown): Channel {
+    const channel = this.channels.get(String(id ?? ''));
+    if (!channel) throw new SlackApiError('channel_not_found');
+    return channel;
+  }
+
+  /** Where chat.postMessage may post: a user id means the app's DM with that person. */
+  private writableChannel(id: unknown): Channel {
+    const key = String(id ?? '');
+    if (key.startsWith('U') && this.users.has(key)) return this.appDm(key);
+    const channel = this.channels.get(key);
+    // Private channels and other people's DMs are invisible to a non-member.
+    if (!channel || (channel.kind !== 'public' && !channel.members.has(this.botUserId)))
+      throw new SlackApiError('channel_not_found');
+    if (!channel.members.has(this.botUserId)) throw new SlackApiError('not_in_channel');
+    return channel;
+  }
+
+  private parseJson(raw: unknown): unknown {
+    if (typeof raw !== 'string') return raw;
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new SlackApiError('invalid_json');
+    }
+  }
+
+  private nextTs(): string {
+    const micros = Math.max(this.now() * 1000, this.lastTs + 1);
+    this.lastTs = micros;
+    return `${Math.floor(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`;
+  }
+
+  private id(length: number): string {
+    this.serial++;
+    return (this.serial.toString(36).toUpperCase() + randomBytes(8).toString('hex').toUpperCase())
+      .slice(0, length)
+      .padEnd(length, '0');
+  }
+
+  private hash(): string {
+    return `${Math.floor(this.now() / 1000)}.${randomBytes(4).toString('hex')}`;
+  }
+
+  private emit(change: string): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}

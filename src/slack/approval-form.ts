@@ -1,0 +1,54 @@
+import { type Suggestion, suggestApproverFor } from '../approvals/approver-suggestion.ts';
+import type { ApprovalModalState, ModalMetadata } from './blocks/approval-modal.ts';
+import type { Messages } from './i18n.ts';
+import { messagesFor } from './i18n.ts';
+import type { SlackDeps } from './slack-deps.ts';
+
+/**
+ * Fills the request form for a person: their language, their login, their department chain, and
+ * the suggested approver, with one line saying why when there is no suggestion.
+ */
+export async function fillApprovalForm(
+  deps: Pick<SlackDeps, 'people' | 'service'>,
+  request: { userId: string; channelId: string; title: string },
+): Promise<{ state: ApprovalModalState; t: Messages }> {
+  const person = await deps.people.get(request.userId);
+  const t = messagesFor(person.locale);
+  const metadata: ModalMetadata = { channelId: request.channelId, locale: person.locale };
+  const base = { title: request.title, note: '', metadata };
+  if (!person.email) return { t, state: { ...base, info: [t.noEmail] } };
+  metadata.requesterLogin = person.email;
+  const suggestion = await suggestApproverFor(
+    { service: deps.service, findChatUser: (login) => deps.people.findByEmail(login) },
+    person.email,
+  );
+  const info = await describeSuggestion(deps, suggestion, person.email, t);
+  if (suggestion.kind === 'suggested') {
+    metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
+    return { t, state: { ...base, info, approverSlackId: suggestion.approverChatId } };
+  }
+  return { t, state: { ...base, info } };
+}
+
+async function describeSuggestion(
+  deps: Pick<SlackDeps, 'people'>,
+  s: Suggestion,
+  login: string,
+  t: Messages,
+): Promise<string[]> {
+  const chain = 'chain' in s && s.chain.length > 0 ? [t.chain(s.chain.join(' › '))] : [];
+  switch (s.kind) {
+    case 'suggested': {
+      const name = (await deps.people.get(s.approverChatId)).name;
+      return [...chain, t.suggested(name)];
+    }
+    case 'leader-not-in-chat':
+      return [...chain, t.leaderNotOnSlack(s.approverLogin)];
+    case 'no-leader':
+      return [...chain, t.noLeader];
+    case 'unknown-person':
+      return [t.unknownPerson(login)];
+    case 'lookup-failed':
+      return [t.lookupFailed];
+  }
+}

@@ -1,0 +1,115 @@
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { Messages } from '../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
+
+/** What the modal carries between its updates and the submission (private_metadata). */
+export interface ModalMetadata {
+  /** Channel the command was run in. */
+  channelId: string;
+  locale: string;
+  requesterLogin?: string;
+  /** The suggested approver, when one was found on Slack. */
+  suggestion?: { login: string; slackId: string };
+}
+
+export interface ApprovalModalState {
+  title: string;
+  note: string;
+  approverSlackId?: string;
+  /** Lines about the lookup: department chain, suggestion, or why there is none. */
+  info: string[];
+  /** A problem to show above the fields, e.g. the service being down. */
+  banner?: string;
+  metadata: ModalMetadata;
+}
+
+export const TITLE_MAX = 200;
+// Slack caps plain_text_input at 3000 characters; the service would take 5000.
+export const NOTE_MAX = 3000;
+
+/** The request form. Block and action ids stay the same across updates so Slack keeps what was typed. */
+export function buildApprovalModal(state: ApprovalModalState, t: Messages): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (state.banner) {
+    blocks.push({
+      type: 'section',
+      block_id: BLOCK.banner,
+      text: { type: 'mrkdwn', text: `:warning: ${state.banner}` },
+    });
+  }
+  if (state.info.length > 0) {
+    blocks.push({
+      type: 'context',
+      block_id: BLOCK.lookup,
+      elements: state.info.map((line) => ({ type: 'mrkdwn', text: line })),
+    });
+  }
+  blocks.push(
+    {
+      type: 'input',
+      block_id: BLOCK.title,
+      label: { type: 'plain_text', text: t.titleLabel },
+      hint: { type: 'plain_text', text: t.titleHint },
+      element: {
+        type: 'plain_text_input',
+        action_id: ACTION.title,
+        max_length: TITLE_MAX,
+        ...(state.title ? { initial_value: state.title.slice(0, TITLE_MAX) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: BLOCK.note,
+      label: { type: 'plain_text', text: t.noteLabel },
+      hint: { type: 'plain_text', text: t.noteHint },
+      element: {
+        type: 'plain_text_input',
+        action_id: ACTION.note,
+        multiline: true,
+        max_length: NOTE_MAX,
+        ...(state.note ? { initial_value: state.note.slice(0, NOTE_MAX) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: BLOCK.approver,
+      label: { type: 'plain_text', text: t.approverLabel },
+      element: {
+        type: 'users_select',
+        action_id: ACTION.approver,
+        ...(state.approverSlackId ? { initial_user: state.approverSlackId } : {}),
+      },
+    },
+  );
+  return {
+    type: 'modal',
+    callback_id: CALLBACK.approvalModal,
+    title: { type: 'plain_text', text: t.modalTitle },
+    submit: { type: 'plain_text', text: t.submit },
+    close: { type: 'plain_text', text: t.cancel },
+    private_metadata: JSON.stringify(state.metadata),
+    blocks,
+  };
+}
+
+/** A modal with only text and a Close button: "submitting…", "started", or a failure. */
+export function buildMessageModal(lines: string[], t: Messages): ModalView {
+  return {
+    type: 'modal',
+    callback_id: CALLBACK.approvalModal,
+    title: { type: 'plain_text', text: t.modalTitle },
+    close: { type: 'plain_text', text: t.close },
+    blocks: lines.map((line) => ({ type: 'section', text: { type: 'mrkdwn', text: line } })),
+  };
+}
+
+export function parseModalMetadata(raw: string): ModalMetadata | undefined {
+  try {
+    const parsed = JSON.parse(raw) as Partial<ModalMetadata>;
+    return typeof parsed.channelId === 'string' && typeof parsed.locale === 'string'
+      ? (parsed as ModalMetadata)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,137 @@
+import type { KnownBlock } from '@slack/types';
+import type { Decision } from '../../approvals/approval-types.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import type { Messages } from '../i18n.ts';
+import { ACTION } from '../ids.ts';
+
+export interface SlackMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+const NOTE_PREVIEW = 600;
+
+/** Mentions a person by Slack id when we have one, else by their service login. */
+export function personRef(slackId: string | null, login: string): string {
+  return slackId ? `<@${slackId}>` : login;
+}
+
+/** The request message that starts the thread; re-rendered when the status changes. */
+export function buildRequestMessage(
+  a: TrackedApproval,
+  t: Messages,
+  webUrl?: string,
+): SlackMessage {
+  const blocks: KnownBlock[] = [
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(`${t.requestHeader}: ${a.title}`, 150) },
+    },
+    {
+      type: 'section',
+      fields: [
+        {
+          type: 'mrkdwn',
+          text: `*${t.requester}*\n${personRef(a.requesterSlackId, a.requesterLogin)}`,
+        },
+        {
+          type: 'mrkdwn',
+          text: `*${t.approver}*\n${personRef(a.approverSlackId, a.approverLogin)}`,
+        },
+        { type: 'mrkdwn', text: `*${t.number}*\n\`${a.djbh}\`` },
+        { type: 'mrkdwn', text: `*${t.statusLabel}*\n${t.status(a.decision)}` },
+      ],
+    },
+    { type: 'section', text: { type: 'mrkdwn', text: quote(truncate(a.note, NOTE_PREVIEW)) } },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
+  ];
+  if (webUrl) blocks.push(openInServiceActions(t, webUrl));
+  return { text: t.requestFallback(a.title, a.djbh, a.decision), blocks };
+}
+
+export function buildDecisionReply(decision: Decision, by: string, t: Messages): SlackMessage {
+  if (decision === 'pending') {
+    return {
+      text: t.backToPending,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: t.backToPending } }],
+    };
+  }
+  return {
+    text: t.decidedFallback(decision, by),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: t.decided(decision, by) } }],
+  };
+}
+
+export function buildTextReply(text: string): SlackMessage {
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** The approver's DM: who asks, what, and where to decide. */
+export function buildApproverDm(
+  a: TrackedApproval,
+  t: Messages,
+  links: { thread?: string; webUrl?: string },
+): SlackMessage {
+  const requester = personRef(a.requesterSlackId, a.requesterLogin);
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: t.approverDm(requester) } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*${escapeMrkdwn(a.title)}*  \`${a.djbh}\`\n${quote(truncate(a.note, NOTE_PREVIEW))}`,
+      },
+    },
+  ];
+  const buttons = [];
+  if (links.thread) {
+    buttons.push({
+      type: 'button' as const,
+      action_id: ACTION.viewThread,
+      text: { type: 'plain_text' as const, text: t.viewThread },
+      url: links.thread,
+    });
+  }
+  if (links.webUrl) {
+    buttons.push({
+      type: 'button' as const,
+      action_id: ACTION.openInService,
+      text: { type: 'plain_text' as const, text: t.openInService },
+      url: links.webUrl,
+    });
+  }
+  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
+  return { text: `${t.approverDm(requester)} ${a.title} (${a.djbh})`, blocks };
+}
+
+function openInServiceActions(t: Messages, webUrl: string): KnownBlock {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION.openInService,
+        text: { type: 'plain_text', text: t.openInService },
+        url: webUrl,
+      },
+    ],
+  };
+}
+
+/** Shortens to `max` characters on a character boundary, marking the cut. */
+export function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Slack mrkdwn treats &, < and > as markup; people's text must show as typed. */
+export function escapeMrkdwn(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function quote(text: string): string {
+  return escapeMrkdwn(text)
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}

@@ -1,0 +1,175 @@
+import type { TextChange } from '../approvals/acceptable-text.ts';
+import type { DraftProblem } from '../approvals/approval-request.ts';
+import type { Decision } from '../approvals/approval-types.ts';
+import { SERVICE_WORDS } from '../approvals/approval-types.ts';
+
+/** Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise. */
+export type Language = 'en' | 'zh';
+
+export function languageOf(locale: string | undefined): Language {
+  return locale?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+}
+
+const en = {
+  modalTitle: 'Request approval',
+  submit: 'Submit',
+  cancel: 'Cancel',
+  close: 'Close',
+  titleLabel: 'Title',
+  titleHint: 'Up to 200 characters.',
+  noteLabel: 'Note',
+  noteHint: 'What is to be approved, and why.',
+  approverLabel: 'Approver',
+  lookingUp: ':hourglass_flowing_sand: Looking you up in the approval service…',
+  chain: (chain: string) => `:office: ${chain}`,
+  suggested: (name: string) =>
+    `Suggested approver: ${name}, your nearest leader. You can choose someone else.`,
+  noEmail:
+    'Your Slack profile has no e-mail address the app can read, so it cannot find you in the approval service. Ask your Slack admin to show e-mail addresses to apps.',
+  lookupFailed:
+    'The approval service could not be reached to suggest an approver; pick one yourself.',
+  unknownPerson: (login: string) =>
+    `The approval service does not know ${login} yet, so no approver is suggested; pick one yourself.`,
+  noLeader: 'No leader is on record for you in the approval service; pick an approver yourself.',
+  leaderNotOnSlack: (login: string) =>
+    `Your nearest leader, ${login}, is not on Slack; pick an approver yourself.`,
+  submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
+  submitted: (djbh: string) => `:white_check_mark: Approval *${djbh}* started.`,
+  postedWhere: (channel: string) =>
+    `The request is posted in <#${channel}>, and decisions will appear in its thread.`,
+  changed: (what: string) => `Your text was adjusted for the approval service: ${what}.`,
+  changeNames: {
+    quote: "' became ’",
+    emoji: 'emoji were written as :names:',
+    'unsupported-character': 'characters it cannot store became □',
+  } satisfies Record<TextChange, string>,
+  problem: (field: 'title' | 'note' | 'approver', p: DraftProblem) =>
+    p.code === 'required'
+      ? field === 'approver'
+        ? 'Choose who should approve.'
+        : 'Please fill this in.'
+      : p.code === 'too-long'
+        ? `Too long for the approval service: ${p.length} characters, at most ${p.limit}.`
+        : 'You cannot approve your own request; choose someone else.',
+  approverWithoutEmail:
+    'This person has no e-mail address in Slack that the app can read, so they cannot be found in the approval service.',
+  approverIsBot: 'Choose a person, not an app.',
+  requesterUnknown:
+    'The app could not read your e-mail address from Slack, so it cannot start an approval for you.',
+  serviceDown:
+    'The approval service is not answering right now. Nothing was started; your text is kept below, so try again in a few minutes.',
+  serviceMaybeCreated: (web?: string) =>
+    `The approval service did not answer in time. The approval may have been created anyway, so check ${web ? `<${web}|the approval service>` : 'the approval service'} before submitting again. Your text is kept below.`,
+  serviceCredentials:
+    'The approval service refused this app’s credentials, so nothing was started. Please tell whoever runs this app (APPROVAL_APP_NAME / APPROVAL_APP_KEY). Your text is kept below.',
+  serviceRefused: (said: string) =>
+    `The approval service refused the request: “${said}”. Nothing was started; your text is kept below.`,
+  notSaved: (djbh: string) =>
+    `Approval *${djbh}* was started in the approval service, but this app could not save it, so its decision will not reach Slack. Follow it in the approval service.`,
+  status: (d: Decision) =>
+    `${{ pending: ':hourglass_flowing_sand: Pending', approved: ':white_check_mark: Approved', rejected: ':x: Rejected' }[d]} · ${SERVICE_WORDS[d]}`,
+  statusPlain: (d: Decision) =>
+    `${{ pending: 'Pending', approved: 'Approved', rejected: 'Rejected' }[d]} · ${SERVICE_WORDS[d]}`,
+  requestHeader: 'Approval request',
+  requester: 'Requester',
+  approver: 'Approver',
+  number: 'Approval number',
+  statusLabel: 'Status',
+  followInThread: 'Decisions from the approval service appear in this thread.',
+  openInService: 'Open in approval service',
+  requestFallback: (title: string, djbh: string, d: Decision) =>
+    `Approval request: ${title} (${djbh}) — ${en.statusPlain(d)}`,
+  decided: (d: Decision, by: string) => `${en.status(d)} by ${by}`,
+  decidedFallback: (d: Decision, by: string) => `${en.statusPlain(d)} by ${by}`,
+  backToPending: 'The approval is pending again in the approval service.',
+  gaveUp: (days: number) =>
+    `:zzz: No decision after ${days} days, so this app stopped following the approval here. It is still open in the approval service.`,
+  approverDm: (requester: string) =>
+    `${requester} asks for your approval. Decide in the approval service; the result will appear in the request’s thread.`,
+  approverNotOnSlack: (login: string) =>
+    `The approver ${login} is not on Slack, so the app could not message them; the approval service notifies them itself.`,
+  approverTold: (approver: string) => `${approver} was told in a direct message.`,
+  viewThread: 'View request',
+  somethingWrong:
+    'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
+};
+
+export type Messages = typeof en;
+
+const zh: Messages = {
+  modalTitle: '发起审批',
+  submit: '提交',
+  cancel: '取消',
+  close: '关闭',
+  titleLabel: '标题',
+  titleHint: '最多 200 个字符。',
+  noteLabel: '说明',
+  noteHint: '需要审批的内容和原因。',
+  approverLabel: '审批人',
+  lookingUp: ':hourglass_flowing_sand: 正在审批系统中查找你的信息…',
+  chain: (chain) => `:office: ${chain}`,
+  suggested: (name) => `建议审批人：${name}（你的直属领导）。你也可以选择其他人。`,
+  noEmail:
+    '应用无法读取你 Slack 资料中的邮箱，因此无法在审批系统中找到你。请联系 Slack 管理员允许应用查看邮箱。',
+  lookupFailed: '暂时无法连接审批系统来推荐审批人，请自行选择。',
+  unknownPerson: (login) => `审批系统中还没有 ${login} 的信息，无法推荐审批人，请自行选择。`,
+  noLeader: '审批系统中没有你的领导信息，请自行选择审批人。',
+  leaderNotOnSlack: (login) => `你的直属领导 ${login} 不在 Slack 上，请自行选择审批人。`,
+  submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
+  submitted: (djbh) => `:white_check_mark: 审批 *${djbh}* 已发起。`,
+  postedWhere: (channel) => `申请已发布在 <#${channel}>，审批结果会出现在该消息的讨论串中。`,
+  changed: (what) => `为符合审批系统的要求，你的内容已调整：${what}。`,
+  changeNames: {
+    quote: "' 改为 ’",
+    emoji: '表情改写为 :名称:',
+    'unsupported-character': '无法保存的字符改为 □',
+  },
+  problem: (field, p) =>
+    p.code === 'required'
+      ? field === 'approver'
+        ? '请选择审批人。'
+        : '请填写此项。'
+      : p.code === 'too-long'
+        ? `超出审批系统的长度限制：${p.length} 个字符，最多 ${p.limit} 个。`
+        : '不能审批自己的申请，请选择其他人。',
+  approverWithoutEmail: '应用无法读取此人在 Slack 中的邮箱，因此无法在审批系统中找到他。',
+  approverIsBot: '请选择一个人，而不是应用。',
+  requesterUnknown: '应用无法从 Slack 读取你的邮箱，因此无法为你发起审批。',
+  serviceDown: '审批系统暂时没有响应，审批未发起。你填写的内容已保留，请稍后再试。',
+  serviceMaybeCreated: (web) =>
+    `审批系统没有及时响应，审批可能已经创建。再次提交前请先到${web ? `<${web}|审批系统>` : '审批系统'}确认。你填写的内容已保留。`,
+  serviceCredentials:
+    '审批系统拒绝了本应用的凭据，审批未发起。请联系本应用的管理员（APPROVAL_APP_NAME / APPROVAL_APP_KEY）。你填写的内容已保留。',
+  serviceRefused: (said) => `审批系统拒绝了该申请：“${said}”。审批未发起，你填写的内容已保留。`,
+  notSaved: (djbh) =>
+    `审批 *${djbh}* 已在审批系统中发起，但本应用未能保存，审批结果不会同步到 Slack。请在审批系统中跟进。`,
+  status: (d) =>
+    `${{ pending: ':hourglass_flowing_sand: 待审批', approved: ':white_check_mark: 已同意', rejected: ':x: 已拒绝' }[d]} · ${SERVICE_WORDS[d]}`,
+  statusPlain: (d) =>
+    `${{ pending: '待审批', approved: '已同意', rejected: '已拒绝' }[d]} · ${SERVICE_WORDS[d]}`,
+  requestHeader: '审批申请',
+  requester: '申请人',
+  approver: '审批人',
+  number: '审批单号',
+  statusLabel: '状态',
+  followInThread: '审批系统中的结果会出现在此讨论串中。',
+  openInService: '在审批系统中打开',
+  requestFallback: (title, djbh, d) => `审批申请：${title}（${djbh}）— ${zh.statusPlain(d)}`,
+  decided: (d, by) => `${zh.status(d)}，审批人 ${by}`,
+  decidedFallback: (d, by) => `${zh.statusPlain(d)}，审批人 ${by}`,
+  backToPending: '该审批在审批系统中重新变为待审批。',
+  gaveUp: (days) => `:zzz: ${days} 天内没有结果，本应用已停止跟进此审批。它在审批系统中仍然有效。`,
+  approverDm: (requester) =>
+    `${requester} 请你审批。请在审批系统中处理，结果会出现在该申请的讨论串中。`,
+  approverNotOnSlack: (login) =>
+    `审批人 ${login} 不在 Slack 上，应用无法通知他；审批系统会自行通知。`,
+  approverTold: (approver) => `已私信通知 ${approver}。`,
+  viewThread: '查看申请',
+  somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
+};
+
+const MESSAGES: Record<Language, Messages> = { en, zh };
+
+export function messagesFor(locale: string | undefined): Messages {
+  return MESSAGES[languageOf(locale)];
+}

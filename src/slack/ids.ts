@@ -1,0 +1,24 @@
+// Every callback_id, block_id and action_id the app uses, defined once.
+
+export const CALLBACK = {
+  approvalModal: 'approval_request',
+} as const;
+
+export const BLOCK = {
+  lookup: 'lookup',
+  banner: 'banner',
+  title: 'title',
+  note: 'note',
+  approver: 'approver',
+} as const;
+
+export const ACTION = {
+  title: 'title_input',
+  note: 'note_input',
+  approver: 'approver_select',
+  openInService: 'open_in_service',
+  viewThread: 'view_thread',
+} as const;
+
+/** `event_type` of the metadata on every message the app posts (see announcement-dispatcher.ts). */
+export const ANNOUNCEMENT_EVENT = 'approval_announcement';

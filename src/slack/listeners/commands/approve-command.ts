@@ -1,0 +1,61 @@
+import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { fillApprovalForm } from '../../approval-form.ts';
+import { buildApprovalModal, buildMessageModal } from '../../blocks/approval-modal.ts';
+import { messagesFor } from '../../i18n.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Deps = Pick<SlackDeps, 'people' | 'service' | 'logger'>;
+
+/**
+ * `/approve [title]`: acknowledges, opens the form at once (the trigger id lives 3 s), then looks
+ * the person up and fills in their department and suggested approver with views.update.
+ */
+export function approveCommand(deps: Deps) {
+  return async ({
+    ack,
+    command,
+    client,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const title = command.text.trim();
+    // Before the first users.info answer we do not know the language; a cached one is used if any.
+    const t = messagesFor(deps.people.cached(command.user_id)?.locale);
+    const opened = await client.views.open({
+      trigger_id: command.trigger_id,
+      view: buildApprovalModal(
+        {
+          title,
+          note: '',
+          info: [t.lookingUp],
+          metadata: { channelId: command.channel_id, locale: 'en-US' },
+        },
+        t,
+      ),
+    });
+    const viewId = opened.view?.id;
+    if (!viewId) return;
+    try {
+      const filled = await fillApprovalForm(deps, {
+        userId: command.user_id,
+        channelId: command.channel_id,
+        title,
+      });
+      await client.views.update({
+        view_id: viewId,
+        hash: opened.view?.hash,
+        view: buildApprovalModal(filled.state, filled.t),
+      });
+    } catch (error) {
+      // A hash conflict means the person already moved on (submitted or closed): nothing to fill.
+      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
+      deps.logger.error({ err: error, user: command.user_id }, 'could not fill the approval form');
+      await client.views
+        .update({ view_id: viewId, view: buildMessageModal([t.somethingWrong], t) })
+        .catch(() => undefined);
+    }
+  };
+}
+
+export function registerCommands(app: App, deps: Deps): void {
+  app.command('/approve', approveCommand(deps));
+}

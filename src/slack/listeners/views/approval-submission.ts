@@ -1,0 +1,163 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
+import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
+import {
+  buildApprovalModal,
+  buildMessageModal,
+  type ModalMetadata,
+  parseModalMetadata,
+} from '../../blocks/approval-modal.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'service' | 'store' | 'dispatcher' | 'logger' | 'webUrl' | 'now'
+>;
+type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+const FIELD_BLOCKS: Record<DraftField, string> = {
+  title: BLOCK.title,
+  note: BLOCK.note,
+  approver: BLOCK.approver,
+};
+
+/**
+ * Submitting the request form: field problems go back as Slack field errors; a good draft turns
+ * the modal into "starting…" at once (within Slack's 3 s), then the approval is started and the
+ * modal says how it went. On failure the form comes back with everything the person typed.
+ */
+export function approvalSubmission(deps: Deps) {
+  // A modal that is already being submitted has no submit button; this guards against replays.
+  const inFlight = new Set<string>();
+
+  return async ({ ack, body, view, client }: Args): Promise<void> => {
+    const metadata = parseModalMetadata(view.private_metadata);
+    if (!metadata) {
+      await ack();
+      return;
+    }
+    const values = view.state.values;
+    const title = values[BLOCK.title]?.[ACTION.title]?.value ?? '';
+    const note = values[BLOCK.note]?.[ACTION.note]?.value ?? '';
+    const approverSlackId = values[BLOCK.approver]?.[ACTION.approver]?.selected_user ?? undefined;
+
+    const requester = await deps.people.get(body.user.id);
+    const t = messagesFor(requester.locale);
+    if (!requester.email) {
+      await ack({ response_action: 'update', view: buildMessageModal([t.requesterUnknown], t) });
+      return;
+    }
+    const approver = await resolveApprover(deps, approverSlackId, metadata, t);
+    if ('error' in approver) {
+      await ack({ response_action: 'errors', errors: { [BLOCK.approver]: approver.error } });
+      return;
+    }
+    const prepared = prepareApproval(
+      { title, note, approverLogin: approver.login },
+      requester.email,
+    );
+    if (!prepared.ok) {
+      const errors: Record<string, string> = {};
+      for (const [field, problem] of Object.entries(prepared.problems)) {
+        errors[FIELD_BLOCKS[field as DraftField]] = t.problem(field as DraftField, problem);
+      }
+      await ack({ response_action: 'errors', errors });
+      return;
+    }
+    if (inFlight.has(view.id)) {
+      await ack();
+      return;
+    }
+    inFlight.add(view.id);
+    await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
+
+    const show = (lines: string[]) =>
+      client.views.update({ view_id: view.id, view: buildMessageModal(lines, t) });
+    try {
+      const { djbh } = await startTrackedApproval(deps, {
+        input: prepared.input,
+        teamId: body.team?.id ?? view.team_id,
+        channelId: metadata.channelId,
+        requesterSlackId: body.user.id,
+        approverSlackId: approver.slackId ?? null,
+        locale: requester.locale,
+      });
+      deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
+      const lines = [t.submitted(djbh), t.postedWhere(metadata.channelId)];
+      if (prepared.changes.length > 0)
+        lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
+      await show(lines);
+      await deps.dispatcher.deliverPending(deps.now);
+    } catch (error) {
+      if (error instanceof NotSavedError) {
+        deps.logger.error(
+          { err: error.cause, djbh: error.djbh },
+          'approval started but not stored',
+        );
+        await show([t.notSaved(error.djbh)]);
+        return;
+      }
+      deps.logger.warn({ err: error, user: body.user.id }, 'approval not started');
+      const banner = explain(error, t, deps.webUrl);
+      await client.views.update({
+        view_id: view.id,
+        view: buildApprovalModal(
+          {
+            title,
+            note,
+            ...(approverSlackId ? { approverSlackId } : {}),
+            info: [],
+            banner,
+            metadata,
+          },
+          t,
+        ),
+      });
+    } finally {
+      inFlight.delete(view.id);
+    }
+  };
+}
+
+async function resolveApprover(
+  deps: Pick<SlackDeps, 'people'>,
+  slackId: string | undefined,
+  metadata: ModalMetadata,
+  t: Messages,
+): Promise<{ login?: string; slackId?: string } | { error: string }> {
+  if (!slackId) return {};
+  if (metadata.suggestion?.slackId === slackId)
+    return { login: metadata.suggestion.login, slackId };
+  const person = await deps.people.get(slackId);
+  if (person.isBot) return { error: t.approverIsBot };
+  if (!person.email) return { error: t.approverWithoutEmail };
+  return { login: person.email, slackId };
+}
+
+/** The words a person needs when the service did not start their approval. */
+function explain(error: unknown, t: Messages, webUrl?: string): string {
+  if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
+  switch (error.kind) {
+    case 'unavailable':
+      return error.maybeCreated ? t.serviceMaybeCreated(webUrl) : t.serviceDown;
+    case 'credentials':
+      return t.serviceCredentials;
+    case 'invalid-request':
+    case 'rejected':
+      return t.serviceRefused(error.serviceMessage ?? error.message);
+    case 'protocol':
+      return t.somethingWrong;
+  }
+}
+
+export function registerViews(app: App, deps: Deps): void {
+  app.view(CALLBACK.approvalModal, approvalSubmission(deps));
+}

@@ -1,0 +1,244 @@
+import type { WebClient } from '@slack/web-api';
+import { AnnounceError, type Announcer, type Posted } from '../approvals/announcer.ts';
+import type { Announcement, TrackedApproval } from '../approvals/tracked-approval.ts';
+import {
+  buildApproverDm,
+  buildDecisionReply,
+  buildRequestMessage,
+  buildTextReply,
+  personRef,
+  type SlackMessage,
+} from './blocks/request-message.ts';
+import { messagesFor } from './i18n.ts';
+import { ANNOUNCEMENT_EVENT } from './ids.ts';
+import type { SlackPeople } from './slack-people.ts';
+
+export interface SlackAnnouncerOptions {
+  client: WebClient;
+  people: SlackPeople;
+  webUrl?: string;
+  giveUpAfterDays: number;
+}
+
+// Where the request cannot go to the channel, it goes to the requester's DM with the app.
+const FALL_BACK_TO_DM = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'restricted_action',
+  'cannot_post_in_channel',
+]);
+const RETRYABLE = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
+// How far back a recovery looks for a post of an interrupted attempt.
+const RECOVERY_WINDOW_S = 15 * 60;
+
+/** Posts announcements to Slack, each tagged with its id in message metadata. */
+export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
+  const { client, people } = options;
+
+  async function post(
+    channel: string,
+    message: SlackMessage,
+    a: Announcement,
+    threadTs?: string,
+  ): Promise<Posted> {
+    const result = await client.chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      unfurl_links: false,
+      metadata: {
+        event_type: ANNOUNCEMENT_EVENT,
+        event_payload: { announcement_id: a.id, djbh: a.djbh },
+      },
+    });
+    return { channel: result.channel ?? channel, ts: result.ts ?? '' };
+  }
+
+  async function dmChannel(userId: string): Promise<string> {
+    const opened = await client.conversations.open({ users: userId });
+    return opened.channel?.id ?? userId;
+  }
+
+  async function permalink(channel: string, ts: string): Promise<string | undefined> {
+    try {
+      return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function deliver(a: Announcement, approval: TrackedApproval): Promise<Posted> {
+    const t = messagesFor(approval.locale);
+    const thread = approval.messageTs ?? undefined;
+    switch (a.kind) {
+      case 'request': {
+        const message = buildRequestMessage(approval, t, options.webUrl);
+        try {
+          return await post(approval.channelId, message, a);
+        } catch (error) {
+          if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
+          return post(approval.requesterSlackId, message, a);
+        }
+      }
+      case 'approver-dm': {
+        if (!approval.approverSlackId) {
+          return post(
+            approval.channelId,
+            buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
+            a,
+            thread,
+          );
+        }
+        const approver = await people.get(approval.approverSlackId);
+        const link = thread ? await permalink(approval.channelId, thread) : undefined;
+        const dm = buildApproverDm(approval, messagesFor(approver.locale), {
+          ...(link ? { thread: link } : {}),
+          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+        });
+        return post(approval.approverSlackId, dm, a);
+      }
+      case 'decision': {
+        const by = personRef(
+          approval.approverSlackId,
+          approval.decidedBy ?? approval.approverLogin,
+        );
+        return post(
+          approval.channelId,
+          buildDecisionReply(a.decision ?? approval.decision, by, t),
+          a,
+          thread,
+        );
+      }
+      case 'gave-up':
+        return post(
+          approval.channelId,
+          buildTextReply(t.gaveUp(options.giveUpAfterDays)),
+          a,
+          thread,
+        );
+      case 'parent-update': {
+        // Editing is idempotent: it always shows the latest state, whichever decision queued it.
+        const message = buildRequestMessage(approval, t, options.webUrl);
+        await client.chat.update({
+          channel: approval.channelId,
+          ts: thread ?? '',
+          text: message.text,
+          blocks: message.blocks,
+        });
+        return { channel: approval.channelId, ts: thread ?? '' };
+      }
+    }
+  }
+
+  async function findIn(
+    channel: string,
+    a: Announcement,
+    threadTs?: string,
+  ): Promise<Posted | undefined> {
+    const oldest = String(Math.floor((a.attemptedAt?.getTime() ?? 0) / 1000) - RECOVERY_WINDOW_S);
+    const page = threadTs
+      ? await client.conversations.replies({
+          channel,
+          ts: threadTs,
+          include_all_metadata: true,
+          limit: 200,
+          oldest,
+        })
+      : await client.conversations.history({
+          channel,
+          include_all_metadata: true,
+          limit: 200,
+          oldest,
+        });
+    const found = page.messages?.find((m) => {
+      const metadata = m.metadata as
+        | { event_type?: string; event_payload?: { announcement_id?: string } }
+        | undefined;
+      return (
+        metadata?.event_type === ANNOUNCEMENT_EVENT &&
+        metadata.event_payload?.announcement_id === a.id
+      );
+    });
+    return found?.ts ? { channel, ts: found.ts } : undefined;
+  }
+
+  async function findDelivered(
+    a: Announcement,
+    approval: TrackedApproval,
+  ): Promise<Posted | undefined> {
+    const thread = approval.messageTs ?? undefined;
+    const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
+    switch (a.kind) {
+      case 'request':
+        places.push(
+          { channel: async () => approval.channelId },
+          { channel: () => dmChannel(approval.requesterSlackId) },
+        );
+        break;
+      case 'approver-dm':
+        if (approval.approverSlackId) {
+          const approver = approval.approverSlackId;
+          places.push({ channel: () => dmChannel(approver) });
+        } else
+          places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        break;
+      case 'decision':
+      case 'gave-up':
+        places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        break;
+      case 'parent-update':
+        return undefined;
+    }
+    for (const place of places) {
+      try {
+        const found = await findIn(await place.channel(), a, place.thread);
+        if (found) return found;
+      } catch (error) {
+        // A place we cannot read holds no post of ours; anything else must not be taken for "not posted".
+        if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw asAnnounceError(error);
+      }
+    }
+    return undefined;
+  }
+
+  return {
+    async deliver(a, approval) {
+      try {
+        return await deliver(a, approval);
+      } catch (error) {
+        throw asAnnounceError(error);
+      }
+    },
+    findDelivered,
+  };
+}
+
+function platformError(error: unknown): string | undefined {
+  return (error as { data?: { error?: string } }).data?.error;
+}
+
+function asAnnounceError(error: unknown): AnnounceError {
+  if (error instanceof AnnounceError) return error;
+  const code = (error as { code?: string }).code;
+  const platform = platformError(error);
+  const retryable =
+    code === 'slack_webapi_rate_limited_error' ||
+    code === 'slack_webapi_request_error' ||
+    code === 'slack_webapi_http_error' ||
+    (platform !== undefined && RETRYABLE.has(platform));
+  return new AnnounceError(
+    `Slack: ${platform ?? code ?? (error instanceof Error ? error.message : 'unknown error')}`,
+    retryable,
+    {
+      cause: error,
+    },
+  );
+}

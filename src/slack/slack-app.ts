@@ -1,0 +1,67 @@
+import { App, type CustomRoute } from '@slack/bolt';
+import type { Logger } from '../logger.ts';
+import { boltLogger } from '../logger.ts';
+
+export interface BoltAppOptions {
+  botToken: string;
+  /** HTTP mode: requests to POST /slack/events are verified with it. */
+  signingSecret?: string;
+  /** Socket Mode, when set. */
+  appToken?: string;
+  /** Web API base URL (tests and the sandbox point it at a local stand-in). */
+  apiUrl?: string;
+  logger: Logger;
+  /** Extra HTTP routes beside /slack/events (HTTP mode only), e.g. /healthz. */
+  routes?: CustomRoute[];
+  /** Web API retries; tests use 0 so a failure shows at once. */
+  retries?: number;
+}
+
+/**
+ * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
+ * In HTTP mode Bolt answers each request as soon as the listener acknowledges, and refuses
+ * requests whose signature is wrong or older than five minutes (401).
+ */
+export function createBoltApp(options: BoltAppOptions): App {
+  const clientOptions = {
+    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+    retryConfig: { retries: options.retries ?? 3, factor: 2, minTimeout: 500, maxTimeout: 5000 },
+  };
+  const common = {
+    token: options.botToken,
+    logger: boltLogger(options.logger),
+    clientOptions,
+  };
+  const app = options.appToken
+    ? new App({ ...common, appToken: options.appToken, socketMode: true })
+    : new App({
+        ...common,
+        signingSecret: options.signingSecret ?? '',
+        customRoutes: options.routes ?? [],
+        processBeforeResponse: false,
+      });
+
+  // One log line per request: what it was, who sent it, how long the listeners took.
+  app.use(async ({ body, next }) => {
+    const started = Date.now();
+    const b = body as Record<string, unknown>;
+    const kind = String(
+      b.command ?? (b.event as { type?: string } | undefined)?.type ?? b.type ?? 'unknown',
+    );
+    const user = String(
+      b.user_id ??
+        (b.user as { id?: string } | undefined)?.id ??
+        (b.event as { user?: string } | undefined)?.user ??
+        '',
+    );
+    try {
+      await next();
+    } finally {
+      options.logger.info({ kind, user, ms: Date.now() - started }, 'slack request');
+    }
+  });
+  app.error(async (error) => {
+    options.logger.error({ err: error }, 'unhandled error in a Slack listener');
+  });
+  return app;
+}

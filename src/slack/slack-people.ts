@@ -1,0 +1,75 @@
+import type { WebClient } from '@slack/web-api';
+
+/** What the app needs to know about a Slack user. */
+export interface SlackPerson {
+  id: string;
+  name: string;
+  /** Their e-mail, which is their login in the approval service; null when Slack does not share it. */
+  email: string | null;
+  locale: string;
+  isBot: boolean;
+}
+
+export interface SlackPeople {
+  get(userId: string): Promise<SlackPerson>;
+  /** The cached person, without a call; for choosing a language before the first call returns. */
+  cached(userId: string): SlackPerson | undefined;
+  /** The Slack user with this e-mail, or null when there is none (not on Slack, deactivated). */
+  findByEmail(email: string): Promise<string | null>;
+}
+
+const TTL_MS = 10 * 60_000;
+const MAX_ENTRIES = 5000;
+
+/**
+ * Slack users by id and by e-mail, through users.info (with the locale) and users.lookupByEmail,
+ * cached for ten minutes: both are rate-limited, and people do not change e-mail often.
+ */
+export function createSlackPeople(client: WebClient, now: () => number = Date.now): SlackPeople {
+  const byId = new Map<string, { at: number; person: SlackPerson }>();
+  const byEmail = new Map<string, { at: number; id: string | null }>();
+  const fresh = (at: number) => now() - at < TTL_MS;
+  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
+    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string);
+    map.set(key, value);
+  };
+
+  return {
+    cached(userId) {
+      return byId.get(userId)?.person;
+    },
+
+    async get(userId) {
+      const hit = byId.get(userId);
+      if (hit && fresh(hit.at)) return hit.person;
+      const { user } = await client.users.info({ user: userId, include_locale: true });
+      const person: SlackPerson = {
+        id: userId,
+        name: user?.profile?.display_name || user?.real_name || user?.name || userId,
+        email: user?.profile?.email ?? null,
+        locale: user?.locale ?? 'en-US',
+        isBot: Boolean(user?.is_bot),
+      };
+      remember(byId, userId, { at: now(), person });
+      return person;
+    },
+
+    async findByEmail(email) {
+      const key = email.toLowerCase();
+      const hit = byEmail.get(key);
+      if (hit && fresh(hit.at)) return hit.id;
+      try {
+        const { user } = await client.users.lookupByEmail({ email });
+        const id = user?.id ?? null;
+        remember(byEmail, key, { at: now(), id });
+        return id;
+      } catch (error) {
+        if ((error as { data?: { error?: string } }).data?.error === 'users_not_found') {
+          remember(byEmail, key, { at: now(), id: null });
+          return null;
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { type Application, startApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
+import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
+import { Workspace, type WorkspaceOptions } from '../../src/sandbox/workspace.ts';
+import { createSimulator } from '../../src/simulator/simulator.ts';
+
+export const SIGNING_SECRET = 'test-signing-secret-8f742231b10e';
+
+export interface HarnessOptions {
+  /** Logins that have no Slack account. */
+  notOnSlack?: string[];
+  env?: Record<string, string>;
+  databaseUrl?: string;
+}
+
+/** Captured log lines (JSON objects), for asserting what was logged and what never was. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    callback();
+  }
+
+  entries(): Array<Record<string, unknown>> {
+    return this.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+}
+
+/**
+ * The whole product on loopback: the simulator, a Slack workspace stand-in serving the Web API,
+ * a fresh SQLite database, and the real application in HTTP mode on a free port.
+ */
+export async function startHarness(options: HarnessOptions = {}) {
+  const sim = await createSimulator({ port: 0 });
+  const notOnSlack = new Set(options.notOnSlack ?? []);
+  const workspaceOptions: WorkspaceOptions = {
+    people: sim.people
+      .filter((p) => !notOnSlack.has(p.login))
+      .map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+    channels: [
+      { name: 'general', appIsMember: true },
+      { name: 'random', appIsMember: false },
+      { name: 'secret', kind: 'private', appIsMember: false },
+    ],
+  };
+  const workspace = new Workspace(workspaceOptions);
+  const api: WebApiServer = await startWebApiServer(workspace);
+  const dir = mkdtempSync(join(tmpdir(), 'slack-approvals-e2e-'));
+  const databaseUrl = options.databaseUrl ?? join(dir, 'approvals.db');
+  const env = {
+    SLACK_BOT_TOKEN: workspace.botToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: api.apiUrl,
+    PORT: '0',
+    APPROVAL_BASE_URL: sim.url,
+    APPROVAL_APP_NAME: 'slack-approvals',
+    APPROVAL_APP_KEY: 'sandbox-app-key',
+    APPROVAL_TIMEOUT_MS: '2000',
+    DATABASE_URL: databaseUrl,
+    // Tests run passes themselves (app.poll); the schedule is tested on its own.
+    STATUS_POLL_CRON: '0 0 1 1 *',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const logs = new LogCapture();
+  let app: Application = await startApplication(loadConfig(env), {
+    logDestination: logs,
+    slackRetries: 0,
+  });
+  const requester = () =>
+    new SlackRequester({
+      workspace,
+      eventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
+      signingSecret: SIGNING_SECRET,
+    });
+  let slack = requester();
+
+  const harness = {
+    sim,
+    workspace,
+    env,
+    logs,
+    get app() {
+      return app;
+    },
+    get slack() {
+      return slack;
+    },
+    user: (login: string) => workspace.userByLogin(login).id,
+    channel: (name: string) => workspace.channelByName(name).id,
+    /** Stops the application and starts it again on the same database, as a restart would. */
+    async restart() {
+      await app.stop();
+      app = await startApplication(loadConfig(env), { logDestination: logs, slackRetries: 0 });
+      slack = requester();
+    },
+    /** Opens the modal with /approve and waits until it is filled in. */
+    async openModal(login: string, channelName = 'general', text = '') {
+      const userId = workspace.userByLogin(login).id;
+      const response = await slack.command(userId, workspace.channelByName(channelName).id, text);
+      if (response.status !== 200) throw new Error(`/approve answered ${response.status}`);
+      const view = await waitFor(() =>
+        [...workspace.views.values()].find(
+          (v) =>
+            v.user === userId &&
+            JSON.stringify(v.view).includes('"lookup"') &&
+            !JSON.stringify(v.view).includes('hourglass'),
+        ),
+      );
+      return view;
+    },
+    async close() {
+      await app.stop();
+      await api.close();
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/** Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
