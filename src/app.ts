@@ -68,7 +68,7 @@ export async function startApplication(
     res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ok: ready }));
   };
-  const bolt = createBoltApp({
+  const bolt = await createBoltApp({
     botToken,
     ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
     ...(config.mode === 'socket' && config.slack.appToken

@@ -42,7 +42,10 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps) {
 
   async function pass(now: () => Date): Promise<DispatchCounts> {
     const counts: DispatchCounts = { sent: 0, recovered: 0, failed: 0, waiting: 0 };
-    const pending = await deps.store.pendingAnnouncements(BATCH);
+    // The request message first: the rest refer to its thread.
+    const pending = (await deps.store.pendingAnnouncements(BATCH)).sort(
+      (a, b) => Number(b.kind === 'request') - Number(a.kind === 'request'),
+    );
     for (const announcement of pending) {
       const approval = await deps.store.getApproval(announcement.djbh);
       if (!approval) continue;

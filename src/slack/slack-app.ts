@@ -1,4 +1,6 @@
 import { App, type CustomRoute } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from '../logger.ts';
 
@@ -21,14 +23,32 @@ export interface BoltAppOptions {
  * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
  * In HTTP mode Bolt answers each request as soon as the listener acknowledges, and refuses
  * requests whose signature is wrong or older than five minutes (401).
+ * The bot token is checked once here (auth.test), so a wrong token stops the start with a clear
+ * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
  */
-export function createBoltApp(options: BoltAppOptions): App {
+export async function createBoltApp(options: BoltAppOptions): Promise<App> {
   const clientOptions = {
     ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
     retryConfig: { retries: options.retries ?? 3, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
+  const identity = await new WebClient(options.botToken, {
+    ...clientOptions,
+    retryConfig: { retries: 2 },
+  }).auth
+    .test()
+    .catch((error: unknown) => {
+      const reason =
+        (error as { data?: { error?: string } }).data?.error ??
+        (error instanceof Error ? error.message : String(error));
+      throw new AppError(
+        'slack_auth_failed',
+        `Slack did not accept SLACK_BOT_TOKEN (auth.test: ${reason})`,
+      );
+    });
   const common = {
     token: options.botToken,
+    ...(identity.bot_id ? { botId: identity.bot_id } : {}),
+    ...(identity.user_id ? { botUserId: identity.user_id } : {}),
     logger: boltLogger(options.logger),
     clientOptions,
   };

@@ -14,6 +14,8 @@ export const SIGNING_SECRET = 'test-signing-secret-8f742231b10e';
 export interface HarnessOptions {
   /** Logins that have no Slack account. */
   notOnSlack?: string[];
+  /** Slack users the approval service does not know. */
+  extraSlackUsers?: Array<{ login: string; name: string; locale?: string; email?: string | null }>;
   env?: Record<string, string>;
   databaseUrl?: string;
 }
@@ -40,9 +42,12 @@ export async function startHarness(options: HarnessOptions = {}) {
   const sim = await createSimulator({ port: 0 });
   const notOnSlack = new Set(options.notOnSlack ?? []);
   const workspaceOptions: WorkspaceOptions = {
-    people: sim.people
-      .filter((p) => !notOnSlack.has(p.login))
-      .map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+    people: [
+      ...sim.people
+        .filter((p) => !notOnSlack.has(p.login))
+        .map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+      ...(options.extraSlackUsers ?? []),
+    ],
     channels: [
       { name: 'general', appIsMember: true },
       { name: 'random', appIsMember: false },
@@ -95,13 +100,14 @@ export async function startHarness(options: HarnessOptions = {}) {
     user: (login: string) => workspace.userByLogin(login).id,
     channel: (name: string) => workspace.channelByName(name).id,
     /** Stops the application and starts it again on the same database, as a restart would. */
-    async restart() {
+    async restart(whileDown?: () => void | Promise<void>) {
       await app.stop();
+      await whileDown?.();
       app = await startApplication(loadConfig(env), { logDestination: logs, slackRetries: 0 });
       slack = requester();
     },
     /** Opens the modal with /approve and waits until it is filled in. */
-    async openModal(login: string, channelName = 'general', text = '') {
+    async openModal(login: string, channelName = 'general', text = 'New storage node') {
       const userId = workspace.userByLogin(login).id;
       const response = await slack.command(userId, workspace.channelByName(channelName).id, text);
       if (response.status !== 200) throw new Error(`/approve answered ${response.status}`);

@@ -20,18 +20,25 @@ export function approveCommand(deps: Deps) {
     const title = command.text.trim();
     // Before the first users.info answer we do not know the language; a cached one is used if any.
     const t = messagesFor(deps.people.cached(command.user_id)?.locale);
-    const opened = await client.views.open({
-      trigger_id: command.trigger_id,
-      view: buildApprovalModal(
-        {
-          title,
-          note: '',
-          info: [t.lookingUp],
-          metadata: { channelId: command.channel_id, locale: 'en-US' },
-        },
-        t,
-      ),
-    });
+    let opened: Awaited<ReturnType<typeof client.views.open>>;
+    try {
+      opened = await client.views.open({
+        trigger_id: command.trigger_id,
+        view: buildApprovalModal(
+          {
+            title,
+            note: '',
+            info: [t.lookingUp],
+            metadata: { channelId: command.channel_id, locale: 'en-US' },
+          },
+          t,
+        ),
+      });
+    } catch (error) {
+      // Typically expired_trigger_id: Slack took too long to reach us. The person can run it again.
+      deps.logger.warn({ err: error, user: command.user_id }, 'could not open the approval form');
+      return;
+    }
     const viewId = opened.view?.id;
     if (!viewId) return;
     try {

@@ -35,8 +35,11 @@ const FIELD_BLOCKS: Record<DraftField, string> = {
  * modal says how it went. On failure the form comes back with everything the person typed.
  */
 export function approvalSubmission(deps: Deps) {
-  // A modal that is already being submitted has no submit button; this guards against replays.
-  const inFlight = new Set<string>();
+  // Views whose submission started an approval (or is starting one). Such a view has no submit
+  // button any more, so a second submission can only be a replay: it must not start a second
+  // approval. A view goes back to submittable when its form is shown again after a failure.
+  // Kept per process, which covers replays reaching the same replica.
+  const submitted = new BoundedSet(10_000);
 
   return async ({ ack, body, view, client }: Args): Promise<void> => {
     const metadata = parseModalMetadata(view.private_metadata);
@@ -72,15 +75,18 @@ export function approvalSubmission(deps: Deps) {
       await ack({ response_action: 'errors', errors });
       return;
     }
-    if (inFlight.has(view.id)) {
+    if (submitted.has(view.id)) {
       await ack();
       return;
     }
-    inFlight.add(view.id);
+    submitted.add(view.id);
     await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
 
-    const show = (lines: string[]) =>
-      client.views.update({ view_id: view.id, view: buildMessageModal(lines, t) });
+    // After the ack nothing may throw unseen: every outcome ends in a modal the person can read.
+    const show = (modal: ReturnType<typeof buildMessageModal>) =>
+      client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
+        deps.logger.warn({ err: error, view: view.id }, 'could not update the modal');
+      });
     try {
       const { djbh } = await startTrackedApproval(deps, {
         input: prepared.input,
@@ -92,38 +98,37 @@ export function approvalSubmission(deps: Deps) {
       });
       deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
       const lines = [t.submitted(djbh), t.postedWhere(metadata.channelId)];
-      if (prepared.changes.length > 0)
+      if (prepared.changes.length > 0) {
         lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
-      await show(lines);
-      await deps.dispatcher.deliverPending(deps.now);
+      }
+      await show(buildMessageModal(lines, t));
     } catch (error) {
       if (error instanceof NotSavedError) {
         deps.logger.error(
           { err: error.cause, djbh: error.djbh },
           'approval started but not stored',
         );
-        await show([t.notSaved(error.djbh)]);
+        await show(buildMessageModal([t.notSaved(error.djbh)], t));
         return;
       }
       deps.logger.warn({ err: error, user: body.user.id }, 'approval not started');
+      submitted.delete(view.id);
       const banner = explain(error, t, deps.webUrl);
-      await client.views.update({
-        view_id: view.id,
-        view: buildApprovalModal(
-          {
-            title,
-            note,
-            ...(approverSlackId ? { approverSlackId } : {}),
-            info: [],
-            banner,
-            metadata,
-          },
-          t,
-        ),
-      });
-    } finally {
-      inFlight.delete(view.id);
+      const form = {
+        title,
+        note,
+        ...(approverSlackId ? { approverSlackId } : {}),
+        info: [],
+        banner,
+        metadata,
+      };
+      await show(buildApprovalModal(form, t));
+      return;
     }
+    // Failures here are the dispatcher's to retry on the next poll pass.
+    await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, 'could not deliver the request yet');
+    });
   };
 }
 
@@ -160,4 +165,24 @@ function explain(error: unknown, t: Messages, webUrl?: string): string {
 
 export function registerViews(app: App, deps: Deps): void {
   app.view(CALLBACK.approvalModal, approvalSubmission(deps));
+}
+
+/** A set that forgets its oldest entries past `max`, so a long-running process stays small. */
+class BoundedSet {
+  private readonly items = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  has(item: string): boolean {
+    return this.items.has(item);
+  }
+
+  add(item: string): void {
+    if (this.items.size >= this.max) this.items.delete(this.items.values().next().value as string);
+    this.items.add(item);
+  }
+
+  delete(item: string): void {
+    this.items.delete(item);
+  }
 }

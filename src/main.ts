@@ -1,0 +1,50 @@
+import { type Application, startApplication } from './app.ts';
+import { ConfigError, loadConfig, redactConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { type Sandbox, startSandbox } from './sandbox/sandbox.ts';
+
+// Composition root: the only reader of process.env. Starts the app (or the local sandbox around
+// it when no Slack settings are given) and stops cleanly on SIGINT/SIGTERM.
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`${error.message}\n\nSee .env.example for every setting.`);
+  process.exit(1);
+}
+
+const logger = createLogger(config.logLevel);
+logger.debug({ config: redactConfig(config) }, 'configuration');
+
+let sandbox: Sandbox | undefined;
+let app: Application;
+try {
+  if (config.mode === 'sandbox') {
+    sandbox = await startSandbox(config, logger);
+    app = sandbox.app;
+    process.stdout.write(`\nslack-approvals sandbox: open ${sandbox.url} and type /approve\n\n`);
+  } else {
+    app = await startApplication(config, { logger });
+  }
+} catch (error) {
+  logger.fatal({ err: error }, 'could not start');
+  process.exit(1);
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    void (sandbox ? sandbox.stop() : app.stop()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'unclean stop');
+        process.exit(1);
+      },
+    );
+  });
+}
