@@ -86,7 +86,12 @@ export async function startApplication(
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
   });
-  const dispatcher = createAnnouncementDispatcher({ store, announcer, logger });
+  const dispatcher = createAnnouncementDispatcher({
+    store,
+    announcer,
+    logger,
+    leaseMs: config.announcementLeaseMs,
+  });
   registerListeners(bolt, {
     service,
     store,

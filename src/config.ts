@@ -38,6 +38,11 @@ export interface Config {
     /** After this age an undecided approval is no longer followed (the service never expires one). */
     giveUpAfterMs: number;
   };
+  /**
+   * How long one attempt to post an announcement holds it. Another process (a replica, or this
+   * one restarted after a crash) waits this long before it takes over an unfinished attempt.
+   */
+  announcementLeaseMs: number;
 }
 
 export class ConfigError extends AppError {
@@ -74,6 +79,7 @@ const envSchema = z.object({
   POLL_CONCURRENCY: integer(1, 64).default(4),
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
+  ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(60),
 });
 
 /**
@@ -135,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
       giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,
     },
+    announcementLeaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
   };
 }
 

@@ -6,6 +6,8 @@ export interface DispatcherDeps {
   store: ApprovalStore;
   announcer: Announcer;
   logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** How long one delivery attempt holds an announcement; must outlast the slowest attempt. */
+  leaseMs: number;
 }
 
 export interface DispatchCounts {
@@ -16,7 +18,6 @@ export interface DispatchCounts {
 }
 
 const BATCH = 50;
-const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 8;
 
 /**
@@ -54,7 +55,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps) {
         counts.waiting++;
         continue;
       }
-      if (!(await deps.store.claimAnnouncement(announcement.id, now(), LEASE_MS))) continue;
+      if (!(await deps.store.claimAnnouncement(announcement.id, now(), deps.leaseMs))) continue;
       try {
         if (announcement.attemptedAt) {
           const earlier = await deps.announcer.findDelivered(announcement, approval);

@@ -27,6 +27,10 @@ export async function fillApprovalForm(
     metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
     return { t, state: { ...base, info, approverSlackId: suggestion.approverChatId } };
   }
+  if (suggestion.kind === 'leader-not-in-chat') {
+    const approverLogin = { value: suggestion.approverLogin, hint: t.approverLoginHint(suggestion.approverLogin) };
+    return { t, state: { ...base, info, approverLogin } };
+  }
   return { t, state: { ...base, info } };
 }
 

@@ -10,12 +10,14 @@ export const BLOCK = {
   title: 'title',
   note: 'note',
   approver: 'approver',
+  approverLogin: 'approver_login',
 } as const;
 
 export const ACTION = {
   title: 'title_input',
   note: 'note_input',
   approver: 'approver_select',
+  approverLogin: 'approver_login_input',
   openInService: 'open_in_service',
   viewThread: 'view_thread',
 } as const;

@@ -29,6 +29,8 @@ export interface BoltAppOptions {
 export async function createBoltApp(options: BoltAppOptions): Promise<App> {
   const clientOptions = {
     ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+    // Bounded so that one delivery attempt (with its retries) ends well within its lease.
+    timeout: 8000,
     retryConfig: { retries: options.retries ?? 3, factor: 2, minTimeout: 500, maxTimeout: 5000 },
   };
   const identity = await new WebClient(options.botToken, {

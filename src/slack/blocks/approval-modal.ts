@@ -16,6 +16,11 @@ export interface ApprovalModalState {
   title: string;
   note: string;
   approverSlackId?: string;
+  /**
+   * Offered when the suggested leader has no Slack account: their service login, prefilled, so the
+   * person can still send it to them. A person picked in Slack takes precedence.
+   */
+  approverLogin?: { value: string; hint: string };
   /** Lines about the lookup: department chain, suggestion, or why there is none. */
   info: string[];
   /** A problem to show above the fields, e.g. the service being down. */
@@ -74,6 +79,8 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       type: 'input',
       block_id: BLOCK.approver,
       label: { type: 'plain_text', text: t.approverLabel },
+      // With a login field beside it, either one names the approver.
+      ...(state.approverLogin ? { optional: true } : {}),
       element: {
         type: 'users_select',
         action_id: ACTION.approver,
@@ -81,6 +88,21 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       },
     },
   );
+  if (state.approverLogin) {
+    blocks.push({
+      type: 'input',
+      block_id: BLOCK.approverLogin,
+      optional: true,
+      label: { type: 'plain_text', text: t.approverLoginLabel },
+      hint: { type: 'plain_text', text: state.approverLogin.hint },
+      element: {
+        type: 'plain_text_input',
+        action_id: ACTION.approverLogin,
+        max_length: 100,
+        ...(state.approverLogin.value ? { initial_value: state.approverLogin.value } : {}),
+      },
+    });
+  }
   return {
     type: 'modal',
     callback_id: CALLBACK.approvalModal,

@@ -51,6 +51,7 @@ export function approvalSubmission(deps: Deps) {
     const title = values[BLOCK.title]?.[ACTION.title]?.value ?? '';
     const note = values[BLOCK.note]?.[ACTION.note]?.value ?? '';
     const approverSlackId = values[BLOCK.approver]?.[ACTION.approver]?.selected_user ?? undefined;
+    const typedLogin = values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
 
     const requester = await deps.people.get(body.user.id);
     const t = messagesFor(requester.locale);
@@ -58,9 +59,9 @@ export function approvalSubmission(deps: Deps) {
       await ack({ response_action: 'update', view: buildMessageModal([t.requesterUnknown], t) });
       return;
     }
-    const approver = await resolveApprover(deps, approverSlackId, metadata, t);
+    const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
     if ('error' in approver) {
-      await ack({ response_action: 'errors', errors: { [BLOCK.approver]: approver.error } });
+      await ack({ response_action: 'errors', errors: { [approver.block]: approver.error } });
       return;
     }
     const prepared = prepareApproval(
@@ -118,6 +119,7 @@ export function approvalSubmission(deps: Deps) {
         title,
         note,
         ...(approverSlackId ? { approverSlackId } : {}),
+        ...(typedLogin ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } } : {}),
         info: [],
         banner,
         metadata,

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The app as its own process (`src/main.ts`), so a test can kill it with SIGKILL mid-flight. */
+export class AppProcess {
+  private child: ChildProcess | undefined;
+  readonly output: string[] = [];
+
+  constructor(readonly env: Record<string, string>) {}
+
+  get port(): number {
+    return Number(this.env.PORT);
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout?.on('data', (d: Buffer) => this.output.push(d.toString()));
+    child.stderr?.on('data', (d: Buffer) => this.output.push(d.toString()));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (child.exitCode !== null)
+        throw new Error(`app exited ${child.exitCode}:\n${this.output.join('')}`);
+      const ok = await fetch(`http://127.0.0.1:${this.port}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) return;
+      if (Date.now() > deadline)
+        throw new Error(`app did not become healthy:\n${this.output.join('')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** kill -9, and wait until the process is gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
