@@ -28,7 +28,10 @@ export async function fillApprovalForm(
     return { t, state: { ...base, info, approverSlackId: suggestion.approverChatId } };
   }
   if (suggestion.kind === 'leader-not-in-chat') {
-    const approverLogin = { value: suggestion.approverLogin, hint: t.approverLoginHint(suggestion.approverLogin) };
+    const approverLogin = {
+      value: suggestion.approverLogin,
+      hint: t.approverLoginHint(suggestion.approverLogin),
+    };
     return { t, state: { ...base, info, approverLogin } };
   }
   return { t, state: { ...base, info } };

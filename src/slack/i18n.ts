@@ -21,8 +21,10 @@ const en = {
   noteHint: 'What is to be approved, and why.',
   approverLabel: 'Approver',
   approverLoginLabel: 'Or the approver’s login in the approval service',
-  approverLoginHint: (login: string) => `${login} is not on Slack. Keep this login to ask them anyway, or clear it and pick someone above.`,
-  approverLoginInvalid: 'A login has only letters, digits and . - _ @ (for example name@corp.example).',
+  approverLoginHint: (login: string) =>
+    `${login} is not on Slack. Keep this login to ask them anyway, or clear it and pick someone above.`,
+  approverLoginInvalid:
+    'A login has only letters, digits and . - _ @ (for example name@corp.example).',
   lookingUp: ':hourglass_flowing_sand: Looking you up in the approval service…',
   chain: (chain: string) => `:office: ${chain}`,
   suggested: (name: string) =>
@@ -110,7 +112,8 @@ const zh: Messages = {
   noteHint: '需要审批的内容和原因。',
   approverLabel: '审批人',
   approverLoginLabel: '或填写审批人在审批系统中的账号',
-  approverLoginHint: (login) => `${login} 不在 Slack 上。保留此账号即可仍由他审批，或清空后在上方选择其他人。`,
+  approverLoginHint: (login) =>
+    `${login} 不在 Slack 上。保留此账号即可仍由他审批，或清空后在上方选择其他人。`,
   approverLoginInvalid: '账号只能包含字母、数字和 . - _ @（例如 name@corp.example）。',
   lookingUp: ':hourglass_flowing_sand: 正在审批系统中查找你的信息…',
   chain: (chain) => `:office: ${chain}`,

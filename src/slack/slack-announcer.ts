@@ -89,7 +89,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         }
       }
       case 'approver-dm': {
-        if (!approval.approverSlackId) {
+        // Typed in as a login: they may still be on Slack under that e-mail.
+        const approverId =
+          approval.approverSlackId ?? (await people.findByEmail(approval.approverLogin));
+        if (!approverId) {
           return post(
             approval.channelId,
             buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
@@ -97,13 +100,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
             thread,
           );
         }
-        const approver = await people.get(approval.approverSlackId);
+        const approver = await people.get(approverId);
         const link = thread ? await permalink(approval.channelId, thread) : undefined;
         const dm = buildApproverDm(approval, messagesFor(approver.locale), {
           ...(link ? { thread: link } : {}),
           ...(options.webUrl ? { webUrl: options.webUrl } : {}),
         });
-        return post(approval.approverSlackId, dm, a);
+        return post(approverId, dm, a);
       }
       case 'decision': {
         const by = personRef(
@@ -183,13 +186,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           { channel: () => dmChannel(approval.requesterSlackId) },
         );
         break;
-      case 'approver-dm':
-        if (approval.approverSlackId) {
-          const approver = approval.approverSlackId;
-          places.push({ channel: () => dmChannel(approver) });
-        } else
+      case 'approver-dm': {
+        const approverId =
+          approval.approverSlackId ?? (await people.findByEmail(approval.approverLogin));
+        if (approverId) places.push({ channel: () => dmChannel(approverId) });
+        else
           places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
         break;
+      }
       case 'decision':
       case 'gave-up':
         places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });

@@ -257,16 +257,38 @@ describe('the request message', () => {
     expect(hh.workspace.channels.get(parent.channel)?.kind).toBe('im');
   });
 
-  it('notes in the thread that an approver without a Slack account was not messaged', async () => {
+  it('lets the person keep a leader who is not on Slack by login, and notes in the thread that they were not messaged', async () => {
     const hh = await harness({ notOnSlack: ['maria.lopez@corp.example'] });
     const view = await hh.openModal('sam.taylor@corp.example');
-    // Without a Slack account the approver cannot be picked in Slack; a leader who is on Slack can.
-    await hh.slack.submitView(view.id, {
-      note_input: 'n',
-      approver_select: hh.user('chen.hao@corp.example'),
-    });
+    expect(viewText(view)).toContain('"initial_value":"maria.lopez@corp.example"');
+    await hh.slack.submitView(view.id, { note_input: 'n' });
     const approval = await waitFor(() => hh.sim.approvals()[0]);
-    expect(approval.approver).toBe('chen.hao@corp.example');
+    expect(approval.approver).toBe('maria.lopez@corp.example');
+    const parent = await waitFor(() => hh.workspace.history(hh.channel('general'))[0]);
+    const note = await waitFor(() => hh.workspace.replies(parent.channel, parent.ts)[0]);
+    expect(note.text).toContain('The approver maria.lopez@corp.example is not on Slack');
+    expect(JSON.stringify(parent.blocks)).toContain('maria.lopez@corp.example');
+  });
+
+  it('refuses a typed approver login the service could not take', async () => {
+    const hh = await harness({ notOnSlack: ['maria.lopez@corp.example'] });
+    const view = await hh.openModal('sam.taylor@corp.example');
+    const { errors } = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_login_input: "maria o'brien",
+    });
+    expect(errors).toEqual({ approver_login: expect.stringContaining('A login has only letters') });
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('asks for an approver when the leader is not on Slack and the login was cleared', async () => {
+    const hh = await harness({ notOnSlack: ['maria.lopez@corp.example'] });
+    const view = await hh.openModal('sam.taylor@corp.example');
+    const { errors } = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_login_input: '',
+    });
+    expect(errors).toEqual({ approver: 'Choose who should approve.' });
   });
 });
 

@@ -51,7 +51,8 @@ export function approvalSubmission(deps: Deps) {
     const title = values[BLOCK.title]?.[ACTION.title]?.value ?? '';
     const note = values[BLOCK.note]?.[ACTION.note]?.value ?? '';
     const approverSlackId = values[BLOCK.approver]?.[ACTION.approver]?.selected_user ?? undefined;
-    const typedLogin = values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
+    const typedLogin =
+      values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
 
     const requester = await deps.people.get(body.user.id);
     const t = messagesFor(requester.locale);
@@ -119,7 +120,9 @@ export function approvalSubmission(deps: Deps) {
         title,
         note,
         ...(approverSlackId ? { approverSlackId } : {}),
-        ...(typedLogin ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } } : {}),
+        ...(typedLogin
+          ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } }
+          : {}),
         info: [],
         banner,
         metadata,
@@ -134,18 +137,25 @@ export function approvalSubmission(deps: Deps) {
   };
 }
 
+/** The approver's service login, from the person picked in Slack or else the login typed in. */
 async function resolveApprover(
   deps: Pick<SlackDeps, 'people'>,
   slackId: string | undefined,
+  typedLogin: string | undefined,
   metadata: ModalMetadata,
   t: Messages,
-): Promise<{ login?: string; slackId?: string } | { error: string }> {
-  if (!slackId) return {};
+): Promise<{ login?: string; slackId?: string } | { error: string; block: string }> {
+  if (!slackId) {
+    if (typedLogin && !/^[A-Za-z0-9.\-_@]+$/.test(typedLogin)) {
+      return { error: t.approverLoginInvalid, block: BLOCK.approverLogin };
+    }
+    return typedLogin ? { login: typedLogin } : {};
+  }
   if (metadata.suggestion?.slackId === slackId)
     return { login: metadata.suggestion.login, slackId };
   const person = await deps.people.get(slackId);
-  if (person.isBot) return { error: t.approverIsBot };
-  if (!person.email) return { error: t.approverWithoutEmail };
+  if (person.isBot) return { error: t.approverIsBot, block: BLOCK.approver };
+  if (!person.email) return { error: t.approverWithoutEmail, block: BLOCK.approver };
   return { login: person.email, slackId };
 }
 
