@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
+import { createAnnouncementDispatcher } from '../src/approvals/announcement-dispatcher.ts';
+import { pollOnce } from '../src/poller/poll-once.ts';
+import { createSimulator } from '../src/simulator/simulator.ts';
+import { createApprovalStore } from '../src/store/approval-store.ts';
+import { openDatabase } from '../src/store/database.ts';
+
+// `npm run bench`: how long the hot paths take at realistic volumes, printed as a table.
+// BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
+
+const rows: Array<Record<string, string | number>> = [];
+const quiet = { debug() {}, info() {}, warn() {} };
+
+async function storeBench(name: string, url: string, count: number): Promise<void> {
+  const db = await openDatabase(url);
+  await db.db.deleteFrom('announcements').execute();
+  await db.db.deleteFrom('tracked_approvals').execute();
+  const store = createApprovalStore(db.db, db.dialect);
+  const t0 = new Date('2026-11-21T00:00:00Z');
+  let started = performance.now();
+  for (let i = 0; i < count; i++) {
+    await store.createApproval(
+      {
+        djbh: `B${String(i).padStart(10, '0')}x`,
+        teamId: 'T1',
+        channelId: 'C1',
+        requesterSlackId: 'U1',
+        requesterLogin: 'a@corp.example',
+        approverLogin: 'b@corp.example',
+        approverSlackId: 'U2',
+        title: 'Bench',
+        note: 'x'.repeat(200),
+        locale: 'en-US',
+        createdAt: t0,
+      },
+      t0,
+    );
+  }
+  const create = performance.now() - started;
+  started = performance.now();
+  let claimed = 0;
+  for (;;) {
+    const batch = await store.claimDue(new Date(t0.getTime() + 1000), 200, 60_000);
+    if (batch.length === 0) break;
+    claimed += batch.length;
+    for (const a of batch) {
+      await store.recordCheck(a.djbh, {
+        now: t0,
+        nextCheckAt: new Date(t0.getTime() + 3_600_000),
+        failed: false,
+      });
+    }
+  }
+  const claim = performance.now() - started;
+  rows.push({
+    case: `store ${name}: create approval + 2 announcements`,
+    n: count,
+    'ms total': create.toFixed(0),
+    'µs each': ((create * 1000) / count).toFixed(0),
+  });
+  rows.push({
+    case: `store ${name}: claim + record check`,
+    n: claimed,
+    'ms total': claim.toFixed(0),
+    'µs each': ((claim * 1000) / claimed).toFixed(0),
+  });
+  await db.close();
+}
+
+async function pollBench(count: number): Promise<void> {
+  const sim = await createSimulator({ port: 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const db = await openDatabase(join(dir, 'poll.db'));
+  const store = createApprovalStore(db.db, db.dialect);
+  const service = createApprovalServiceClient({
+    baseUrl: sim.url,
+    appName: 'slack-approvals',
+    appKey: 'sandbox-app-key',
+  });
+  const now = new Date();
+  for (let i = 0; i < count; i++) {
+    const { djbh } = await service.startApproval({
+      requester: 'a@corp.example',
+      approver: 'b@corp.example',
+      title: 't',
+      note: 'n',
+    });
+    await store.createApproval(
+      {
+        djbh,
+        teamId: 'T1',
+        channelId: 'C1',
+        requesterSlackId: 'U1',
+        requesterLogin: 'a@corp.example',
+        approverLogin: 'b@corp.example',
+        approverSlackId: null,
+        title: 't',
+        note: 'n',
+        locale: 'en-US',
+        createdAt: now,
+      },
+      now,
+    );
+  }
+  const dispatcher = createAnnouncementDispatcher({
+    store,
+    announcer: {
+      deliver: async () => ({ channel: 'C1', ts: '1.1' }),
+      findDelivered: async () => undefined,
+    },
+    logger: quiet,
+    leaseMs: 60_000,
+  });
+  await dispatcher.deliverPending();
+  const before = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const counts = await pollOnce(
+    { store, service, dispatcher, logger: quiet },
+    { concurrency: 4, maxIntervalMs: 3_600_000, giveUpAfterMs: 30 * 86_400_000, batchSize: count },
+    now,
+  );
+  const took = performance.now() - started;
+  rows.push({
+    case: 'poll pass against the simulator (concurrency 4)',
+    n: counts.checked,
+    'ms total': took.toFixed(0),
+    'µs each': ((took * 1000) / counts.checked).toFixed(0),
+    'heap Δ MB': ((process.memoryUsage().heapUsed - before) / 1e6).toFixed(1),
+  });
+  await db.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+await storeBench('SQLite', join(dir, 'bench.db'), 2000);
+if (process.env.BENCH_POSTGRES_URL)
+  await storeBench('Postgres', process.env.BENCH_POSTGRES_URL, 2000);
+await pollBench(500);
+rmSync(dir, { recursive: true, force: true });
+console.table(rows);
