@@ -8,10 +8,12 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
+import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
 import { createBoltApp } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
+import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { openDatabase } from './store/database.ts';
 
@@ -80,9 +82,12 @@ export async function startApplication(
     ...(overrides.slackRetries !== undefined ? { retries: overrides.slackRetries } : {}),
   });
   const people = createSlackPeople(bolt.client);
+  const links = createAccountLinkStore(database.db);
+  const identities = createIdentities({ people, links });
   const announcer = createSlackAnnouncer({
     client: bolt.client,
     people,
+    identities,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
   });
@@ -97,6 +102,8 @@ export async function startApplication(
     store,
     dispatcher,
     people,
+    identities,
+    links,
     logger,
     now,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
@@ -122,6 +129,7 @@ export async function startApplication(
     concurrency: config.poll.concurrency,
     maxIntervalMs: config.poll.maxIntervalMs,
     giveUpAfterMs: config.poll.giveUpAfterMs,
+    ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
   };
   // Whatever an earlier run left undelivered (it may have died mid-post) goes out first.
   await dispatcher.deliverPending(now).catch((error: unknown) => {

@@ -43,6 +43,14 @@ export interface Config {
    * one restarted after a crash) waits this long before it takes over an unfinished attempt.
    */
   announcementLeaseMs: number;
+  reminders: {
+    /** A pending approval this old gets its first reminder. */
+    afterMs: number;
+    /** At least this long between two reminders. */
+    intervalMs: number;
+    /** At most this many reminders per approval; 0 switches reminders off. */
+    max: number;
+  };
 }
 
 export class ConfigError extends AppError {
@@ -80,6 +88,9 @@ const envSchema = z.object({
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
   ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(60),
+  REMINDER_AFTER_HOURS: integer(1, 24 * 365).default(24),
+  REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
+  REMINDER_MAX: integer(0, 100).default(3),
 });
 
 /**
@@ -142,6 +153,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,
     },
     announcementLeaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
+    reminders: {
+      afterMs: e.REMINDER_AFTER_HOURS * 3_600_000,
+      intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,
+      max: e.REMINDER_MAX,
+    },
   };
 }
 

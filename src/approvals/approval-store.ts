@@ -48,6 +48,18 @@ export interface ApprovalStore {
   ): Promise<void>;
   /** Not delivered; `final` stops further attempts. */
   markAnnouncementFailed(id: string, error: string, final: boolean): Promise<void>;
-  listByRequester(login: string, limit: number): Promise<TrackedApproval[]>;
-  listByApprover(login: string, limit: number): Promise<TrackedApproval[]>;
+  /**
+   * Records the n-th reminder with its two announcements (the approver's DM and the thread note)
+   * in one transaction; recording the same occurrence again announces nothing new.
+   */
+  recordReminder(djbh: string, occurrence: number, now: Date): Promise<void>;
+  /** Open approvals waiting for this approver, newest first, and how many there are in all. */
+  waitingFor(login: string, limit: number): Promise<Page>;
+  /** Approvals this person requested, newest first, and how many there are in all. */
+  requestedBy(login: string, limit: number): Promise<Page>;
+}
+
+export interface Page {
+  approvals: TrackedApproval[];
+  total: number;
 }

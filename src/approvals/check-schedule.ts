@@ -28,3 +28,25 @@ export function nextCheckAfterFailure(
   const delay = FAILURE_BASE_MS * 2 ** Math.max(0, failuresInARow - 1);
   return new Date(now.getTime() + Math.min(options.maxIntervalMs, delay));
 }
+
+export interface ReminderOptions {
+  afterMs: number;
+  intervalMs: number;
+  max: number;
+}
+
+/** The number of the reminder due now for a pending approval, or undefined when none is. */
+export function reminderDue(
+  approval: { createdAt: Date; remindersSent: number; lastRemindedAt: Date | null },
+  now: Date,
+  options: ReminderOptions,
+): number | undefined {
+  if (approval.remindersSent >= options.max) return undefined;
+  if (now.getTime() - approval.createdAt.getTime() < options.afterMs) return undefined;
+  if (
+    approval.lastRemindedAt &&
+    now.getTime() - approval.lastRemindedAt.getTime() < options.intervalMs
+  )
+    return undefined;
+  return approval.remindersSent + 1;
+}

@@ -27,6 +27,8 @@ export interface TrackedApproval {
   lastCheckedAt: Date | null;
   nextCheckAt: Date;
   checkFailures: number;
+  remindersSent: number;
+  lastRemindedAt: Date | null;
 }
 
 export type NewTrackedApproval = Omit<
@@ -39,6 +41,8 @@ export type NewTrackedApproval = Omit<
   | 'lastCheckedAt'
   | 'nextCheckAt'
   | 'checkFailures'
+  | 'remindersSent'
+  | 'lastRemindedAt'
 >;
 
 /**
@@ -47,7 +51,15 @@ export type NewTrackedApproval = Omit<
  * Written in the same transaction as the change it announces (an outbox), then delivered;
  * see announcement-dispatcher.ts for how a delivery is made exactly once.
  */
-export type AnnouncementKind = 'request' | 'approver-dm' | 'decision' | 'parent-update' | 'gave-up';
+export type AnnouncementKind =
+  | 'request'
+  | 'approver-dm'
+  | 'decision'
+  | 'parent-update'
+  | 'gave-up'
+  /** A reminder DM to the approver, and its note in the thread. */
+  | 'reminder'
+  | 'reminder-note';
 
 export interface Announcement {
   /** `<djbh>:<kind>[:<decision>]`: one announcement per fact, whoever records it. */
@@ -55,6 +67,8 @@ export interface Announcement {
   djbh: string;
   kind: AnnouncementKind;
   decision: Decision | null;
+  /** Which one, for kinds that happen more than once (the n-th reminder). */
+  occurrence: number | null;
   state: 'pending' | 'sent' | 'failed';
   attempts: number;
   /** Set before each delivery attempt: if set on a pending one, an earlier attempt may have posted. */
@@ -64,6 +78,10 @@ export interface Announcement {
   createdAt: Date;
 }
 
-export function announcementId(djbh: string, kind: AnnouncementKind, decision?: Decision): string {
-  return decision ? `${djbh}:${kind}:${decision}` : `${djbh}:${kind}`;
+export function announcementId(
+  djbh: string,
+  kind: AnnouncementKind,
+  detail?: Decision | number,
+): string {
+  return detail === undefined ? `${djbh}:${kind}` : `${djbh}:${kind}:${detail}`;
 }

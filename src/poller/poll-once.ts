@@ -2,7 +2,12 @@ import { ApprovalServiceError } from '../approval-service/approval-service-error
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
-import { nextCheckAfterFailure, nextCheckAt } from '../approvals/check-schedule.ts';
+import {
+  nextCheckAfterFailure,
+  nextCheckAt,
+  type ReminderOptions,
+  reminderDue,
+} from '../approvals/check-schedule.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 
 export interface PollOptions {
@@ -11,6 +16,7 @@ export interface PollOptions {
   giveUpAfterMs: number;
   /** At most this many approvals per pass, so one pass stays short. */
   batchSize?: number;
+  reminders?: ReminderOptions;
 }
 
 export interface PollDeps {
@@ -29,6 +35,7 @@ export interface PollCounts {
   changed: number;
   failed: number;
   gaveUp: number;
+  reminded: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
   announced: number;
@@ -53,6 +60,7 @@ export async function pollOnce(
     changed: 0,
     failed: 0,
     gaveUp: 0,
+    reminded: 0,
     deferred: 0,
     announced: 0,
   };
@@ -95,6 +103,14 @@ export async function pollOnce(
           nextCheckAt: nextCheckAt(approval.createdAt, now, options),
         });
         return;
+      }
+      const reminder =
+        options.reminders && status.decision === 'pending'
+          ? reminderDue(approval, now, options.reminders)
+          : undefined;
+      if (reminder !== undefined) {
+        await deps.store.recordReminder(approval.djbh, reminder, now);
+        counts.reminded++;
       }
       await deps.store.recordCheck(approval.djbh, {
         now,

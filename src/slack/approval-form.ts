@@ -9,20 +9,21 @@ import type { SlackDeps } from './slack-deps.ts';
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
-  deps: Pick<SlackDeps, 'people' | 'service'>,
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service'>,
   request: { userId: string; channelId: string; title: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
   const metadata: ModalMetadata = { channelId: request.channelId, locale: person.locale };
   const base = { title: request.title, note: '', metadata };
-  if (!person.email) return { t, state: { ...base, info: [t.noEmail] } };
-  metadata.requesterLogin = person.email;
+  const login = await deps.identities.loginOf(request.userId);
+  if (!login) return { t, state: { ...base, info: [t.noEmail] } };
+  metadata.requesterLogin = login;
   const suggestion = await suggestApproverFor(
-    { service: deps.service, findChatUser: (login) => deps.people.findByEmail(login) },
-    person.email,
+    { service: deps.service, findChatUser: (leader) => deps.identities.slackUserOf(leader) },
+    login,
   );
-  const info = await describeSuggestion(deps, suggestion, person.email, t);
+  const info = await describeSuggestion(deps, suggestion, login, t);
   if (suggestion.kind === 'suggested') {
     metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
     return { t, state: { ...base, info, approverSlackId: suggestion.approverChatId } };

@@ -95,6 +95,9 @@ const en = {
     `The approver ${login} is not on Slack, so the app could not message them; the approval service notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
+  reminderDm: (requester: string, days: number) =>
+    `:bell: Reminder: ${requester} has been waiting ${days === 1 ? '1 day' : `${days} days`} for your approval. Decide in the approval service.`,
+  reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
   somethingWrong:
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
 };
@@ -174,6 +177,9 @@ const zh: Messages = {
     `审批人 ${login} 不在 Slack 上，应用无法通知他；审批系统会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
+  reminderDm: (requester, days) =>
+    `:bell: 提醒：${requester} 已等待你审批 ${days} 天。请在审批系统中处理。`,
+  reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
 };
 

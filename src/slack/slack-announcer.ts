@@ -10,12 +10,14 @@ import {
   type SlackMessage,
 } from './blocks/request-message.ts';
 import { messagesFor } from './i18n.ts';
+import type { Identities } from './identities.ts';
 import { ANNOUNCEMENT_EVENT } from './ids.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 export interface SlackAnnouncerOptions {
   client: WebClient;
   people: SlackPeople;
+  identities: Identities;
   webUrl?: string;
   giveUpAfterDays: number;
 }
@@ -35,6 +37,8 @@ const RETRYABLE = new Set([
   'service_unavailable',
   'request_timeout',
 ]);
+// Delivered by posting nothing: a reminder for an approver who is not on Slack.
+const NOTHING_POSTED: Posted = { channel: '', ts: '' };
 // How far back a recovery looks for a post of an interrupted attempt.
 const RECOVERY_WINDOW_S = 15 * 60;
 
@@ -88,11 +92,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           return post(approval.requesterSlackId, message, a);
         }
       }
-      case 'approver-dm': {
+      case 'approver-dm':
+      case 'reminder': {
         // Typed in as a login: they may still be on Slack under that e-mail.
         const approverId =
-          approval.approverSlackId ?? (await people.findByEmail(approval.approverLogin));
+          approval.approverSlackId ??
+          (await options.identities.slackUserOf(approval.approverLogin));
         if (!approverId) {
+          // A reminder has no one to go to; the thread note says what happened.
+          if (a.kind === 'reminder') return NOTHING_POSTED;
           return post(
             approval.channelId,
             buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
@@ -102,11 +110,33 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         }
         const approver = await people.get(approverId);
         const link = thread ? await permalink(approval.channelId, thread) : undefined;
-        const dm = buildApproverDm(approval, messagesFor(approver.locale), {
+        const links = {
           ...(link ? { thread: link } : {}),
           ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-        });
+        };
+        const at = messagesFor(approver.locale);
+        const dm =
+          a.kind === 'reminder'
+            ? buildApproverDm(
+                approval,
+                at,
+                links,
+                at.reminderDm(
+                  personRef(approval.requesterSlackId, approval.requesterLogin),
+                  daysBetween(approval.createdAt, a.createdAt),
+                ),
+              )
+            : buildApproverDm(approval, at, links);
         return post(approverId, dm, a);
+      }
+      case 'reminder-note': {
+        const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        return post(
+          approval.channelId,
+          buildTextReply(t.reminderNote(approver, a.occurrence ?? 1)),
+          a,
+          thread,
+        );
       }
       case 'decision': {
         const by = personRef(
@@ -186,14 +216,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           { channel: () => dmChannel(approval.requesterSlackId) },
         );
         break;
-      case 'approver-dm': {
+      case 'approver-dm':
+      case 'reminder': {
         const approverId =
-          approval.approverSlackId ?? (await people.findByEmail(approval.approverLogin));
+          approval.approverSlackId ??
+          (await options.identities.slackUserOf(approval.approverLogin));
         if (approverId) places.push({ channel: () => dmChannel(approverId) });
         else
           places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
         break;
       }
+      case 'reminder-note':
       case 'decision':
       case 'gave-up':
         places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
@@ -245,4 +278,9 @@ function asAnnounceError(error: unknown): AnnounceError {
       cause: error,
     },
   );
+}
+
+/** Whole days from `from` to `to`, at least 1. */
+function daysBetween(from: Date, to: Date): number {
+  return Math.max(1, Math.floor((to.getTime() - from.getTime()) / 86_400_000));
 }

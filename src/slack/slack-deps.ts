@@ -1,7 +1,9 @@
+import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { Logger } from '../logger.ts';
+import type { Identities } from './identities.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 /** Everything the listeners use; each takes the narrowest Pick it needs. */
@@ -10,6 +12,8 @@ export interface SlackDeps {
   store: ApprovalStore;
   dispatcher: AnnouncementDispatcher;
   people: SlackPeople;
+  identities: Identities;
+  links: AccountLinks;
   logger: Logger;
   webUrl?: string;
   now: () => Date;

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { ApprovalStore } from '../approvals/approval-store.ts';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { ApprovalStore, Page } from '../approvals/approval-store.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import {
   type Announcement,
@@ -147,8 +147,31 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         .execute();
     },
 
-    listByRequester: (login, limit) => listApprovals(db, 'requester_login', login, limit),
-    listByApprover: (login, limit) => listApprovals(db, 'approver_login', login, limit),
+    async recordReminder(djbh, occurrence, now) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('tracked_approvals')
+          .set({
+            reminders_sent: occurrence,
+            last_reminded_at: now.getTime(),
+            updated_at: now.getTime(),
+          })
+          .where('djbh', '=', djbh)
+          .execute();
+        await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
+        await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+      });
+    },
+
+    waitingFor: (login, limit) =>
+      page(db, limit, (eb) =>
+        eb.and([
+          eb('approver_login', '=', login),
+          eb('tracking', '=', 'active'),
+          eb('decision', '=', 'pending'),
+        ]),
+      ),
+    requestedBy: (login, limit) => page(db, limit, (eb) => eb('requester_login', '=', login)),
   };
 }
 
@@ -213,6 +236,8 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       next_check_at: now.getTime(),
       check_failures: 0,
       lease_until: null,
+      reminders_sent: 0,
+      last_reminded_at: null,
     })
     .execute();
 }
@@ -223,11 +248,12 @@ export async function insertAnnouncement(
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
+  occurrence: number | null = null,
 ): Promise<void> {
   await db
     .insertInto('announcements')
     .values({
-      id: announcementId(djbh, kind, decision ?? undefined),
+      id: announcementId(djbh, kind, decision ?? occurrence ?? undefined),
       djbh,
       kind,
       decision,
@@ -238,6 +264,7 @@ export async function insertAnnouncement(
       sent_ts: null,
       last_error: null,
       created_at: now.getTime(),
+      occurrence,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
@@ -253,20 +280,23 @@ export async function findApproval(db: Db, djbh: string): Promise<TrackedApprova
   return row ? toApproval(row) : undefined;
 }
 
-async function listApprovals(
-  db: Db,
-  column: 'requester_login' | 'approver_login',
-  login: string,
-  limit: number,
-): Promise<TrackedApproval[]> {
+type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
+
+async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page> {
   const rows = await db
     .selectFrom('tracked_approvals')
     .selectAll()
-    .where(column, '=', login)
+    .where(where)
     .orderBy('created_at', 'desc')
+    .orderBy('djbh')
     .limit(limit)
     .execute();
-  return rows.map(toApproval);
+  const count = await db
+    .selectFrom('tracked_approvals')
+    .where(where)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return { approvals: rows.map(toApproval), total: Number(count.n) };
 }
 
 export function toApproval(row: TrackedApprovalRow): TrackedApproval {
@@ -290,6 +320,8 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     lastCheckedAt: row.last_checked_at === null ? null : new Date(row.last_checked_at),
     nextCheckAt: new Date(row.next_check_at),
     checkFailures: row.check_failures,
+    remindersSent: row.reminders_sent,
+    lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),
   };
 }
 
@@ -299,6 +331,7 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     djbh: row.djbh,
     kind: row.kind as AnnouncementKind,
     decision: row.decision as Decision | null,
+    occurrence: row.occurrence,
     state: row.state as Announcement['state'],
     attempts: row.attempts,
     attemptedAt: row.attempted_at === null ? null : new Date(row.attempted_at),

@@ -69,6 +69,39 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('tracked_approvals').execute();
     },
   },
+  '2026-11-22-002-links-and-reminders': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('linked_accounts')
+        .addColumn('slack_user_id', 'text', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('login', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('linked_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('linked_accounts_login')
+        .on('linked_accounts')
+        .column('login')
+        .execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('reminders_sent', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('last_reminded_at', 'bigint')
+        .execute();
+      // Which occurrence an announcement is, for the kinds that happen more than once (reminders).
+      await db.schema.alterTable('announcements').addColumn('occurrence', 'integer').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('occurrence').execute();
+      await db.schema.alterTable('tracked_approvals').dropColumn('last_reminded_at').execute();
+      await db.schema.alterTable('tracked_approvals').dropColumn('reminders_sent').execute();
+      await db.schema.dropTable('linked_accounts').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -22,6 +22,8 @@ export interface TrackedApprovalRow {
   next_check_at: number;
   check_failures: number;
   lease_until: number | null;
+  reminders_sent: number;
+  last_reminded_at: number | null;
 }
 
 export interface AnnouncementRow {
@@ -36,9 +38,19 @@ export interface AnnouncementRow {
   sent_ts: string | null;
   last_error: string | null;
   created_at: number;
+  occurrence: number | null;
+}
+
+export interface LinkedAccountRow {
+  slack_user_id: string;
+  team_id: string;
+  login: string;
+  name: string;
+  linked_at: number;
 }
 
 export interface Database {
   tracked_approvals: TrackedApprovalRow;
   announcements: AnnouncementRow;
+  linked_accounts: LinkedAccountRow;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
@@ -210,7 +211,7 @@ for (const database of TEST_DATABASES) {
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual(['approver-dm']);
       });
 
-      it('lists approvals by requester and by approver, newest first', async () => {
+      it('pages requests by requester and open approvals by approver, newest first, with totals', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(
           approval('BBBBBBBBBBBb', {
@@ -219,12 +220,71 @@ for (const database of TEST_DATABASES) {
           }),
           T0,
         );
-        expect((await store.listByRequester('li.wei@corp.example', 10)).map((a) => a.djbh)).toEqual(
-          ['BBBBBBBBBBBb', 'AAAAAAAAAAAa'],
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', {
+            createdAt: later(2000),
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
         );
-        expect(
-          (await store.listByApprover('chen.hao@corp.example', 10)).map((a) => a.djbh),
-        ).toEqual(['BBBBBBBBBBBb']);
+        await store.recordDecision('CCCCCCCCCCCc', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(3000),
+          nextCheckAt: later(3000),
+        });
+        const mine = await store.requestedBy('li.wei@corp.example', 2);
+        expect(mine.approvals.map((a) => a.djbh)).toEqual(['CCCCCCCCCCCc', 'BBBBBBBBBBBb']);
+        expect(mine.total).toBe(3);
+        const waiting = await store.waitingFor('chen.hao@corp.example', 10);
+        expect(waiting).toMatchObject({ total: 1, approvals: [{ djbh: 'BBBBBBBBBBBb' }] });
+      });
+
+      it('records a reminder with its DM and thread note once per occurrence', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          remindersSent: 1,
+          lastRemindedAt: later(86_400_000),
+        });
+        const reminders = (await store.pendingAnnouncements(10)).filter((a) => a.occurrence === 1);
+        expect(reminders.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:reminder-note:1',
+          'AAAAAAAAAAAa:reminder:1',
+        ]);
+      });
+
+      it('links a Slack user to a service login, replaces and removes the link', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        await links.link({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice@corp.example',
+          name: 'ALICE',
+          linkedAt: T0,
+        });
+        await links.link({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice2@corp.example',
+          name: 'ALICE2',
+          linkedAt: later(1),
+        });
+        expect(await links.get('U1')).toEqual({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice2@corp.example',
+          name: 'ALICE2',
+          linkedAt: later(1),
+        });
+        expect((await links.findByLogin('alice2@corp.example'))?.slackUserId).toBe('U1');
+        expect(await links.findByLogin('alice@corp.example')).toBeUndefined();
+        expect(await links.unlink('U1')).toBe(true);
+        expect(await links.unlink('U1')).toBe(false);
+        expect(await links.get('U1')).toBeUndefined();
       });
     },
   );

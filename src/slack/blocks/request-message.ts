@@ -71,10 +71,13 @@ export function buildApproverDm(
   a: TrackedApproval,
   t: Messages,
   links: { thread?: string; webUrl?: string },
+  /** Replaces the opening line, e.g. for a reminder. */
+  opening?: string,
 ): SlackMessage {
   const requester = personRef(a.requesterSlackId, a.requesterLogin);
+  const first = opening ?? t.approverDm(requester);
   const blocks: KnownBlock[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: t.approverDm(requester) } },
+    { type: 'section', text: { type: 'mrkdwn', text: first } },
     {
       type: 'section',
       text: {
@@ -101,7 +104,7 @@ export function buildApproverDm(
     });
   }
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
-  return { text: `${t.approverDm(requester)} ${a.title} (${a.djbh})`, blocks };
+  return { text: `${first} ${a.title} (${a.djbh})`, blocks };
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {

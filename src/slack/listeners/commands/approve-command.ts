@@ -4,7 +4,7 @@ import { buildApprovalModal, buildMessageModal } from '../../blocks/approval-mod
 import { messagesFor } from '../../i18n.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'service' | 'logger'>;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger'>;
 
 /**
  * `/approve [title]`: acknowledges, opens the form at once (the trigger id lives 3 s), then looks

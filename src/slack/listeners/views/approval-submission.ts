@@ -19,7 +19,7 @@ import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'service' | 'store' | 'dispatcher' | 'logger' | 'webUrl' | 'now'
+  'people' | 'identities' | 'service' | 'store' | 'dispatcher' | 'logger' | 'webUrl' | 'now'
 >;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
@@ -56,7 +56,8 @@ export function approvalSubmission(deps: Deps) {
 
     const requester = await deps.people.get(body.user.id);
     const t = messagesFor(requester.locale);
-    if (!requester.email) {
+    const requesterLogin = await deps.identities.loginOf(body.user.id);
+    if (!requesterLogin) {
       await ack({ response_action: 'update', view: buildMessageModal([t.requesterUnknown], t) });
       return;
     }
@@ -67,7 +68,7 @@ export function approvalSubmission(deps: Deps) {
     }
     const prepared = prepareApproval(
       { title, note, approverLogin: approver.login },
-      requester.email,
+      requesterLogin,
     );
     if (!prepared.ok) {
       const errors: Record<string, string> = {};
@@ -139,7 +140,7 @@ export function approvalSubmission(deps: Deps) {
 
 /** The approver's service login, from the person picked in Slack or else the login typed in. */
 async function resolveApprover(
-  deps: Pick<SlackDeps, 'people'>,
+  deps: Pick<SlackDeps, 'people' | 'identities'>,
   slackId: string | undefined,
   typedLogin: string | undefined,
   metadata: ModalMetadata,
@@ -155,8 +156,9 @@ async function resolveApprover(
     return { login: metadata.suggestion.login, slackId };
   const person = await deps.people.get(slackId);
   if (person.isBot) return { error: t.approverIsBot, block: BLOCK.approver };
-  if (!person.email) return { error: t.approverWithoutEmail, block: BLOCK.approver };
-  return { login: person.email, slackId };
+  const login = await deps.identities.loginOf(slackId);
+  if (!login) return { error: t.approverWithoutEmail, block: BLOCK.approver };
+  return { login, slackId };
 }
 
 /** The words a person needs when the service did not start their approval. */

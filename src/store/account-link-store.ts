@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
+import type { Database, LinkedAccountRow } from './schema.ts';
+
+export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
+  return {
+    async link(account) {
+      const row: LinkedAccountRow = {
+        slack_user_id: account.slackUserId,
+        team_id: account.teamId,
+        login: account.login,
+        name: account.name,
+        linked_at: account.linkedAt.getTime(),
+      };
+      await db
+        .insertInto('linked_accounts')
+        .values(row)
+        .onConflict((oc) =>
+          oc
+            .column('slack_user_id')
+            .doUpdateSet({
+              team_id: row.team_id,
+              login: row.login,
+              name: row.name,
+              linked_at: row.linked_at,
+            }),
+        )
+        .execute();
+    },
+    async unlink(slackUserId) {
+      const result = await db
+        .deleteFrom('linked_accounts')
+        .where('slack_user_id', '=', slackUserId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async get(slackUserId) {
+      const row = await db
+        .selectFrom('linked_accounts')
+        .selectAll()
+        .where('slack_user_id', '=', slackUserId)
+        .executeTakeFirst();
+      return row ? toLinkedAccount(row) : undefined;
+    },
+    async findByLogin(login) {
+      const row = await db
+        .selectFrom('linked_accounts')
+        .selectAll()
+        .where('login', '=', login)
+        .orderBy('linked_at', 'desc')
+        .executeTakeFirst();
+      return row ? toLinkedAccount(row) : undefined;
+    },
+  };
+}
+
+function toLinkedAccount(row: LinkedAccountRow): LinkedAccount {
+  return {
+    slackUserId: row.slack_user_id,
+    teamId: row.team_id,
+    login: row.login,
+    name: row.name,
+    linkedAt: new Date(row.linked_at),
+  };
+}
