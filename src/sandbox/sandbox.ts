@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { SlackRequester } from './slack-requests.ts';
-import { handleWebApi } from './web-api-server.ts';
+import { handleResponseUrl, handleWebApi } from './web-api-server.ts';
 import { Workspace } from './workspace.ts';
 
 export interface Sandbox {
@@ -39,6 +39,10 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
+    if (url.pathname.startsWith('/respond/')) {
+      void handleResponseUrl(workspace, url.pathname, req, res);
+      return;
+    }
     if (req.method === 'POST' && method) {
       void handleWebApi(workspace, method, req, res);
       return;
@@ -66,6 +70,7 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
     workspace,
     eventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
     signingSecret,
+    responseOrigin: url,
   });
   return {
     url,

@@ -24,6 +24,8 @@ export interface SlackRequesterOptions {
   /** The app's events URL, e.g. http://127.0.0.1:3000/slack/events */
   eventsUrl: string;
   signingSecret: string;
+  /** Origin of the server that takes response_url posts (see web-api-server.ts). */
+  responseOrigin: string;
   now?: () => number;
 }
 
@@ -32,8 +34,10 @@ export class SlackRequester {
   private readonly eventsUrl: string;
   private readonly secret: string;
   private readonly now: () => number;
+  private readonly responseOrigin: string;
 
   constructor(options: SlackRequesterOptions) {
+    this.responseOrigin = options.responseOrigin;
     this.workspace = options.workspace;
     this.eventsUrl = options.eventsUrl;
     this.secret = options.signingSecret;
@@ -89,7 +93,7 @@ export class SlackRequester {
       text,
       api_app_id: 'A0APPROVALS',
       is_enterprise_install: 'false',
-      response_url: `https://hooks.slack.com/commands/${this.workspace.teamId}/1234/5678`,
+      response_url: `${this.responseOrigin}/respond/${userId}/${channelId}`,
       trigger_id: triggerId,
     });
     return {

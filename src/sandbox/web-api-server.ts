@@ -30,12 +30,38 @@ export async function handleWebApi(
 export interface WebApiServer {
   /** The value for SLACK_API_URL (ends with /api/). */
   apiUrl: string;
+  /** Where command response_urls point (the server's own origin). */
+  origin: string;
   close(): Promise<void>;
+}
+
+/** `POST /respond/<user>/<channel>`: the response_url the stand-in hands out with each command. */
+export async function handleResponseUrl(
+  workspace: Workspace,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const match = /^\/respond\/(\w+)\/(\w+)$/.exec(path);
+  if (req.method !== 'POST' || !match) return false;
+  const body = JSON.parse((await readBody(req)) || '{}') as Record<string, unknown>;
+  try {
+    workspace.respond(match[1] ?? '', match[2] ?? '', body);
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  } catch (error) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error));
+  }
+  return true;
 }
 
 export async function startWebApiServer(workspace: Workspace, port = 0): Promise<WebApiServer> {
   const server: Server = createServer((req, res) => {
-    const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
+    if (path.startsWith('/respond/')) {
+      void handleResponseUrl(workspace, path, req, res);
+      return;
+    }
     if (req.method !== 'POST' || !method) {
       res.writeHead(404).end();
       return;
@@ -49,6 +75,7 @@ export async function startWebApiServer(workspace: Workspace, port = 0): Promise
   const { port: actual } = server.address() as AddressInfo;
   return {
     apiUrl: `http://127.0.0.1:${actual}/api/`,
+    origin: `http://127.0.0.1:${actual}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

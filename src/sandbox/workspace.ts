@@ -184,6 +184,36 @@ export class Workspace {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * What a response_url receives (Bolt's respond()): an ephemeral message to the person who ran the
+   * command, unless `response_type` is in_channel.
+   */
+  respond(userId: string, channelId: string, body: Json): void {
+    const text = typeof body.text === 'string' ? body.text : '';
+    const blocks = (body.blocks as Json[] | undefined) ?? [];
+    const problems = checkMessage({ text, blocks });
+    if (problems.length > 0) throw new SlackApiError('invalid_blocks', problems);
+    const ephemeral = body.response_type !== 'in_channel';
+    const message: Message = {
+      channel: channelId,
+      ts: this.nextTs(),
+      user: this.botUserId,
+      text,
+      blocks,
+      ...(ephemeral ? { ephemeralTo: userId } : {}),
+    };
+    this.messages.push(message);
+    this.calls.push({ method: 'response_url', args: body, at: this.now(), response: { ok: true } });
+    this.emit('message');
+  }
+
+  /** Ephemeral messages a person sees in a channel, oldest first. */
+  ephemeral(userId: string, channelId?: string): Message[] {
+    return this.messages.filter(
+      (m) => m.ephemeralTo === userId && (!channelId || m.channel === channelId),
+    );
+  }
+
   /** A person's own message, as typed in the sandbox. */
   postAsUser(userId: string, channelId: string, text: string, threadTs?: string): Message {
     const message: Message = {

@@ -41,6 +41,8 @@ export interface Faults {
   federationProxy?: boolean;
   /** Status entries without `user_id`, as service versions before September 2023 send them. */
   legacyStatus?: boolean;
+  /** The user-info endpoint fails as a broken single sign-on does. */
+  ssoError?: boolean;
 }
 
 export interface SimulatorOptions {
@@ -89,6 +91,7 @@ const faultsSchema = z.object({
   malformedJson: z.boolean().optional(),
   federationProxy: z.boolean().optional(),
   legacyStatus: z.boolean().optional(),
+  ssoError: z.boolean().optional(),
 });
 
 class Reply {
@@ -228,7 +231,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     });
   }
 
-  function userInfo(req: IncomingMessage): Reply {
+  function userInfo(req: IncomingMessage, f: Faults): Reply {
+    if (f.ssoError) return new Reply(200, { stat: false, info: 'sso code error: invalid code' });
     const person = byToken.get(header(req, 'token') ?? '');
     if (!person) return new Reply(200, { stat: false, code: 10000 });
     return ok({
@@ -355,7 +359,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       case 'department':
         return department(req, query);
       case 'user-info':
-        return userInfo(req);
+        return userInfo(req, f);
     }
   }
 

@@ -100,6 +100,63 @@ const en = {
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
   somethingWrong:
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
+  help: [
+    '*/approve* — open the form to start an approval (`/approve New laptop` fills in the title)',
+    '*/approve status <number>* — ask the approval service about an approval now',
+    '*/approve list* — your open requests, and what waits for you',
+    '*/approve link* — link your approval-service account (when your Slack e-mail is not your login there)',
+    '*/approve unlink* — remove that link',
+    '*/approve help* — this help',
+  ].join('\n'),
+  statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
+  statusTitle: (title: string) => `*${title}*`,
+  statusUnknown: (djbh: string) =>
+    `The approval service does not know an approval \`${djbh}\`. Check the number.`,
+  statusInvalid: (text: string) =>
+    `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
+  statusMissing: 'Which approval? Use `/approve status <number>`.',
+  statusEnded: 'Decided',
+  statusApprover: (who: string) => `Approver: ${who}`,
+  serviceUnavailableNow:
+    'The approval service is not answering right now; try again in a few minutes.',
+  serviceRejectedNow: (said: string) => `The approval service refused the question: “${said}”.`,
+  listTitleMine: 'Your open requests',
+  listTitleWaiting: 'Waiting for you',
+  listNone: 'Nothing.',
+  listMore: (n: number) => `…and ${n} more. Open the app’s Home tab for the full list.`,
+  noLogin:
+    'The app does not know your login in the approval service: your Slack profile shows no e-mail. Use `/approve link`.',
+  linkTitle: 'Link your account',
+  linkSubmit: 'Link',
+  linkLabel: 'Session token of the approval service',
+  linkHint:
+    'In the approval service’s web page, open the browser’s developer tools → Application (Storage) → Cookies and copy the value of the cookie named sid. The app uses it once to read your login and does not keep it.',
+  linkChecking: ':hourglass_flowing_sand: Asking the approval service who you are…',
+  linked: (name: string, login: string) =>
+    `:link: Linked as *${name}* (${login}). The app now uses this login for your requests, approvals and Home.`,
+  linkNotLoggedIn:
+    'The approval service says this session is not logged in or has expired. Log in to its web page again and copy a fresh value.',
+  linkSsoError: (said: string) =>
+    `The approval service could not check this session (${said}). Log in again and copy a fresh value.`,
+  linkEmpty: 'Paste the value of the sid cookie.',
+  unlinked:
+    'Your approval-service link is removed; the app uses your Slack e-mail as your login again.',
+  nothingToUnlink: 'You have no linked approval-service account.',
+  homeWaiting: 'Waiting for me',
+  homeMine: 'My requests',
+  homeNone: 'Nothing here.',
+  homeMore: (n: number) => `…and ${n} more.`,
+  homeIntro:
+    'Type `/approve` in any channel to start an approval. Decisions appear in each request’s thread.',
+  ageDays: (n: number) => (n === 1 ? '1 day ago' : `${n} days ago`),
+  ageHours: (n: number) => (n === 1 ? '1 hour ago' : `${n} hours ago`),
+  ageMinutes: (n: number) => (n <= 1 ? 'just now' : `${n} minutes ago`),
+  threadLink: 'thread',
+  serviceLink: 'approval service',
+  homeLinkedAs: (name: string, login: string) =>
+    `Linked to the approval service as ${name} (${login}).`,
+  homeLoginFromEmail: (login: string) =>
+    `Your approval-service login: ${login} (from your Slack e-mail).`,
 };
 
 export type Messages = typeof en;
@@ -181,6 +238,53 @@ const zh: Messages = {
     `:bell: 提醒：${requester} 已等待你审批 ${days} 天。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
+  help: [
+    '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',
+    '*/approve status <单号>* — 立即向审批系统查询某个审批',
+    '*/approve list* — 你未完成的申请，以及等待你审批的事项',
+    '*/approve link* — 关联你的审批系统账号（当 Slack 邮箱不是你在审批系统中的账号时）',
+    '*/approve unlink* — 取消关联',
+    '*/approve help* — 显示本帮助',
+  ].join('\n'),
+  statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
+  statusTitle: (title) => `*${title}*`,
+  statusUnknown: (djbh) => `审批系统中没有单号为 \`${djbh}\` 的审批，请检查单号。`,
+  statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
+  statusMissing: '要查询哪个审批？请使用 `/approve status <单号>`。',
+  statusEnded: '已结束',
+  statusApprover: (who) => `审批人：${who}`,
+  serviceUnavailableNow: '审批系统暂时没有响应，请稍后再试。',
+  serviceRejectedNow: (said) => `审批系统拒绝了查询：“${said}”。`,
+  listTitleMine: '你未完成的申请',
+  listTitleWaiting: '等待你审批',
+  listNone: '无。',
+  listMore: (n) => `……还有 ${n} 项。打开应用的主页查看完整列表。`,
+  noLogin: '应用不知道你在审批系统中的账号：你的 Slack 资料中没有邮箱。请使用 `/approve link`。',
+  linkTitle: '关联账号',
+  linkSubmit: '关联',
+  linkLabel: '审批系统的会话令牌',
+  linkHint:
+    '在审批系统网页中打开浏览器开发者工具 → 应用（存储）→ Cookie，复制名为 sid 的 Cookie 的值。应用只用它读取一次你的账号，不会保存。',
+  linkChecking: ':hourglass_flowing_sand: 正在向审批系统确认你的身份…',
+  linked: (name, login) =>
+    `:link: 已关联为 *${name}*（${login}）。你的申请、审批和主页都将使用此账号。`,
+  linkNotLoggedIn: '审批系统表示该会话未登录或已过期。请重新登录审批系统网页并复制新的值。',
+  linkSsoError: (said) => `审批系统无法验证该会话（${said}）。请重新登录并复制新的值。`,
+  linkEmpty: '请粘贴 sid Cookie 的值。',
+  unlinked: '已取消关联审批系统账号；应用将重新使用你的 Slack 邮箱作为账号。',
+  nothingToUnlink: '你没有关联审批系统账号。',
+  homeWaiting: '等待我审批',
+  homeMine: '我的申请',
+  homeNone: '暂无。',
+  homeMore: (n) => `……还有 ${n} 项。`,
+  homeIntro: '在任意频道输入 `/approve` 即可发起审批。审批结果会出现在每个申请的讨论串中。',
+  ageDays: (n) => `${n} 天前`,
+  ageHours: (n) => `${n} 小时前`,
+  ageMinutes: (n) => (n <= 1 ? '刚刚' : `${n} 分钟前`),
+  threadLink: '讨论串',
+  serviceLink: '审批系统',
+  homeLinkedAs: (name, login) => `已关联审批系统账号 ${name}（${login}）。`,
+  homeLoginFromEmail: (login) => `你的审批系统账号：${login}（来自 Slack 邮箱）。`,
 };
 
 const MESSAGES: Record<Language, Messages> = { en, zh };

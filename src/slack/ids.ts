@@ -2,6 +2,7 @@
 
 export const CALLBACK = {
   approvalModal: 'approval_request',
+  linkModal: 'link_account',
 } as const;
 
 export const BLOCK = {
@@ -11,6 +12,7 @@ export const BLOCK = {
   note: 'note',
   approver: 'approver',
   approverLogin: 'approver_login',
+  sessionToken: 'session_token',
 } as const;
 
 export const ACTION = {
@@ -18,6 +20,7 @@ export const ACTION = {
   note: 'note_input',
   approver: 'approver_select',
   approverLogin: 'approver_login_input',
+  sessionToken: 'session_token_input',
   openInService: 'open_in_service',
   viewThread: 'view_thread',
 } as const;

@@ -16,14 +16,12 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
         .insertInto('linked_accounts')
         .values(row)
         .onConflict((oc) =>
-          oc
-            .column('slack_user_id')
-            .doUpdateSet({
-              team_id: row.team_id,
-              login: row.login,
-              name: row.name,
-              linked_at: row.linked_at,
-            }),
+          oc.column('slack_user_id').doUpdateSet({
+            team_id: row.team_id,
+            login: row.login,
+            name: row.name,
+            linked_at: row.linked_at,
+          }),
         )
         .execute();
     },

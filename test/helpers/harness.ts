@@ -83,6 +83,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       workspace,
       eventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
       signingSecret: SIGNING_SECRET,
+      responseOrigin: api.origin,
     });
   let slack = requester();
 

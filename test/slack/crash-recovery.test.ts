@@ -45,6 +45,7 @@ beforeEach(async () => {
     workspace,
     eventsUrl: `http://127.0.0.1:${port}/slack/events`,
     signingSecret: SIGNING_SECRET,
+    responseOrigin: api.origin,
   });
   await app.start();
 });

@@ -115,11 +115,11 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
 }
 
 /** A modal with only text and a Close button: "submitting…", "started", or a failure. */
-export function buildMessageModal(lines: string[], t: Messages): ModalView {
+export function buildMessageModal(lines: string[], t: Messages, title = t.modalTitle): ModalView {
   return {
     type: 'modal',
     callback_id: CALLBACK.approvalModal,
-    title: { type: 'plain_text', text: t.modalTitle },
+    title: { type: 'plain_text', text: title },
     close: { type: 'plain_text', text: t.close },
     blocks: lines.map((line) => ({ type: 'section', text: { type: 'mrkdwn', text: line } })),
   };

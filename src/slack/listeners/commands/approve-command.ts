@@ -1,23 +1,49 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { fillApprovalForm } from '../../approval-form.ts';
+import { parseApproveCommand } from '../../approve-subcommand.ts';
 import { buildApprovalModal, buildMessageModal } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import {
+  helpSubcommand,
+  linkSubcommand,
+  listSubcommand,
+  statusSubcommand,
+  unlinkSubcommand,
+} from './subcommands.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger'>;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'links' | 'service' | 'store' | 'logger'>;
+type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+
+/** `/approve …`: the form, or one of the subcommands (help, status, list, link, unlink). */
+export function approveCommand(deps: Deps) {
+  const openForm = approvalForm(deps);
+  return async (args: Args): Promise<void> => {
+    const command = parseApproveCommand(args.command.text);
+    switch (command.kind) {
+      case 'new':
+        return openForm(args, command.title);
+      case 'help':
+        return helpSubcommand(deps, args);
+      case 'status':
+        return statusSubcommand(deps, args, command.djbh);
+      case 'list':
+        return listSubcommand(deps, args);
+      case 'link':
+        return linkSubcommand(deps, args);
+      case 'unlink':
+        return unlinkSubcommand(deps, args);
+    }
+  };
+}
 
 /**
  * `/approve [title]`: acknowledges, opens the form at once (the trigger id lives 3 s), then looks
  * the person up and fills in their department and suggested approver with views.update.
  */
-export function approveCommand(deps: Deps) {
-  return async ({
-    ack,
-    command,
-    client,
-  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+function approvalForm(deps: Deps) {
+  return async ({ ack, command, client }: Args, title: string): Promise<void> => {
     await ack();
-    const title = command.text.trim();
     // Before the first users.info answer we do not know the language; a cached one is used if any.
     const t = messagesFor(deps.people.cached(command.user_id)?.locale);
     let opened: Awaited<ReturnType<typeof client.views.open>>;

@@ -1,0 +1,40 @@
+/** What `/approve <text>` asks for. Anything that is not a subcommand is the title to prefill. */
+export type ApproveCommand =
+  | { kind: 'new'; title: string }
+  | { kind: 'help' }
+  | { kind: 'status'; djbh: string }
+  | { kind: 'list' }
+  | { kind: 'link' }
+  | { kind: 'unlink' };
+
+const WORDS: Record<string, ApproveCommand['kind']> = {
+  help: 'help',
+  帮助: 'help',
+  status: 'status',
+  状态: 'status',
+  list: 'list',
+  列表: 'list',
+  link: 'link',
+  关联: 'link',
+  unlink: 'unlink',
+  取消关联: 'unlink',
+};
+
+export function parseApproveCommand(text: string): ApproveCommand {
+  const trimmed = text.trim();
+  const [first = '', ...rest] = trimmed.split(/\s+/);
+  const kind = WORDS[first.toLowerCase()];
+  const argument = rest.join(' ');
+  switch (kind) {
+    case 'status':
+      return { kind, djbh: argument };
+    case 'help':
+    case 'list':
+    case 'link':
+    case 'unlink':
+      // "/approve list of parts" is a title, not the list subcommand.
+      return argument ? { kind: 'new', title: trimmed } : { kind };
+    default:
+      return { kind: 'new', title: trimmed };
+  }
+}

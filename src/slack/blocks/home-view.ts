@@ -1,0 +1,86 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { LinkedAccount } from '../../approvals/account-links.ts';
+import type { Page } from '../../approvals/approval-store.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import type { Messages } from '../i18n.ts';
+import { ACTION } from '../ids.ts';
+import { escapeMrkdwn, personRef, truncate } from './request-message.ts';
+
+/** Rows per section: two sections and their frame stay well within the Home tab's 100 blocks. */
+export const HOME_ROWS = 20;
+
+export interface HomeState {
+  login: string | null;
+  linked: LinkedAccount | undefined;
+  waiting: Page;
+  mine: Page;
+  permalinks: Map<string, string>;
+  webUrl?: string;
+  now: Date;
+}
+
+export function buildHomeView(s: HomeState, t: Messages): HomeView {
+  const who = s.linked
+    ? t.homeLinkedAs(s.linked.name, s.linked.login)
+    : s.login
+      ? t.homeLoginFromEmail(s.login)
+      : t.noLogin;
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: t.homeIntro } },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: who }] },
+    ...section(t.homeWaiting, s.waiting, s, t),
+    ...section(t.homeMine, s.mine, s, t),
+  ];
+  return { type: 'home', blocks };
+}
+
+function section(title: string, page: Page, s: HomeState, t: Messages): KnownBlock[] {
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'header', text: { type: 'plain_text', text: `${title} (${page.total})` } },
+  ];
+  const rows = page.approvals.slice(0, HOME_ROWS);
+  if (rows.length === 0)
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: t.homeNone }] });
+  for (const a of rows) blocks.push(row(a, s, t));
+  if (page.total > rows.length) {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: t.homeMore(page.total - rows.length) }],
+    });
+  }
+  return blocks;
+}
+
+function row(a: TrackedApproval, s: HomeState, t: Messages): KnownBlock {
+  const link = s.permalinks.get(a.djbh);
+  const title = escapeMrkdwn(truncate(a.title, 150));
+  const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
+  const details = [
+    t.status(a.decision),
+    age(a.createdAt, s.now, t),
+    personRef(a.requesterSlackId, a.requesterLogin),
+  ];
+  return {
+    type: 'section',
+    text: { type: 'mrkdwn', text: `${heading}  \`${a.djbh}\`\n${details.join(' · ')}` },
+    ...(s.webUrl
+      ? {
+          accessory: {
+            type: 'button',
+            action_id: `${ACTION.openInService}_${a.djbh}`,
+            text: { type: 'plain_text', text: t.serviceLink },
+            url: s.webUrl,
+          },
+        }
+      : {}),
+  };
+}
+
+export function age(from: Date, now: Date, t: Messages): string {
+  const minutes = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 60_000));
+  if (minutes < 60) return t.ageMinutes(minutes);
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return t.ageHours(hours);
+  return t.ageDays(Math.floor(hours / 24));
+}

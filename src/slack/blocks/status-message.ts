@@ -1,0 +1,85 @@
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { Page } from '../../approvals/approval-store.ts';
+import type { ApprovalStatus } from '../../approvals/approval-types.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import type { Messages } from '../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
+import { escapeMrkdwn, type SlackMessage, truncate } from './request-message.ts';
+
+export function buildTextMessage(text: string): SlackMessage {
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** `/approve status`: what the service says now, with the app's own record when it has one. */
+export function buildStatusMessage(
+  djbh: string,
+  status: ApprovalStatus,
+  tracked: TrackedApproval | undefined,
+  t: Messages,
+  threadLink?: string,
+): SlackMessage {
+  const line = t.statusOf(djbh, t.status(status.decision));
+  const details: string[] = [];
+  if (tracked) details.push(t.statusTitle(escapeMrkdwn(truncate(tracked.title, 200))));
+  const approver = status.approver ?? tracked?.approverLogin;
+  if (approver) details.push(t.statusApprover(approver));
+  if (threadLink) details.push(`<${threadLink}|${t.threadLink}>`);
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: line } }];
+  if (details.length > 0)
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: details.join(' · ') }] });
+  return { text: t.statusOf(djbh, t.statusPlain(status.decision)), blocks };
+}
+
+const LIST_ROWS = 10;
+
+/** `/approve list`: my open requests and what waits for me. */
+export function buildListMessage(
+  mine: TrackedApproval[],
+  waiting: Page,
+  t: Messages,
+): SlackMessage {
+  const row = (a: TrackedApproval) =>
+    `• \`${a.djbh}\` ${escapeMrkdwn(truncate(a.title, 80))} — ${t.status(a.decision)}`;
+  const section = (title: string, items: TrackedApproval[], total: number) => {
+    const lines = items.slice(0, LIST_ROWS).map(row);
+    if (lines.length === 0) lines.push(t.listNone);
+    if (total > LIST_ROWS) lines.push(t.listMore(total - LIST_ROWS));
+    return {
+      type: 'section' as const,
+      text: { type: 'mrkdwn' as const, text: `*${title}*\n${lines.join('\n')}` },
+    };
+  };
+  return {
+    text: `${t.listTitleMine}: ${mine.length} · ${t.listTitleWaiting}: ${waiting.total}`,
+    blocks: [
+      section(t.listTitleMine, mine, mine.length),
+      section(t.listTitleWaiting, waiting.approvals, waiting.total),
+    ],
+  };
+}
+
+/** `/approve link`: asks for the session token. Never prefilled: the token is not echoed back. */
+export function buildLinkModal(t: Messages, banner?: string): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (banner)
+    blocks.push({
+      type: 'section',
+      block_id: BLOCK.banner,
+      text: { type: 'mrkdwn', text: `:warning: ${banner}` },
+    });
+  blocks.push({
+    type: 'input',
+    block_id: BLOCK.sessionToken,
+    label: { type: 'plain_text', text: t.linkLabel },
+    hint: { type: 'plain_text', text: t.linkHint },
+    element: { type: 'plain_text_input', action_id: ACTION.sessionToken, max_length: 512 },
+  });
+  return {
+    type: 'modal',
+    callback_id: CALLBACK.linkModal,
+    title: { type: 'plain_text', text: t.linkTitle },
+    submit: { type: 'plain_text', text: t.linkSubmit },
+    close: { type: 'plain_text', text: t.cancel },
+    blocks,
+  };
+}

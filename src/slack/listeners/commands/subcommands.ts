@@ -1,0 +1,96 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import {
+  buildLinkModal,
+  buildListMessage,
+  buildStatusMessage,
+  buildTextMessage,
+} from '../../blocks/status-message.ts';
+import { messagesFor } from '../../i18n.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'links' | 'service' | 'store' | 'logger'>;
+
+const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
+
+async function language(deps: Pick<SlackDeps, 'people'>, userId: string) {
+  return messagesFor((await deps.people.get(userId)).locale);
+}
+
+async function reply(args: Args, message: { text: string; blocks: unknown[] }): Promise<void> {
+  await args.respond({
+    response_type: 'ephemeral',
+    text: message.text,
+    blocks: message.blocks as never,
+  });
+}
+
+/** `/approve help`: answered in the acknowledgement itself, visible only to the person. */
+export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
+  const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
+  await args.ack({ response_type: 'ephemeral', text: t.help });
+}
+
+/** `/approve status <djbh>`: asks the service now; works for approvals the app did not start. */
+export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Promise<void> {
+  await args.ack();
+  const t = await language(deps, args.command.user_id);
+  if (!djbh) return reply(args, buildTextMessage(t.statusMissing));
+  if (!DJBH.test(djbh)) return reply(args, buildTextMessage(t.statusInvalid(djbh)));
+  try {
+    const status = await deps.service.getStatus(djbh);
+    if (status.unknown) return reply(args, buildTextMessage(t.statusUnknown(djbh)));
+    const tracked = await deps.store.getApproval(djbh);
+    let link: string | undefined;
+    if (tracked?.messageTs) {
+      link = await args.client.chat
+        .getPermalink({ channel: tracked.channelId, message_ts: tracked.messageTs })
+        .then(
+          (r) => r.permalink,
+          () => undefined,
+        );
+    }
+    return reply(args, buildStatusMessage(djbh, status, tracked, t, link));
+  } catch (error) {
+    deps.logger.warn({ err: error, djbh }, 'status subcommand failed');
+    const text =
+      error instanceof ApprovalServiceError && error.kind !== 'unavailable' && error.serviceMessage
+        ? t.serviceRejectedNow(error.serviceMessage)
+        : t.serviceUnavailableNow;
+    return reply(args, buildTextMessage(text));
+  }
+}
+
+/** `/approve list`: my open requests and what waits for me, from the app's own records. */
+export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
+  await args.ack();
+  const t = await language(deps, args.command.user_id);
+  const login = await deps.identities.loginOf(args.command.user_id);
+  if (!login) return reply(args, buildTextMessage(t.noLogin));
+  const requested = await deps.store.requestedBy(login, 100);
+  const open = requested.approvals.filter(
+    (a) => a.tracking === 'active' && a.decision === 'pending',
+  );
+  const waiting = await deps.store.waitingFor(login, 10);
+  return reply(args, buildListMessage(open, waiting, t));
+}
+
+/** `/approve link`: the form that takes a session token of the service's web UI. */
+export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
+  await args.ack();
+  const t = await language(deps, args.command.user_id);
+  await args.client.views
+    .open({ trigger_id: args.command.trigger_id, view: buildLinkModal(t) })
+    .catch((error: unknown) => {
+      deps.logger.warn({ err: error, user: args.command.user_id }, 'could not open the link form');
+    });
+}
+
+/** `/approve unlink`: forget the link; the Slack e-mail is the login again. */
+export async function unlinkSubcommand(deps: Deps, args: Args): Promise<void> {
+  await args.ack();
+  const t = await language(deps, args.command.user_id);
+  const removed = await deps.links.unlink(args.command.user_id);
+  return reply(args, buildTextMessage(removed ? t.unlinked : t.nothingToUnlink));
+}

@@ -1,0 +1,64 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { buildMessageModal } from '../../blocks/approval-modal.ts';
+import { buildLinkModal } from '../../blocks/status-message.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Deps = Pick<SlackDeps, 'people' | 'links' | 'service' | 'logger' | 'now'>;
+type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+/**
+ * The link form: asks the service whose session the token is, and links that login to the Slack
+ * user. The token is used for that one call: never stored, logged or shown again.
+ */
+export function linkSubmission(deps: Deps) {
+  return async ({ ack, body, view, client }: Args): Promise<void> => {
+    const t = messagesFor((await deps.people.get(body.user.id)).locale);
+    const token = view.state.values[BLOCK.sessionToken]?.[ACTION.sessionToken]?.value?.trim() ?? '';
+    if (!token) {
+      await ack({ response_action: 'errors', errors: { [BLOCK.sessionToken]: t.linkEmpty } });
+      return;
+    }
+    await ack({
+      response_action: 'update',
+      view: buildMessageModal([t.linkChecking], t, t.linkTitle),
+    });
+    let modal: ReturnType<typeof buildMessageModal>;
+    try {
+      const profile = await deps.service.getProfile(token);
+      await deps.links.link({
+        slackUserId: body.user.id,
+        teamId: body.team?.id ?? view.team_id,
+        login: profile.login,
+        name: profile.name,
+        linkedAt: deps.now(),
+      });
+      deps.logger.info({ user: body.user.id, login: profile.login }, 'account linked');
+      modal = buildMessageModal([t.linked(profile.name, profile.login)], t, t.linkTitle);
+    } catch (error) {
+      deps.logger.warn({ err: error, user: body.user.id }, 'account not linked');
+      modal = buildLinkModal(t, why(error, t));
+    }
+    await client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
+      deps.logger.warn({ err: error, view: view.id }, 'could not update the link form');
+    });
+  };
+}
+
+function why(error: unknown, t: Messages): string {
+  if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
+  if (error.kind === 'unavailable') return t.serviceDown;
+  if (error.serviceCode === 10000) return t.linkNotLoggedIn;
+  return t.linkSsoError(error.serviceMessage || error.message);
+}
+
+export function registerLinkView(app: App, deps: Deps): void {
+  app.view(CALLBACK.linkModal, linkSubmission(deps));
+}

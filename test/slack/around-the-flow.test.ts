@@ -1,0 +1,386 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { type Harness, type HarnessOptions, startHarness, waitFor } from '../helpers/harness.ts';
+
+let h: Harness | undefined;
+async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  h = await startHarness(options);
+  return h;
+}
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const HOUR = 3_600_000;
+
+async function startApproval(
+  hh: Harness,
+  login = 'sam.taylor@corp.example',
+  title = 'New storage node',
+) {
+  const before = hh.sim.approvals().length;
+  const view = await hh.openModal(login, 'general', title);
+  await hh.slack.submitView(view.id, { note_input: 'For the Q3 expansion' });
+  const approval = await waitFor(() =>
+    hh.sim.approvals().length > before ? hh.sim.approvals()[0] : undefined,
+  );
+  const parent = await waitFor(() =>
+    hh.workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
+  );
+  await waitFor(() =>
+    hh.workspace
+      .callsOf('chat.postMessage')
+      .some((c) => JSON.stringify(c.args).includes(`${approval.djbh}:approver-dm`)),
+  );
+  return { approval, parent };
+}
+
+async function openHome(hh: Harness, login: string) {
+  const userId = hh.user(login);
+  const published = hh.workspace.callsOf('views.publish').length;
+  const response = await hh.slack.event({
+    type: 'app_home_opened',
+    user: userId,
+    channel: 'D0HOME',
+    tab: 'home',
+  });
+  expect(response.status).toBe(200);
+  await waitFor(() => hh.workspace.callsOf('views.publish').length > published);
+  const call = hh.workspace.callsOf('views.publish').at(-1);
+  expect(call?.response.ok).toBe(true);
+  const home = hh.workspace.homes.get(userId) as { blocks: unknown[] };
+  return { home, text: JSON.stringify(home) };
+}
+
+async function command(hh: Harness, login: string, text: string) {
+  const userId = hh.user(login);
+  const seen = hh.workspace.ephemeral(userId).length;
+  const response = await hh.slack.command(userId, hh.channel('general'), text);
+  return { response, userId, next: () => waitFor(() => hh.workspace.ephemeral(userId)[seen]) };
+}
+
+describe('App Home', () => {
+  it('shows empty sections for someone with no approvals', async () => {
+    const hh = await harness();
+    const { text } = await openHome(hh, 'alex.kim@corp.example');
+    expect(text).toContain('Waiting for me (0)');
+    expect(text).toContain('My requests (0)');
+    expect(text).toContain('Nothing here.');
+  });
+
+  it('lists what waits for the approver and the requester’s own requests, with thread links', async () => {
+    const hh = await harness({ env: { APPROVAL_WEB_URL: 'https://approvals.corp.example/' } });
+    const first = await startApproval(hh, 'sam.taylor@corp.example', 'First request');
+    const second = await startApproval(hh, 'sam.taylor@corp.example', 'Second request');
+    const maria = await openHome(hh, 'maria.lopez@corp.example');
+    expect(maria.text).toContain('Waiting for me (2)');
+    expect(maria.text).toContain(first.approval.djbh);
+    expect(maria.text).toContain(second.approval.djbh);
+    expect(maria.text).toContain(
+      `archives/${first.parent.channel}/p${first.parent.ts.replace('.', '')}`,
+    );
+    expect(maria.text).toContain('https://approvals.corp.example/');
+    const sam = await openHome(hh, 'sam.taylor@corp.example');
+    expect(sam.text).toContain('My requests (2)');
+    expect(sam.text).toContain('Waiting for me (0)');
+    expect(sam.text).toContain('Pending · 待办');
+  });
+
+  it('stays within 100 blocks with 200 approvals and says how many more there are', async () => {
+    const hh = await harness();
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    const store = createApprovalStore(db.db, db.dialect);
+    const now = new Date();
+    for (let i = 0; i < 200; i++) {
+      await store.createApproval(
+        {
+          djbh: `H${String(i).padStart(10, '0')}x`,
+          teamId: hh.workspace.teamId,
+          channelId: hh.channel('general'),
+          requesterSlackId: hh.user('sam.taylor@corp.example'),
+          requesterLogin: 'sam.taylor@corp.example',
+          approverLogin: 'maria.lopez@corp.example',
+          approverSlackId: hh.user('maria.lopez@corp.example'),
+          title: `Request ${i}`,
+          note: 'n',
+          locale: 'en-US',
+          createdAt: new Date(now.getTime() - i * 60_000),
+        },
+        now,
+      );
+    }
+    await db.close();
+    const maria = await openHome(hh, 'maria.lopez@corp.example');
+    expect(maria.home.blocks.length).toBeLessThanOrEqual(100);
+    expect(maria.text).toContain('Waiting for me (200)');
+    expect(maria.text).toContain('…and 180 more.');
+    const sam = await openHome(hh, 'sam.taylor@corp.example');
+    expect(sam.home.blocks.length).toBeLessThanOrEqual(100);
+    expect(sam.text).toContain('My requests (200)');
+  });
+});
+
+describe('subcommands', () => {
+  it('answers /approve help in the acknowledgement, visible only to the person', async () => {
+    const hh = await harness();
+    const { response } = await command(hh, 'sam.taylor@corp.example', 'help');
+    expect(response.json).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(response.json?.text)).toContain('/approve status <number>');
+    expect(hh.workspace.callsOf('views.open')).toEqual([]);
+  });
+
+  it('reports the status of an approval the app started, with its title and thread', async () => {
+    const hh = await harness();
+    const { approval } = await startApproval(hh);
+    hh.sim.decide(approval.djbh, 'agree');
+    const c = await command(hh, 'sam.taylor@corp.example', `status ${approval.djbh}`);
+    const answer = await c.next();
+    expect(answer.text).toContain(`Approval \`${approval.djbh}\`: Approved · 同意`);
+    expect(JSON.stringify(answer.blocks)).toContain('New storage node');
+    expect(JSON.stringify(answer.blocks)).toContain('/archives/');
+  });
+
+  it('reports the status of an approval the app did not start', async () => {
+    const hh = await harness();
+    const started = await fetch(`${hh.sim.url}/api/job/to3part/v1/approval`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        appname: 'slack-approvals',
+        appkey: 'sandbox-app-key',
+      },
+      body: JSON.stringify({
+        user_id: 'x@corp.example',
+        special_approver: 'maria.lopez@corp.example',
+        title: 'Elsewhere',
+        apply_note: 'n',
+        route_user_id: '',
+        route_node: '0',
+        participant: '',
+      }),
+    }).then((r) => r.json() as Promise<{ data: { djbh: string } }>);
+    const answer = await (
+      await command(hh, 'sam.taylor@corp.example', `status ${started.data.djbh}`)
+    ).next();
+    expect(answer.text).toContain('Pending · 待办');
+    expect(JSON.stringify(answer.blocks)).toContain('maria.lopez@corp.example');
+  });
+
+  it('says when the service does not know the number, or it is not a number', async () => {
+    const hh = await harness();
+    expect(
+      (await (await command(hh, 'sam.taylor@corp.example', 'status NoSuchNumbex')).next()).text,
+    ).toContain('does not know an approval `NoSuchNumbex`');
+    expect(
+      (await (await command(hh, 'sam.taylor@corp.example', 'status no way!')).next()).text,
+    ).toContain('is not an approval number');
+  });
+
+  it('lists my open requests and what waits for me', async () => {
+    const hh = await harness();
+    const { approval } = await startApproval(hh);
+    const sam = await (await command(hh, 'sam.taylor@corp.example', 'list')).next();
+    expect(JSON.stringify(sam.blocks)).toContain(approval.djbh);
+    const maria = await (await command(hh, 'maria.lopez@corp.example', 'list')).next();
+    expect(maria.text).toContain('Waiting for you: 1');
+  });
+
+  it('treats other text as the title to prefill', async () => {
+    const hh = await harness();
+    const view = await hh.openModal('sam.taylor@corp.example', 'general', 'list of parts');
+    expect(JSON.stringify(view.view)).toContain('"initial_value":"list of parts"');
+  });
+});
+
+describe('account linking', () => {
+  const options: HarnessOptions = {
+    extraSlackUsers: [
+      { login: 'sam.personal', name: 'Sam T', email: 'sam@personal.example', locale: 'en-US' },
+    ],
+  };
+
+  async function link(hh: Harness, token: string) {
+    const userId = hh.workspace.userByLogin('sam@personal.example').id;
+    await hh.slack.command(userId, hh.channel('general'), 'link');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === userId && v.view.callback_id === 'link_account',
+      ),
+    );
+    const result = await hh.slack.submitView(view.id, { session_token_input: token });
+    return { userId, view, result };
+  }
+
+  it('links the Slack user to the login behind a session token, which then counts everywhere, and never keeps the token', async () => {
+    const hh = await harness(options);
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const { userId, view } = await link(hh, token);
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes(
+        'Linked as *SAM.TAYLOR* (sam.taylor@corp.example)',
+      ),
+    );
+    // The linked login is the requester now: the form suggests Sam Taylor's leader.
+    await hh.slack.command(userId, hh.channel('general'), 'Linked request');
+    const form = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === userId && JSON.stringify(v.view).includes('Suggested approver'),
+      ),
+    );
+    await hh.slack.submitView(form.id, { note_input: 'n' });
+    const approval = await waitFor(() => hh.sim.approvals()[0]);
+    expect(approval.requester).toBe('sam.taylor@corp.example');
+    const home = await openHome(hh, 'sam@personal.example');
+    expect(home.text).toContain('Linked to the approval service as SAM.TAYLOR');
+
+    expect(hh.logs.lines.join('\n')).not.toContain(token);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    for (const table of ['tracked_approvals', 'announcements', 'linked_accounts'] as const) {
+      const rows = await db.db.selectFrom(table).selectAll().execute();
+      expect(JSON.stringify(rows)).not.toContain(token);
+    }
+    await db.close();
+    for (const call of hh.workspace.calls) {
+      if (
+        call.method === 'views.update' ||
+        call.method === 'views.open' ||
+        call.method.startsWith('chat.')
+      ) {
+        expect(JSON.stringify(call.args)).not.toContain(token);
+      }
+    }
+  });
+
+  it('explains a session that is not logged in, and keeps the token out of the form', async () => {
+    const hh = await harness(options);
+    const token = 'Z'.repeat(64);
+    const { view } = await link(hh, token);
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes(
+        'not logged in or has expired',
+      ),
+    );
+    expect(JSON.stringify(hh.workspace.views.get(view.id)?.view)).not.toContain(token);
+    expect(hh.logs.lines.join('\n')).not.toContain(token);
+  });
+
+  it('explains a single sign-on failure', async () => {
+    const hh = await harness(options);
+    hh.sim.setFaults('user-info', { ssoError: true });
+    const { view } = await link(hh, 'A'.repeat(64));
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes(
+        'could not check this session (sso code error',
+      ),
+    );
+  });
+
+  it('refuses an empty token as a field error', async () => {
+    const hh = await harness(options);
+    const { result } = await link(hh, '   ');
+    expect(result.errors).toEqual({ session_token: 'Paste the value of the sid cookie.' });
+  });
+
+  it('unlinks', async () => {
+    const hh = await harness(options);
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const { view } = await link(hh, token);
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('Linked as'),
+    );
+    const c = await command(hh, 'sam@personal.example', 'unlink');
+    expect((await c.next()).text).toContain('link is removed');
+    const again = await command(hh, 'sam@personal.example', 'unlink');
+    expect((await again.next()).text).toContain('no linked approval-service account');
+  });
+});
+
+describe('reminders', () => {
+  it('reminds the approver after a day, at most once a day and at most N times, noted in the thread', async () => {
+    const hh = await harness({ env: { REMINDER_AFTER_HOURS: '24', REMINDER_MAX: '2' } });
+    const { approval, parent } = await startApproval(hh);
+    const t0 = Date.now();
+    const maria = hh.user('maria.lopez@corp.example');
+    const reminders = () =>
+      hh.workspace.messages.filter(
+        (m) =>
+          m.text.includes('Reminder:') && hh.workspace.channels.get(m.channel)?.members.has(maria),
+      );
+    const notes = () =>
+      hh.workspace.replies(parent.channel, parent.ts).filter((m) => m.text.includes('Reminded'));
+    await hh.app.poll(new Date(t0 + 23 * HOUR));
+    expect(reminders()).toHaveLength(0);
+    await hh.app.poll(new Date(t0 + 25 * HOUR));
+    expect(reminders()).toHaveLength(1);
+    expect(reminders()[0]?.text).toContain('waiting 1 day');
+    expect(notes()).toHaveLength(1);
+    await hh.app.poll(new Date(t0 + 30 * HOUR));
+    expect(reminders()).toHaveLength(1);
+    await hh.app.poll(new Date(t0 + 50 * HOUR));
+    expect(reminders()).toHaveLength(2);
+    expect(notes()[1]?.text).toContain('reminder 2');
+    await hh.app.poll(new Date(t0 + 80 * HOUR));
+    expect(reminders()).toHaveLength(2);
+    hh.sim.decide(approval.djbh, 'agree');
+  });
+
+  it('sends no reminder when reminders are switched off', async () => {
+    const hh = await harness({ env: { REMINDER_MAX: '0' } });
+    await startApproval(hh);
+    await hh.app.poll(new Date(Date.now() + 30 * HOUR));
+    expect(hh.workspace.messages.filter((m) => m.text.includes('Reminder'))).toHaveLength(0);
+  });
+});
+
+describe('Chinese and English', () => {
+  it('shows the form in Chinese to a zh-CN person and in English to an en-US person', async () => {
+    const hh = await harness();
+    const zh = JSON.stringify((await hh.openModal('li.wei@corp.example')).view);
+    expect(zh).toContain('发起审批');
+    expect(zh).toContain('建议审批人');
+    const en = JSON.stringify((await hh.openModal('sam.taylor@corp.example')).view);
+    expect(en).toContain('Request approval');
+    expect(en).toContain('Suggested approver');
+  });
+
+  it('writes the thread in the requester’s language, always with the service’s own word', async () => {
+    const hh = await harness();
+    const { approval, parent } = await startApproval(hh, 'li.wei@corp.example');
+    expect(JSON.stringify(parent.blocks)).toContain('待审批 · 待办');
+    hh.sim.decide(approval.djbh, 'refuse');
+    await hh.app.poll();
+    expect(hh.workspace.replies(parent.channel, parent.ts).at(-1)?.text).toContain(
+      '已拒绝 · 不同意',
+    );
+  });
+
+  it('answers help in Chinese to a zh-CN person', async () => {
+    const hh = await harness();
+    await hh.openModal('li.wei@corp.example');
+    const { response } = await command(hh, 'li.wei@corp.example', 'help');
+    expect(String(response.json?.text)).toContain('发起审批');
+  });
+});
+
+describe('links to the approval service', () => {
+  it('puts an “Open in approval service” button on the request and the approver’s DM', async () => {
+    const hh = await harness({ env: { APPROVAL_WEB_URL: 'https://approvals.corp.example/' } });
+    const { parent, approval } = await startApproval(hh);
+    expect(JSON.stringify(parent.blocks)).toContain('"url":"https://approvals.corp.example/"');
+    const dm = hh.workspace.messages.find(
+      (m) =>
+        m.text.includes(approval.djbh) &&
+        hh.workspace.channels.get(m.channel)?.members.has(hh.user('maria.lopez@corp.example')) &&
+        hh.workspace.channels.get(m.channel)?.kind === 'im',
+    );
+    expect(JSON.stringify(dm?.blocks)).toContain('Open in approval service');
+  });
+
+  it('has no such button without APPROVAL_WEB_URL', async () => {
+    const hh = await harness();
+    const { parent } = await startApproval(hh);
+    expect(JSON.stringify(parent.blocks)).not.toContain('Open in approval service');
+  });
+});
