@@ -83,7 +83,7 @@ const envSchema = z.object({
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
-    .default('*/30 * * * * *'),
+    .optional(),
   POLL_CONCURRENCY: integer(1, 64).default(4),
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
@@ -147,7 +147,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     databaseUrl: e.DATABASE_URL,
     poll: {
-      cron: e.STATUS_POLL_CRON,
+      // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
+      cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),
       concurrency: e.POLL_CONCURRENCY,
       maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
       giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,

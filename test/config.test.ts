@@ -40,6 +40,7 @@ describe('loadConfig', () => {
 
   it('chooses HTTP mode with a signing secret and Socket Mode with an app token', () => {
     expect(loadConfig(slackHttp).mode).toBe('http');
+    expect(loadConfig(slackHttp).poll.cron).toBe('*/30 * * * * *');
     expect(
       loadConfig({ ...slackHttp, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-1-x' })
         .mode,

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Application, startApplication } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
+import { createSandboxRoutes } from './sandbox-server.ts';
 import { SlackRequester } from './slack-requests.ts';
-import { handleResponseUrl, handleWebApi } from './web-api-server.ts';
 import { Workspace } from './workspace.ts';
 
 export interface Sandbox {
@@ -19,9 +20,9 @@ export interface Sandbox {
 
 /**
  * Everything on one machine, for trying the app without Slack or the approval service: the
- * embedded simulator, a Slack workspace stand-in whose Web API the app calls, and the app itself
- * in HTTP mode, driven by signed requests exactly as Slack would drive it.
- * The sandbox server on PORT serves the Web API under /api/ and the sandbox page.
+ * embedded simulator with its default directory, a Slack workspace stand-in whose Web API the app
+ * calls, the app itself in HTTP mode (driven by signed requests exactly as Slack would drive it),
+ * and the sandbox page on PORT.
  */
 export async function startSandbox(config: Config, logger: Logger): Promise<Sandbox> {
   const simulator = await createSimulator({
@@ -36,26 +37,27 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
       { name: 'random', appIsMember: false },
     ],
   });
+  let slack: SlackRequester | undefined;
+  const route = createSandboxRoutes({
+    workspace,
+    simulator,
+    slack: () => {
+      if (!slack) throw new Error('the app is not started yet');
+      return slack;
+    },
+  });
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
-    if (url.pathname.startsWith('/respond/')) {
-      void handleResponseUrl(workspace, url.pathname, req, res);
-      return;
-    }
-    if (req.method === 'POST' && method) {
-      void handleWebApi(workspace, method, req, res);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('slack-approvals sandbox\n');
+    route(req, res).catch((error: unknown) => {
+      logger.error({ err: error, url: req.url }, 'sandbox request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: String(error) }));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, '127.0.0.1', resolve);
   });
-  const { port } = server.address() as { port: number };
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const signingSecret = randomBytes(16).toString('hex');
   const app = await startApplication(
     {
@@ -66,7 +68,7 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
     },
     { logger },
   );
-  const slack = new SlackRequester({
+  slack = new SlackRequester({
     workspace,
     eventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
     signingSecret,

@@ -1,0 +1,434 @@
+import { collectValues, el, mrkdwn, renderBlocks } from '/sandbox/block-kit.js';
+
+// The sandbox page: plays the Slack client for one person at a time. Everything it does goes to
+// the sandbox server, which turns it into what Slack would send the app.
+
+const state = {
+  me: '',
+  data: null,
+  channel: '',
+  tab: 'messages',
+  thread: null,
+  errors: {},
+  approvals: [],
+};
+const $ = (id) => document.getElementById(id);
+
+async function api(path, body) {
+  const response = await fetch(
+    path,
+    body === undefined
+      ? {}
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+  );
+  return response.json();
+}
+
+const names = () => new Map(state.data.people.map((p) => [p.id, p.name]));
+const ctx = (extra = {}) => ({
+  name: (id) => names().get(id) ?? id,
+  channelName: (id) => state.data.channels.find((c) => c.id === id)?.name ?? id,
+  people: state.data.people,
+  onAction: (element) =>
+    api('/sandbox/api/action', {
+      user: state.me,
+      actionId: element.action_id,
+      value: element.value ?? '',
+    }),
+  ...extra,
+});
+
+const time = (ts) =>
+  new Date(Number(ts) * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const initials = (name) =>
+  name
+    .split(/\s+/)
+    .map((w) => w[0])
+    .join('')
+    .slice(0, 2)
+    .toUpperCase();
+
+function messageNode(m, { inThread = false } = {}) {
+  const isBot = m.user === state.data.botUserId;
+  const name = isBot ? 'Approvals' : (names().get(m.user) ?? m.user);
+  const replies = inThread
+    ? []
+    : state.data.messages.filter((r) => r.threadTs === m.ts && r.channel === m.channel);
+  const content = m.blocks?.length
+    ? renderBlocks(m.blocks, ctx())
+    : [
+        el(
+          'div',
+          { class: 'bk-section' },
+          Object.assign(el('span'), { innerHTML: mrkdwn(m.text, ctx()) }),
+        ),
+      ];
+  return el(
+    'article',
+    { class: `message${m.ephemeral ? ' ephemeral' : ''}`, 'data-ts': m.ts },
+    el(
+      'div',
+      {
+        class: `avatar${isBot ? ' bot' : ''}`,
+        style: isBot
+          ? null
+          : `background:hsl(${[...name].reduce((a, c) => a + c.charCodeAt(0), 0) % 360} 45% 55%)`,
+      },
+      isBot ? '✓' : initials(name),
+    ),
+    el(
+      'div',
+      {},
+      el(
+        'div',
+        { class: 'meta' },
+        el('span', { class: 'name' }, name),
+        isBot ? el('span', { class: 'app-tag' }, 'APP') : null,
+        el('span', { class: 'time' }, time(m.ts)),
+        m.edited ? el('span', { class: 'edited' }, '(edited)') : null,
+      ),
+      content,
+      m.ephemeral ? el('div', { class: 'ephemeral-note' }, 'Only visible to you') : null,
+      replies.length
+        ? el(
+            'button',
+            { class: 'replies-link', onclick: () => openThread(m) },
+            `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`,
+          )
+        : null,
+    ),
+  );
+}
+
+function renderSidebar() {
+  const channels = $('channels');
+  const apps = $('apps');
+  channels.replaceChildren();
+  apps.replaceChildren();
+  for (const c of state.data.channels) {
+    const isApp = c.kind === 'im';
+    const label = isApp ? 'Approvals' : `# ${c.name}`;
+    const note =
+      !isApp && !c.appIsMember ? el('span', { class: 'note' }, 'app not in channel') : null;
+    const item = el(
+      'li',
+      {},
+      el(
+        'button',
+        { class: state.channel === c.id ? 'active' : '', onclick: () => select(c.id) },
+        label,
+        note,
+      ),
+    );
+    (isApp ? apps : channels).append(item);
+  }
+  if (!state.data.channels.some((c) => c.kind === 'im')) {
+    apps.append(
+      el(
+        'li',
+        {},
+        el(
+          'button',
+          { class: state.channel === 'app' ? 'active' : '', onclick: () => select('app') },
+          'Approvals',
+        ),
+      ),
+    );
+  }
+}
+
+function currentChannel() {
+  return state.data.channels.find((c) => c.id === state.channel);
+}
+
+function renderMain() {
+  const channel = currentChannel();
+  const isApp = state.channel === 'app' || channel?.kind === 'im';
+  $('title').textContent = isApp ? 'Approvals' : `# ${channel?.name ?? ''}`;
+  const tabs = $('tabs');
+  tabs.replaceChildren();
+  if (isApp) {
+    for (const [tab, label] of [
+      ['home', 'Home'],
+      ['messages', 'Messages'],
+    ]) {
+      tabs.append(
+        el(
+          'button',
+          {
+            role: 'tab',
+            class: state.tab === tab ? 'active' : '',
+            'aria-selected': state.tab === tab,
+            onclick: () => setTab(tab),
+          },
+          label,
+        ),
+      );
+    }
+  }
+  const showHome = isApp && state.tab === 'home';
+  $('home').hidden = !showHome;
+  $('messages').hidden = showHome;
+  $('composer').hidden = showHome;
+  if (showHome) {
+    $('home').replaceChildren(
+      ...(state.data.home
+        ? renderBlocks(state.data.home.blocks, ctx())
+        : [el('p', { class: 'empty' }, 'Loading Home…')]),
+    );
+    return;
+  }
+  const list = state.data.messages.filter((m) => m.channel === channel?.id && !m.threadTs);
+  const box = $('messages');
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  box.replaceChildren(
+    ...(list.length
+      ? list.map((m) => messageNode(m))
+      : [
+          el('p', { class: 'empty' }, 'No messages yet. Type /approve below to start an approval.'),
+        ]),
+  );
+  if (atBottom) box.scrollTop = box.scrollHeight;
+  $('composer-input').placeholder = isApp
+    ? 'Message Approvals — try /approve help'
+    : `Message #${channel?.name ?? ''} — try /approve New laptop`;
+}
+
+function renderThread() {
+  const pane = $('thread');
+  if (!state.thread) {
+    pane.hidden = true;
+    $('service').hidden = false;
+    return;
+  }
+  const parent =
+    state.data.messages.find(
+      (m) => m.ts === state.thread.ts && m.channel === state.thread.channel,
+    ) ?? state.thread;
+  const replies = state.data.messages.filter(
+    (m) => m.threadTs === parent.ts && m.channel === parent.channel,
+  );
+  $('thread-messages').replaceChildren(
+    messageNode(parent, { inThread: true }),
+    el('hr', { class: 'bk-divider' }),
+    ...replies.map((m) => messageNode(m, { inThread: true })),
+  );
+  pane.hidden = false;
+  $('service').hidden = true;
+}
+
+function renderModal() {
+  const root = $('modal-root');
+  const open = state.data.views.at(-1);
+  if (!open) {
+    root.replaceChildren();
+    return;
+  }
+  const v = open.view;
+  const form = el('form', { class: 'modal', role: 'dialog', 'aria-label': v.title.text });
+  const body = el(
+    'div',
+    { class: 'body' },
+    renderBlocks(v.blocks, ctx({ errors: state.errors[open.id] })),
+  );
+  form.append(
+    el(
+      'header',
+      {},
+      el('h2', {}, v.title.text),
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'icon',
+          'aria-label': 'Close',
+          onclick: () => closeModal(open.id),
+        },
+        '×',
+      ),
+    ),
+    body,
+    el(
+      'footer',
+      {},
+      el(
+        'button',
+        { type: 'button', onclick: () => closeModal(open.id) },
+        v.close?.text ?? 'Close',
+      ),
+      v.submit ? el('button', { type: 'submit', class: 'submit' }, v.submit.text) : null,
+    ),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = await api(`/sandbox/api/views/${open.id}/submit`, {
+      values: collectValues(body),
+    });
+    state.errors[open.id] = result.errors ?? {};
+    await refresh();
+  });
+  // Keep what was typed when the same modal re-renders (Slack keeps input state across updates).
+  const previous = root.querySelector('form.modal');
+  const typed = previous?.dataset.view === open.id ? collectValues(previous) : null;
+  form.dataset.view = open.id;
+  if (typed && previous?.dataset.hash === JSON.stringify(v.blocks)) {
+    for (const input of body.querySelectorAll('[data-action]'))
+      if (input.dataset.action in typed) input.value = typed[input.dataset.action];
+  }
+  form.dataset.hash = JSON.stringify(v.blocks);
+  root.replaceChildren(el('div', { class: 'overlay' }, form));
+}
+
+async function closeModal(id) {
+  await api(`/sandbox/api/views/${id}/close`, {});
+  await refresh();
+}
+
+async function renderApprovals() {
+  const { approvals } = await api('/simulator/api/approvals');
+  const who = (login) => state.data.people.find((p) => p.email === login)?.name ?? login;
+  const words = { pending: '待办 pending', approved: '同意 approved', rejected: '不同意 rejected' };
+  $('approvals').replaceChildren(
+    ...(approvals.length
+      ? approvals.map((a) =>
+          el(
+            'div',
+            { class: 'approval', 'data-djbh': a.djbh },
+            el(
+              'div',
+              { class: 'row' },
+              el('strong', {}, a.title),
+              el('span', { class: `state ${a.decision}` }, words[a.decision]),
+            ),
+            el('span', { class: 'djbh' }, a.djbh),
+            el('span', { class: 'who' }, `${who(a.requester)} → ${who(a.approver)}`),
+            a.decision === 'pending'
+              ? el(
+                  'div',
+                  { class: 'buttons' },
+                  el(
+                    'button',
+                    { class: 'bk-button primary', onclick: () => decide(a.djbh, 'agree') },
+                    `Agree as ${who(a.approver)}`,
+                  ),
+                  el(
+                    'button',
+                    { class: 'bk-button danger', onclick: () => decide(a.djbh, 'refuse') },
+                    'Refuse',
+                  ),
+                )
+              : null,
+          ),
+        )
+      : [el('p', { class: 'hint' }, 'No approvals yet.')]),
+  );
+}
+
+async function decide(djbh, decision) {
+  await api(`/simulator/api/approvals/${djbh}/decision`, { decision });
+  await renderApprovals();
+}
+
+function openThread(message) {
+  state.thread = { channel: message.channel, ts: message.ts };
+  renderThread();
+}
+
+async function select(channel) {
+  state.channel = channel;
+  state.thread = null;
+  const c = currentChannel();
+  if (c?.kind === 'im' || channel === 'app')
+    await setTab(state.tab === 'messages' ? 'home' : state.tab);
+  else render();
+}
+
+async function setTab(tab) {
+  state.tab = tab;
+  if (tab === 'home') await api('/sandbox/api/home', { user: state.me });
+  await refresh();
+}
+
+function render() {
+  renderSidebar();
+  renderMain();
+  renderThread();
+  renderModal();
+}
+
+async function refresh() {
+  state.data = await api(`/sandbox/api/state?user=${encodeURIComponent(state.me)}`);
+  if (state.channel === 'app') {
+    const dm = state.data.channels.find((c) => c.kind === 'im');
+    if (dm) state.channel = dm.id;
+  }
+  if (!state.channel)
+    state.channel = state.data.channels.find((c) => c.kind === 'public')?.id ?? '';
+  render();
+}
+
+async function send(input, threadTs) {
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = '';
+  const channel = currentChannel()?.id ?? state.channel;
+  await api('/sandbox/api/message', {
+    user: state.me,
+    channel,
+    text,
+    ...(threadTs ? { threadTs } : {}),
+  });
+  await refresh();
+}
+
+async function start() {
+  const first = await api('/sandbox/api/state?user=');
+  const people = first.people.filter((p) => !p.isBot);
+  const who = $('who');
+  for (const p of people) who.append(el('option', { value: p.id }, `${p.name} · ${p.locale}`));
+  const stored = localStorage.getItem('sandbox-user');
+  state.me = people.some((p) => p.id === stored)
+    ? stored
+    : (people.find((p) => p.locale === 'en-US' && p.email?.startsWith('sam'))?.id ?? people[0].id);
+  who.value = state.me;
+  who.addEventListener('change', async () => {
+    state.me = who.value;
+    localStorage.setItem('sandbox-user', state.me);
+    state.channel = '';
+    state.thread = null;
+    state.tab = 'messages';
+    await refresh();
+  });
+  $('composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send($('composer-input'));
+  });
+  $('thread-composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send($('thread-input'), state.thread?.ts);
+  });
+  $('thread-close').addEventListener('click', () => {
+    state.thread = null;
+    renderThread();
+  });
+  await refresh();
+  await renderApprovals();
+  // Live: the workspace says when anything changes; the service panel follows along.
+  let pending = false;
+  new EventSource('/sandbox/api/events').onmessage = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(async () => {
+      pending = false;
+      await refresh();
+      await renderApprovals();
+    }, 100);
+  };
+  setInterval(renderApprovals, 3000);
+}
+
+start();

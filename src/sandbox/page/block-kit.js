@@ -1,0 +1,238 @@
+// Renders the Block Kit the app sends (header, section, context, divider, actions, input with
+// plain text, select and user select) as Slack shows it, with Slack's mrkdwn.
+
+const EMOJI = {
+  hourglass_flowing_sand: '⏳',
+  white_check_mark: '✅',
+  x: '❌',
+  warning: '⚠️',
+  office: '🏢',
+  bell: '🔔',
+  zzz: '💤',
+  link: '🔗',
+  rocket: '🚀',
+  '+1': '👍',
+  tada: '🎉',
+  heart: '❤️',
+  smile: '😄',
+  eyes: '👀',
+};
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat())
+    if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+const html = (s) =>
+  s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
+
+/** Slack mrkdwn to HTML. The input is Slack-escaped (&amp; &lt; &gt;); raw < only opens a token. */
+export function mrkdwn(text, ctx) {
+  const tokens = [];
+  let source = text.replace(/<([^>]+)>/g, (_, inner) => {
+    tokens.push(inner);
+    return `\u{E000}${tokens.length - 1}\u{E001}`;
+  });
+  source = source.replaceAll('"', '&quot;');
+  source = source.replace(/```([\s\S]+?)```/g, '<pre><code>$1</code></pre>');
+  source = source.replace(/`([^`\n]+)`/g, '<code>$1</code>');
+  source = source.replace(/(^|[\s(])\*([^*\n]+)\*(?=$|[\s).,:;!?])/g, '$1<strong>$2</strong>');
+  source = source.replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,:;!?])/g, '$1<em>$2</em>');
+  source = source.replace(/(^|[\s(])~([^~\n]+)~(?=$|[\s).,:;!?])/g, '$1<del>$2</del>');
+  source = source.replace(/:([a-z0-9_+-]+):/g, (whole, name) => EMOJI[name] ?? whole);
+  const lines = source.split('\n');
+  const out = [];
+  let quote = [];
+  for (const line of lines) {
+    const q = /^(&gt;|>)(.*)$/.exec(line);
+    if (q) {
+      quote.push(q[2]);
+      continue;
+    }
+    if (quote.length) {
+      out.push(`<blockquote>${quote.join('<br>')}</blockquote>`);
+      quote = [];
+    }
+    out.push(line);
+  }
+  if (quote.length) out.push(`<blockquote>${quote.join('<br>')}</blockquote>`);
+  let result = out
+    .join('<br>')
+    .replace(/<br>(<blockquote>)/g, '$1')
+    .replace(/(<\/blockquote>)<br>/g, '$1');
+  // Tokens were parked in private-use characters so the formatting above could not touch them.
+  result = result.replace(/\u{E000}(\d+)\u{E001}/gu, (_, i) => token(tokens[Number(i)], ctx));
+  return result;
+}
+
+function token(inner, ctx) {
+  if (inner.startsWith('@'))
+    return `<span class="mention">@${html(ctx.name(inner.slice(1).split('|')[0]))}</span>`;
+  if (inner.startsWith('#'))
+    return `<span class="mention">#${html(ctx.channelName(inner.slice(1).split('|')[0]))}</span>`;
+  const [url, label] = inner.split('|');
+  if (!/^https?:\/\//.test(url)) return html(inner);
+  return `<a href="${html(url)}" target="_blank" rel="noopener">${label ?? html(url)}</a>`;
+}
+
+function textNode(t, ctx) {
+  if (!t) return el('span');
+  const span = el('span');
+  if (t.type === 'mrkdwn') span.innerHTML = mrkdwn(t.text, ctx);
+  else
+    span.textContent = t.text.replace(/:([a-z0-9_+-]+):/g, (whole, name) => EMOJI[name] ?? whole);
+  return span;
+}
+
+function button(element, ctx) {
+  const label = textNode(element.text, ctx);
+  const cls = `bk-button${element.style ? ` ${element.style}` : ''}`;
+  if (element.url)
+    return el('a', { class: cls, href: element.url, target: '_blank', rel: 'noopener' }, label);
+  return el(
+    'button',
+    { class: cls, type: 'button', onclick: () => ctx.onAction?.(element) },
+    label,
+  );
+}
+
+function control(element, ctx) {
+  const id = `in-${element.action_id}`;
+  switch (element.type) {
+    case 'plain_text_input':
+      return element.multiline
+        ? el(
+            'textarea',
+            { id, 'data-action': element.action_id, maxlength: element.max_length },
+            element.initial_value ?? '',
+          )
+        : el('input', {
+            id,
+            'data-action': element.action_id,
+            maxlength: element.max_length,
+            value: element.initial_value ?? '',
+          });
+    case 'users_select': {
+      const select = el(
+        'select',
+        { id, 'data-action': element.action_id },
+        el('option', { value: '' }, 'Choose a person…'),
+      );
+      for (const person of ctx.people.filter((p) => !p.isBot || p.id === element.initial_user)) {
+        select.append(
+          el(
+            'option',
+            { value: person.id, selected: person.id === element.initial_user },
+            person.name,
+          ),
+        );
+      }
+      return select;
+    }
+    case 'static_select': {
+      const select = el(
+        'select',
+        { id, 'data-action': element.action_id },
+        el('option', { value: '' }, 'Choose…'),
+      );
+      for (const option of element.options ?? []) {
+        select.append(
+          el(
+            'option',
+            { value: option.value, selected: element.initial_option?.value === option.value },
+            option.text.text,
+          ),
+        );
+      }
+      return select;
+    }
+    default:
+      return el('span', { class: 'hint' }, `(${element.type} is not shown in the sandbox)`);
+  }
+}
+
+/** Blocks to DOM. In a modal, `ctx.errors` maps block_id to a field error. */
+export function renderBlocks(blocks, ctx) {
+  return (blocks ?? []).map((block) => {
+    switch (block.type) {
+      case 'header':
+        return el('div', { class: 'bk-header' }, textNode(block.text, ctx));
+      case 'divider':
+        return el('hr', { class: 'bk-divider' });
+      case 'context':
+        return el(
+          'div',
+          { class: 'bk-context' },
+          block.elements.map((e) => (e.type === 'image' ? null : textNode(e, ctx))),
+        );
+      case 'actions':
+        return el(
+          'div',
+          { class: 'bk-actions' },
+          block.elements.map((e) => (e.type === 'button' ? button(e, ctx) : null)),
+        );
+      case 'section': {
+        const body = el(
+          'div',
+          { class: 'bk-section' },
+          block.text ? textNode(block.text, ctx) : null,
+        );
+        if (block.fields)
+          body.append(
+            el(
+              'div',
+              { class: 'bk-fields' },
+              block.fields.map((f) => el('div', {}, textNode(f, ctx))),
+            ),
+          );
+        if (!block.accessory) return body;
+        return el(
+          'div',
+          { class: 'bk-section-row' },
+          body,
+          block.accessory.type === 'button' ? button(block.accessory, ctx) : null,
+        );
+      }
+      case 'input': {
+        const error = ctx.errors?.[block.block_id];
+        return el(
+          'div',
+          { class: `bk-input${error ? ' has-error' : ''}`, 'data-block': block.block_id },
+          el(
+            'label',
+            { for: `in-${block.element.action_id}` },
+            block.label.text,
+            block.optional ? el('span', { class: 'optional' }, ' (optional)') : null,
+          ),
+          control(block.element, ctx),
+          block.hint ? el('div', { class: 'hint' }, block.hint.text) : null,
+          error ? el('div', { class: 'error', role: 'alert' }, error) : null,
+        );
+      }
+      default:
+        return el('div', { class: 'hint' }, `(${block.type} block)`);
+    }
+  });
+}
+
+/** The values of a rendered modal's inputs, by action_id. */
+export function collectValues(root) {
+  const values = {};
+  for (const input of root.querySelectorAll('[data-action]'))
+    values[input.dataset.action] = input.value;
+  return values;
+}
+
+export { el };

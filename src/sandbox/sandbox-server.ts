@@ -1,0 +1,200 @@
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Simulator } from '../simulator/simulator.ts';
+import type { SlackRequester } from './slack-requests.ts';
+import { handleResponseUrl, handleWebApi, readBody } from './web-api-server.ts';
+import type { Workspace } from './workspace.ts';
+
+/**
+ * The sandbox's HTTP routes. The page plays the Slack client: what a person does there becomes
+ * what Slack would send the app (signed requests through SlackRequester), and the app answers
+ * through the Web API this server also serves. The app has no route of its own for the sandbox.
+ *
+ * - `/`, `/sandbox/*.js|css`   the page
+ * - `/api/<method>`            the Slack Web API (SLACK_API_URL of the app)
+ * - `/respond/…`               command response_urls
+ * - `/sandbox/api/…`           the page's own calls: state, live events, typing, submitting
+ * - `/simulator/api/…`         the simulator's admin routes (the "Approval service" panel)
+ */
+export function createSandboxRoutes(deps: {
+  workspace: Workspace;
+  simulator: Simulator;
+  slack: () => SlackRequester;
+}) {
+  const { workspace, simulator } = deps;
+  const page = new URL('./page/', import.meta.url);
+  const assets: Record<string, string> = {
+    '/': 'index.html',
+    '/sandbox/app.js': 'app.js',
+    '/sandbox/block-kit.js': 'block-kit.js',
+    '/sandbox/styles.css': 'styles.css',
+  };
+  const types: Record<string, string> = {
+    html: 'text/html',
+    js: 'text/javascript',
+    css: 'text/css',
+  };
+
+  function json(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  }
+
+  /** What one person sees: their channels and DMs with messages, open modals, Home. */
+  function state(userId: string) {
+    const people = [...workspace.users.values()].map((u) => ({
+      id: u.id,
+      name: u.realName,
+      email: u.email,
+      locale: u.locale,
+      isBot: u.isBot,
+    }));
+    const channels = [...workspace.channels.values()]
+      .filter((c) => c.kind === 'public' || c.members.has(userId))
+      .filter((c) => c.kind !== 'im' || c.members.has(workspace.botUserId))
+      .map((c) => ({
+        id: c.id,
+        name: c.kind === 'im' ? 'Approvals' : c.name,
+        kind: c.kind,
+        appIsMember: c.members.has(workspace.botUserId),
+      }));
+    const visible = new Set(channels.map((c) => c.id));
+    const messages = workspace.messages
+      .filter((m) => visible.has(m.channel) && (!m.ephemeralTo || m.ephemeralTo === userId))
+      .map((m) => ({
+        channel: m.channel,
+        ts: m.ts,
+        user: m.user,
+        text: m.text,
+        blocks: m.blocks,
+        threadTs: m.threadTs ?? null,
+        ephemeral: Boolean(m.ephemeralTo),
+        edited: Boolean(m.edited),
+      }));
+    const views = [...workspace.views.values()]
+      .filter((v) => v.user === userId)
+      .map((v) => ({ id: v.id, view: v.view }));
+    return {
+      me: userId,
+      botUserId: workspace.botUserId,
+      people,
+      channels,
+      messages,
+      views,
+      home: workspace.homes.get(userId) ?? null,
+    };
+  }
+
+  async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const raw = await readBody(req);
+    return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+  }
+
+  /** Typing in the message box: a slash command goes to the app as Slack would send it. */
+  async function message(b: Record<string, unknown>) {
+    const user = String(b.user);
+    const channel = String(b.channel);
+    const text = String(b.text ?? '').trim();
+    const threadTs = b.threadTs ? String(b.threadTs) : undefined;
+    if (!text.startsWith('/')) {
+      workspace.postAsUser(user, channel, text, threadTs);
+      return { ok: true };
+    }
+    const [command = '', ...rest] = text.split(/\s+/);
+    if (command !== '/approve') {
+      workspace.respond(user, channel, {
+        text: `${command} is not a command in this workspace. Try /approve.`,
+      });
+      return { ok: false };
+    }
+    const response = await deps.slack().command(user, channel, rest.join(' '), command);
+    // Slack shows a command's immediate answer to the person who typed it.
+    if (response.json?.text || response.json?.blocks)
+      workspace.respond(user, channel, response.json);
+    if (response.status !== 200)
+      workspace.respond(user, channel, { text: `/approve failed with status ${response.status}.` });
+    return { ok: response.status === 200 };
+  }
+
+  async function proxySimulator(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+  ): Promise<void> {
+    const raw = await readBody(req);
+    const upstream = await fetch(`${simulator.url}${path}`, {
+      method: req.method ?? 'GET',
+      headers: { 'content-type': 'application/json' },
+      ...(raw ? { body: raw } : {}),
+    });
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(await upstream.text());
+  }
+
+  return async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname;
+    const asset = assets[path];
+    if (req.method === 'GET' && asset) {
+      res.writeHead(200, {
+        'content-type': `${types[asset.split('.').pop() ?? 'html']}; charset=utf-8`,
+        'cache-control': 'no-store',
+      });
+      res.end(await readFile(new URL(asset, page)));
+      return;
+    }
+    const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
+    if (req.method === 'POST' && method) return handleWebApi(workspace, method, req, res);
+    if (path.startsWith('/respond/') && (await handleResponseUrl(workspace, path, req, res)))
+      return;
+    if (path.startsWith('/simulator/api/')) return proxySimulator(req, res, path);
+    if (path === '/sandbox/api/state' && req.method === 'GET')
+      return json(res, 200, state(url.searchParams.get('user') ?? ''));
+    if (path === '/sandbox/api/events' && req.method === 'GET') {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      res.write('retry: 1000\n\n');
+      const stop = workspace.onChange((change) => res.write(`data: ${change}\n\n`));
+      req.on('close', stop);
+      return;
+    }
+    if (req.method !== 'POST') return json(res, 404, { error: 'not found' });
+    const b = await body(req);
+    if (path === '/sandbox/api/message') return json(res, 200, await message(b));
+    const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close)$/.exec(path);
+    if (viewAction) {
+      const [, viewId = '', action] = viewAction;
+      if (action === 'close') {
+        workspace.closeView(viewId);
+        return json(res, 200, { ok: true });
+      }
+      const result = await deps
+        .slack()
+        .submitView(viewId, (b.values ?? {}) as Record<string, string | undefined>);
+      return json(res, 200, { ok: result.response.status === 200, errors: result.errors ?? null });
+    }
+    if (path === '/sandbox/api/home') {
+      const response = await deps.slack().event({
+        type: 'app_home_opened',
+        user: String(b.user),
+        channel: workspace.appDm(String(b.user)).id,
+        tab: 'home',
+      });
+      return json(res, 200, { ok: response.status === 200 });
+    }
+    if (path === '/sandbox/api/action') {
+      const response = await deps
+        .slack()
+        .blockAction(
+          String(b.user),
+          { action_id: String(b.actionId), value: String(b.value ?? '') },
+          { channelId: String(b.channel ?? ''), messageTs: String(b.ts ?? '') },
+        );
+      return json(res, 200, { ok: response.status === 200 });
+    }
+    return json(res, 404, { error: 'not found' });
+  };
+}

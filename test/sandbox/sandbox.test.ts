@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox.ts';
+import { waitFor } from '../helpers/harness.ts';
+
+// The sandbox server without a browser: the page's own calls, answered by the real app.
+
+let sandbox: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
+  sandbox = await startSandbox(
+    loadConfig({ PORT: '0', DATABASE_URL: join(dir, 'a.db'), LOG_LEVEL: 'fatal' }),
+    createLogger('fatal'),
+  );
+});
+afterAll(async () => {
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const post = (path: string, body: unknown) =>
+  fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then((r) => r.json() as Promise<Record<string, unknown>>);
+const state = (user: string) =>
+  fetch(`${sandbox.url}/sandbox/api/state?user=${user}`).then(
+    (r) =>
+      r.json() as Promise<{
+        messages: Array<{ text: string; ephemeral: boolean; channel: string }>;
+        views: Array<{ id: string; view: { blocks: unknown[] } }>;
+        channels: Array<{ id: string; kind: string }>;
+      }>,
+  );
+
+describe('the sandbox server', () => {
+  it('serves the page and its scripts', async () => {
+    const page = await fetch(sandbox.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/sandbox/app.js');
+    for (const asset of ['/sandbox/app.js', '/sandbox/block-kit.js', '/sandbox/styles.css']) {
+      expect((await fetch(`${sandbox.url}${asset}`)).status).toBe(200);
+    }
+  });
+
+  it('shows the answer to /approve help only to the person who typed it', async () => {
+    const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+    const general = sandbox.workspace.channelByName('general').id;
+    await post('/sandbox/api/message', { user: sam, channel: general, text: '/approve help' });
+    const mine = await state(sam);
+    expect(
+      mine.messages.find((m) => m.ephemeral && m.text.includes('/approve status')),
+    ).toBeDefined();
+    const maria = await state(sandbox.workspace.userByLogin('maria.lopez@corp.example').id);
+    expect(maria.messages.some((m) => m.text.includes('/approve status'))).toBe(false);
+  });
+
+  it('says so for a command the workspace does not have', async () => {
+    const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+    await post('/sandbox/api/message', {
+      user: sam,
+      channel: sandbox.workspace.channelByName('general').id,
+      text: '/weather',
+    });
+    expect(
+      (await state(sam)).messages.some((m) => m.text.includes('/weather is not a command')),
+    ).toBe(true);
+  });
+
+  it('opens the app’s modal, submits it and shows the approval in the service panel', async () => {
+    const alex = sandbox.workspace.userByLogin('alex.kim@corp.example').id;
+    await post('/sandbox/api/message', {
+      user: alex,
+      channel: sandbox.workspace.channelByName('general').id,
+      text: '/approve Monitor',
+    });
+    const view = await waitFor(async () =>
+      (await state(alex)).views.find((v) => JSON.stringify(v.view).includes('Suggested approver')),
+    );
+    const result = await post(`/sandbox/api/views/${view.id}/submit`, {
+      values: { title_input: 'Monitor', note_input: 'A second screen' },
+    });
+    expect(result).toEqual({ ok: true, errors: null });
+    const approvals = await waitFor(async () => {
+      const list = (await fetch(`${sandbox.url}/simulator/api/approvals`).then((r) =>
+        r.json(),
+      )) as { approvals: Array<{ title: string; approver: string }> };
+      return list.approvals.find((a) => a.title === 'Monitor');
+    });
+    expect(approvals.approver).toBe('liu.yang@corp.example');
+  });
+});
