@@ -29,7 +29,7 @@ describe('loadConfig', () => {
       databaseUrl: './data/approvals.db',
       approval: { appName: 'slack-approvals', timeoutMs: 10_000 },
       poll: {
-        cron: '*/30 * * * * *',
+        cron: '*/2 * * * * *',
         concurrency: 4,
         maxIntervalMs: 3_600_000,
         giveUpAfterMs: 30 * 86_400_000,
