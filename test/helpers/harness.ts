@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterEach } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
@@ -122,6 +123,38 @@ export async function startHarness(options: HarnessOptions = {}) {
       );
       return view;
     },
+    /**
+     * Starts an approval through Slack as a person would (/approve, submit), and waits until the
+     * request message and the approver's DM are out.
+     */
+    async startApproval(
+      login = 'sam.taylor@corp.example',
+      channelName = 'general',
+      title = 'New storage node',
+    ) {
+      const before = sim.approvals().length;
+      const view = await harness.openModal(login, channelName, title);
+      await slack.submitView(view.id, { note_input: 'For the Q3 expansion' });
+      const approval = await waitFor(
+        () => (sim.approvals().length > before ? sim.approvals()[0] : undefined),
+        5000,
+        'the approval in the service',
+      );
+      const parent = await waitFor(
+        () => workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
+        5000,
+        'the request message',
+      );
+      await waitFor(
+        () =>
+          workspace
+            .callsOf('chat.postMessage')
+            .some((c) => JSON.stringify(c.args).includes(`${approval.djbh}:approver-dm`)),
+        5000,
+        'the approver DM',
+      );
+      return { approval, parent };
+    },
     async close() {
       await app.stop();
       await api.close();
@@ -133,6 +166,19 @@ export async function startHarness(options: HarnessOptions = {}) {
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/** A fresh harness per test, closed after it: `const harness = harnessPerTest();` in a test file. */
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
+  let current: Harness | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (options = {}) => {
+    current = await startHarness(options);
+    return current;
+  };
+}
 
 /** Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(

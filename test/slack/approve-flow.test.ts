@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
-import { type Harness, type HarnessOptions, startHarness, waitFor } from '../helpers/harness.ts';
+import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
 
-let h: Harness | undefined;
-
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const harness = harnessPerTest();
 
 const viewText = (view: View | undefined) => JSON.stringify(view?.view ?? {});
 
@@ -28,17 +19,6 @@ async function submitted(
 }
 
 /** Starts an approval through Slack and waits for its request message. */
-async function startApproval(hh: Harness, login = 'sam.taylor@corp.example', channel = 'general') {
-  await submitted(hh, login, { note_input: 'For the Q3 expansion' }, channel);
-  const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval in the service');
-  const channelId = channel === 'dm' ? '' : hh.channel(channel);
-  const parent = await waitFor(
-    () => hh.workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
-    5000,
-    'the request message',
-  );
-  return { approval, parent, channelId };
-}
 
 describe('opening the modal', () => {
   it('opens within the trigger window even when the department lookup takes 2.5 s, then fills it in', async () => {
@@ -213,7 +193,7 @@ describe('submitting', () => {
 describe('the request message', () => {
   it('posts title, requester, approver, note, number and status in the channel, and DMs the approver', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     const blocks = JSON.stringify(parent.blocks);
     expect(parent.channel).toBe(hh.channel('general'));
     expect(blocks).toContain('New storage node');
@@ -295,7 +275,7 @@ describe('the request message', () => {
 describe('status updates', () => {
   it('posts the approval in the thread, updates the parent, and stops checking', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     await hh.app.poll();
     expect(hh.workspace.replies(parent.channel, parent.ts)).toEqual([]);
     hh.sim.decide(approval.djbh, 'agree');
@@ -317,7 +297,7 @@ describe('status updates', () => {
 
   it('posts a rejection in the thread', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     hh.sim.decide(approval.djbh, 'refuse');
     await hh.app.poll();
     const [reply] = hh.workspace.replies(parent.channel, parent.ts);
@@ -329,7 +309,7 @@ describe('status updates', () => {
 
   it('delivers a decision taken while the app was down after a restart, once', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     await hh.restart(() => {
       hh.sim.decide(approval.djbh, 'agree');
     });
@@ -344,7 +324,7 @@ describe('status updates', () => {
 
   it('stays quiet in the thread while the service is down, and resumes when it is back', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     hh.sim.setFaults('approval-status', { outage: true });
     hh.sim.decide(approval.djbh, 'agree');
     const counts = await hh.app.poll();
@@ -358,7 +338,7 @@ describe('status updates', () => {
 
   it('stops following an approval nobody decided after the configured age, and says so once', async () => {
     const hh = await harness({ env: { POLL_GIVE_UP_DAYS: '30' } });
-    const { parent } = await startApproval(hh);
+    const { parent } = await hh.startApproval();
     const later = new Date(Date.now() + 31 * 86_400_000);
     await hh.app.poll(later);
     await hh.app.poll(new Date(later.getTime() + 86_400_000));
@@ -439,7 +419,7 @@ describe('the HTTP endpoint', () => {
 
   it('logs one line per request and never a secret', async () => {
     const hh = await harness();
-    await startApproval(hh);
+    await hh.startApproval();
     const requests = hh.logs.entries().filter((e) => e.msg === 'slack request');
     expect(requests.map((r) => r.kind)).toEqual(
       expect.arrayContaining(['/approve', 'view_submission']),

@@ -1,41 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
-import { type Harness, type HarnessOptions, startHarness, waitFor } from '../helpers/harness.ts';
+import { type Harness, type HarnessOptions, harnessPerTest, waitFor } from '../helpers/harness.ts';
 
-let h: Harness | undefined;
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const harness = harnessPerTest();
 
 const HOUR = 3_600_000;
-
-async function startApproval(
-  hh: Harness,
-  login = 'sam.taylor@corp.example',
-  title = 'New storage node',
-) {
-  const before = hh.sim.approvals().length;
-  const view = await hh.openModal(login, 'general', title);
-  await hh.slack.submitView(view.id, { note_input: 'For the Q3 expansion' });
-  const approval = await waitFor(() =>
-    hh.sim.approvals().length > before ? hh.sim.approvals()[0] : undefined,
-  );
-  const parent = await waitFor(() =>
-    hh.workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
-  );
-  await waitFor(() =>
-    hh.workspace
-      .callsOf('chat.postMessage')
-      .some((c) => JSON.stringify(c.args).includes(`${approval.djbh}:approver-dm`)),
-  );
-  return { approval, parent };
-}
 
 async function openHome(hh: Harness, login: string) {
   const userId = hh.user(login);
@@ -72,8 +42,8 @@ describe('App Home', () => {
 
   it('lists what waits for the approver and the requester’s own requests, with thread links', async () => {
     const hh = await harness({ env: { APPROVAL_WEB_URL: 'https://approvals.corp.example/' } });
-    const first = await startApproval(hh, 'sam.taylor@corp.example', 'First request');
-    const second = await startApproval(hh, 'sam.taylor@corp.example', 'Second request');
+    const first = await hh.startApproval('sam.taylor@corp.example', 'general', 'First request');
+    const second = await hh.startApproval('sam.taylor@corp.example', 'general', 'Second request');
     const maria = await openHome(hh, 'maria.lopez@corp.example');
     expect(maria.text).toContain('Waiting for me (2)');
     expect(maria.text).toContain(first.approval.djbh);
@@ -133,7 +103,7 @@ describe('subcommands', () => {
 
   it('reports the status of an approval the app started, with its title and thread', async () => {
     const hh = await harness();
-    const { approval } = await startApproval(hh);
+    const { approval } = await hh.startApproval();
     hh.sim.decide(approval.djbh, 'agree');
     const c = await command(hh, 'sam.taylor@corp.example', `status ${approval.djbh}`);
     const answer = await c.next();
@@ -180,7 +150,7 @@ describe('subcommands', () => {
 
   it('lists my open requests and what waits for me', async () => {
     const hh = await harness();
-    const { approval } = await startApproval(hh);
+    const { approval } = await hh.startApproval();
     const sam = await (await command(hh, 'sam.taylor@corp.example', 'list')).next();
     expect(JSON.stringify(sam.blocks)).toContain(approval.djbh);
     const maria = await (await command(hh, 'maria.lopez@corp.example', 'list')).next();
@@ -300,7 +270,7 @@ describe('account linking', () => {
 describe('reminders', () => {
   it('reminds the approver after a day, at most once a day and at most N times, noted in the thread', async () => {
     const hh = await harness({ env: { REMINDER_AFTER_HOURS: '24', REMINDER_MAX: '2' } });
-    const { approval, parent } = await startApproval(hh);
+    const { approval, parent } = await hh.startApproval();
     const t0 = Date.now();
     const maria = hh.user('maria.lopez@corp.example');
     const reminders = () =>
@@ -328,7 +298,7 @@ describe('reminders', () => {
 
   it('sends no reminder when reminders are switched off', async () => {
     const hh = await harness({ env: { REMINDER_MAX: '0' } });
-    await startApproval(hh);
+    await hh.startApproval();
     await hh.app.poll(new Date(Date.now() + 30 * HOUR));
     expect(hh.workspace.messages.filter((m) => m.text.includes('Reminder'))).toHaveLength(0);
   });
@@ -347,7 +317,7 @@ describe('Chinese and English', () => {
 
   it('writes the thread in the requester’s language, always with the service’s own word', async () => {
     const hh = await harness();
-    const { approval, parent } = await startApproval(hh, 'li.wei@corp.example');
+    const { approval, parent } = await hh.startApproval('li.wei@corp.example');
     expect(JSON.stringify(parent.blocks)).toContain('待审批 · 待办');
     hh.sim.decide(approval.djbh, 'refuse');
     await hh.app.poll();
@@ -367,7 +337,7 @@ describe('Chinese and English', () => {
 describe('links to the approval service', () => {
   it('puts an “Open in approval service” button on the request and the approver’s DM', async () => {
     const hh = await harness({ env: { APPROVAL_WEB_URL: 'https://approvals.corp.example/' } });
-    const { parent, approval } = await startApproval(hh);
+    const { parent, approval } = await hh.startApproval();
     expect(JSON.stringify(parent.blocks)).toContain('"url":"https://approvals.corp.example/"');
     const dm = hh.workspace.messages.find(
       (m) =>
@@ -380,7 +350,7 @@ describe('links to the approval service', () => {
 
   it('has no such button without APPROVAL_WEB_URL', async () => {
     const hh = await harness();
-    const { parent } = await startApproval(hh);
+    const { parent } = await hh.startApproval();
     expect(JSON.stringify(parent.blocks)).not.toContain('Open in approval service');
   });
 });
