@@ -36,11 +36,7 @@ export const NOTE_MAX = 3000;
 export function buildApprovalModal(state: ApprovalModalState, t: Messages): ModalView {
   const blocks: KnownBlock[] = [];
   if (state.banner) {
-    blocks.push({
-      type: 'section',
-      block_id: BLOCK.banner,
-      text: { type: 'mrkdwn', text: `:warning: ${state.banner}` },
-    });
+    blocks.push(bannerBlock(state.banner));
   }
   if (state.info.length > 0) {
     blocks.push({
@@ -134,4 +130,13 @@ export function parseModalMetadata(raw: string): ModalMetadata | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A warning above a form's fields, e.g. why the last submission did not go through. */
+export function bannerBlock(text: string): KnownBlock {
+  return {
+    type: 'section',
+    block_id: BLOCK.banner,
+    text: { type: 'mrkdwn', text: `:warning: ${text}` },
+  };
 }

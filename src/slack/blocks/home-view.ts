@@ -4,7 +4,7 @@ import type { Page } from '../../approvals/approval-store.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
-import { escapeMrkdwn, personRef, truncate } from './request-message.ts';
+import { escapeMrkdwn, linkButton, personRef, truncate } from './request-message.ts';
 
 /** Rows per section: two sections and their frame stay well within the Home tab's 100 blocks. */
 export const HOME_ROWS = 20;
@@ -65,14 +65,7 @@ function row(a: TrackedApproval, s: HomeState, t: Messages): KnownBlock {
     type: 'section',
     text: { type: 'mrkdwn', text: `${heading}  \`${a.djbh}\`\n${details.join(' · ')}` },
     ...(s.webUrl
-      ? {
-          accessory: {
-            type: 'button',
-            action_id: `${ACTION.openInService}_${a.djbh}`,
-            text: { type: 'plain_text', text: t.serviceLink },
-            url: s.webUrl,
-          },
-        }
+      ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, s.webUrl) }
       : {}),
   };
 }

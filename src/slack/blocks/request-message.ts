@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import type { Decision } from '../../approvals/approval-types.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
@@ -86,39 +86,20 @@ export function buildApproverDm(
       },
     },
   ];
-  const buttons = [];
-  if (links.thread) {
-    buttons.push({
-      type: 'button' as const,
-      action_id: ACTION.viewThread,
-      text: { type: 'plain_text' as const, text: t.viewThread },
-      url: links.thread,
-    });
-  }
-  if (links.webUrl) {
-    buttons.push({
-      type: 'button' as const,
-      action_id: ACTION.openInService,
-      text: { type: 'plain_text' as const, text: t.openInService },
-      url: links.webUrl,
-    });
-  }
+  const buttons: Button[] = [];
+  if (links.thread) buttons.push(linkButton(ACTION.viewThread, t.viewThread, links.thread));
+  if (links.webUrl) buttons.push(linkButton(ACTION.openInService, t.openInService, links.webUrl));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return { text: `${first} ${a.title} (${a.djbh})`, blocks };
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {
-  return {
-    type: 'actions',
-    elements: [
-      {
-        type: 'button',
-        action_id: ACTION.openInService,
-        text: { type: 'plain_text', text: t.openInService },
-        url: webUrl,
-      },
-    ],
-  };
+  return { type: 'actions', elements: [linkButton(ACTION.openInService, t.openInService, webUrl)] };
+}
+
+/** A button that opens a URL (Slack still sends the click, which the app acknowledges). */
+export function linkButton(actionId: string, text: string, url: string): Button {
+  return { type: 'button', action_id: actionId, text: { type: 'plain_text', text }, url };
 }
 
 /** Shortens to `max` characters on a character boundary, marking the cut. */

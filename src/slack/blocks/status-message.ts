@@ -4,6 +4,7 @@ import type { ApprovalStatus } from '../../approvals/approval-types.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
+import { bannerBlock } from './approval-modal.ts';
 import { escapeMrkdwn, type SlackMessage, truncate } from './request-message.ts';
 
 export function buildTextMessage(text: string): SlackMessage {
@@ -61,12 +62,7 @@ export function buildListMessage(
 /** `/approve link`: asks for the session token. Never prefilled: the token is not echoed back. */
 export function buildLinkModal(t: Messages, banner?: string): ModalView {
   const blocks: KnownBlock[] = [];
-  if (banner)
-    blocks.push({
-      type: 'section',
-      block_id: BLOCK.banner,
-      text: { type: 'mrkdwn', text: `:warning: ${banner}` },
-    });
+  if (banner) blocks.push(bannerBlock(banner));
   blocks.push({
     type: 'input',
     block_id: BLOCK.sessionToken,
