@@ -15,7 +15,7 @@ import { createBoltApp } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
-import { openDatabase } from './store/database.ts';
+import { type DatabaseHandle, openDatabase } from './store/database.ts';
 
 export interface ApplicationOverrides {
   logDestination?: pino.DestinationStream;
@@ -65,6 +65,28 @@ export async function startApplication(
       timeoutMs: config.approval.timeoutMs,
     });
 
+  try {
+    return await serve(config, overrides, { logger, now, database, store, service });
+  } catch (error) {
+    // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function serve(
+  config: Config,
+  overrides: ApplicationOverrides,
+  parts: {
+    logger: Logger;
+    now: () => Date;
+    database: DatabaseHandle;
+    store: ReturnType<typeof createApprovalStore>;
+    service: ApprovalService;
+  },
+): Promise<Application> {
+  const { logger, now, database, store, service } = parts;
+  const botToken = config.slack.botToken ?? '';
   let ready = false;
   const health = (res: import('node:http').ServerResponse) => {
     res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });

@@ -6,7 +6,7 @@ import { AppError } from './errors.ts';
  * - `sandbox`: no Slack settings at all; the app runs against a local stand-in of Slack and the
  *   embedded approval-service simulator, for trying it out on one machine.
  * - `socket`: Slack over Socket Mode (SLACK_APP_TOKEN), no public URL needed.
- * - `http`: Slack posts to POST /slack/events, verified with SLACK_SIGNING_SECRET.
+ * - `http`: Slack sends requests to /slack/events, verified with SLACK_SIGNING_SECRET.
  */
 export type Mode = 'sandbox' | 'socket' | 'http';
 
@@ -62,7 +62,7 @@ export class ConfigError extends AppError {
   }
 }
 
-const SANDBOX_APPROVAL = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
+const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -140,8 +140,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     approval: {
       ...(e.APPROVAL_BASE_URL ? { baseUrl: e.APPROVAL_BASE_URL } : {}),
-      appName: e.APPROVAL_APP_NAME ?? SANDBOX_APPROVAL.appName,
-      appKey: e.APPROVAL_APP_KEY ?? SANDBOX_APPROVAL.appKey,
+      appName: e.APPROVAL_APP_NAME ?? sandboxCredentials.appName,
+      appKey: e.APPROVAL_APP_KEY ?? sandboxCredentials.appKey,
       ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
     },

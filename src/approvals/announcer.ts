@@ -1,3 +1,4 @@
+import { AppError } from '../errors.ts';
 import type { Announcement, TrackedApproval } from './tracked-approval.ts';
 
 /** Where a message was posted. */
@@ -17,14 +18,13 @@ export interface Announcer {
   findDelivered(announcement: Announcement, approval: TrackedApproval): Promise<Posted | undefined>;
 }
 
-export class AnnounceError extends Error {
+export class AnnounceError extends AppError {
   constructor(
     message: string,
     /** True when trying again later may work (rate limit, network, Slack hiccup). */
     readonly retryable: boolean,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'AnnounceError';
+    super(retryable ? 'announce_retryable' : 'announce_failed', message, options);
   }
 }

@@ -64,6 +64,8 @@ export interface Simulator {
   clearFaults(): void;
   /** How many requests each endpoint has received, for tests that count calls. */
   requestCounts(): Record<Endpoint, number>;
+  /** The most requests one endpoint was answering at the same time, since the start. */
+  peakConcurrency(): Record<Endpoint, number>;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const approvals = new Map<string, SimulatedApproval>();
   const faults = new Map<Endpoint, Faults>();
   const counts = Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
+  const inFlight = Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
+  const peak = Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
 
   const ok = (body: Record<string, unknown>) => new Reply(200, body);
   const fail = (text: string, msg = text) =>
@@ -309,6 +313,22 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       return;
     }
     counts[endpoint]++;
+    inFlight[endpoint]++;
+    peak[endpoint] = Math.max(peak[endpoint], inFlight[endpoint]);
+    try {
+      await answerEndpoint(endpoint, req, res, url, raw);
+    } finally {
+      inFlight[endpoint]--;
+    }
+  }
+
+  async function answerEndpoint(
+    endpoint: Endpoint,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    raw: string,
+  ): Promise<void> {
     const f = faults.get(endpoint) ?? {};
     if (f.latencyMs) await new Promise((r) => setTimeout(r, f.latencyMs));
     if (f.outage) {
@@ -383,6 +403,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     setFaults,
     clearFaults: () => faults.clear(),
     requestCounts: () => ({ ...counts }),
+    peakConcurrency: () => ({ ...peak }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -58,6 +58,17 @@ describe('App Home', () => {
     expect(sam.text).toContain('Pending · 待办');
   });
 
+  it('publishes Home again on Slack’s retry of the event, and posts nothing', async () => {
+    const hh = await harness();
+    const userId = hh.user('sam.taylor@corp.example');
+    const event = { type: 'app_home_opened', user: userId, channel: 'D0HOME', tab: 'home' };
+    await hh.slack.event(event);
+    const retried = await hh.slack.event(event, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    expect(retried.status).toBe(200);
+    await waitFor(() => hh.workspace.callsOf('views.publish').length === 2);
+    expect(hh.workspace.callsOf('chat.postMessage')).toEqual([]);
+  });
+
   it('stays within 100 blocks with 200 approvals and says how many more there are', async () => {
     const hh = await harness();
     const db = await openDatabase(hh.env.DATABASE_URL);
@@ -221,6 +232,15 @@ describe('account linking', () => {
         expect(JSON.stringify(call.args)).not.toContain(token);
       }
     }
+  });
+
+  it('keeps the token out of the logs even at LOG_LEVEL=debug', async () => {
+    const hh = await harness({ ...options, env: { LOG_LEVEL: 'debug' } });
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const { view } = await link(hh, token);
+    await waitFor(() => JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('Linked as'));
+    expect(hh.logs.lines.length).toBeGreaterThan(0);
+    expect(hh.logs.lines.join('\n')).not.toContain(token);
   });
 
   it('explains a session that is not logged in, and keeps the token out of the form', async () => {
