@@ -63,7 +63,10 @@ describe('App Home', () => {
     const userId = hh.user('sam.taylor@corp.example');
     const event = { type: 'app_home_opened', user: userId, channel: 'D0HOME', tab: 'home' };
     await hh.slack.event(event);
-    const retried = await hh.slack.event(event, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    const retried = await hh.slack.event(event, {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_timeout',
+    });
     expect(retried.status).toBe(200);
     await waitFor(() => hh.workspace.callsOf('views.publish').length === 2);
     expect(hh.workspace.callsOf('chat.postMessage')).toEqual([]);
@@ -238,7 +241,9 @@ describe('account linking', () => {
     const hh = await harness({ ...options, env: { LOG_LEVEL: 'debug' } });
     const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
     const { view } = await link(hh, token);
-    await waitFor(() => JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('Linked as'));
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('Linked as'),
+    );
     expect(hh.logs.lines.length).toBeGreaterThan(0);
     expect(hh.logs.lines.join('\n')).not.toContain(token);
   });
