@@ -225,6 +225,12 @@ describe('the request message', () => {
     expect(channel?.kind).toBe('im');
     expect(channel?.members.has(hh.user('sam.taylor@corp.example'))).toBe(true);
     expect(hh.workspace.callsOf('chat.postMessage')[0]?.response.error).toBe('not_in_channel');
+    const modal = await waitFor(() =>
+      [...hh.workspace.views.values()].find((v) =>
+        JSON.stringify(v.view).includes('is in your direct messages'),
+      ),
+    );
+    expect(JSON.stringify(modal.view)).toContain(`not a member of <#${hh.channel('random')}>`);
   });
 
   it('falls back to the DM from a private channel or another people’s DM', async () => {

@@ -7,6 +7,7 @@ import type {
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
+import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import {
   buildApprovalModal,
   buildMessageModal,
@@ -100,7 +101,14 @@ export function approvalSubmission(deps: Deps) {
         locale: requester.locale,
       });
       deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
-      const lines = [t.submitted(djbh), t.postedWhere(metadata.channelId)];
+      // Post first, so the modal can say where the request really went (the channel, or the DM).
+      await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
+        deps.logger.warn({ err: error, djbh }, 'could not deliver the request yet');
+      });
+      const lines = [
+        t.submitted(djbh),
+        where(await deps.store.getApproval(djbh), metadata.channelId, t),
+      ];
       if (prepared.changes.length > 0) {
         lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
       }
@@ -131,10 +139,6 @@ export function approvalSubmission(deps: Deps) {
       await show(buildApprovalModal(form, t));
       return;
     }
-    // Failures here are the dispatcher's to retry on the next poll pass.
-    await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
-      deps.logger.warn({ err: error }, 'could not deliver the request yet');
-    });
   };
 }
 
@@ -159,6 +163,13 @@ async function resolveApprover(
   const login = await deps.identities.loginOf(slackId);
   if (!login) return { error: t.approverWithoutEmail, block: BLOCK.approver };
   return { login, slackId };
+}
+
+/** Where the request message is: the command's channel, the requester's DM instead, or not yet out. */
+function where(approval: TrackedApproval | undefined, commandChannel: string, t: Messages): string {
+  if (!approval?.messageTs) return t.postingSoon;
+  if (approval.channelId !== commandChannel) return t.postedInDmInstead(commandChannel);
+  return t.postedWhere(approval.channelId);
 }
 
 /** The words a person needs when the service did not start their approval. */
