@@ -162,7 +162,7 @@ describe('submitting', () => {
     expect(text).toContain('emoji were written as :names:');
   });
 
-  it('shows the approval number in the modal once started', async () => {
+  it('shows the approval number and where the request is in the modal once started', async () => {
     const hh = await harness();
     const { view } = await submitted(hh, 'sam.taylor@corp.example', { note_input: 'n' });
     const [approval] = await waitFor(() =>
@@ -170,6 +170,9 @@ describe('submitting', () => {
     );
     await waitFor(() =>
       viewText(hh.workspace.views.get(view.id)).includes(`Approval *${approval?.djbh}* started`),
+    );
+    expect(viewText(hh.workspace.views.get(view.id))).toContain(
+      `The request is posted in <#${hh.channel('general')}>`,
     );
   });
 
