@@ -62,6 +62,8 @@ export class ConfigError extends AppError {
   }
 }
 
+/** Where the sandbox keeps its data when DATABASE_URL is not set; emptied at each sandbox start. */
+export const SANDBOX_DATABASE = './data/sandbox.db';
 const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -79,7 +81,7 @@ const envSchema = z.object({
   APPROVAL_APP_KEY: z.string().min(1).optional(),
   APPROVAL_WEB_URL: url.optional(),
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
-  DATABASE_URL: z.string().min(1).default('./data/approvals.db'),
+  DATABASE_URL: z.string().min(1).optional(),
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
@@ -145,7 +147,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
     },
-    databaseUrl: e.DATABASE_URL,
+    // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
+    // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.
+    databaseUrl: e.DATABASE_URL ?? (mode === 'sandbox' ? SANDBOX_DATABASE : './data/approvals.db'),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       mode: 'sandbox',
       port: 3000,
       logLevel: 'info',
-      databaseUrl: './data/approvals.db',
+      databaseUrl: './data/sandbox.db',
       approval: { appName: 'slack-approvals', timeoutMs: 10_000 },
       poll: {
         cron: '*/2 * * * * *',
@@ -41,6 +41,7 @@ describe('loadConfig', () => {
   it('chooses HTTP mode with a signing secret and Socket Mode with an app token', () => {
     expect(loadConfig(slackHttp).mode).toBe('http');
     expect(loadConfig(slackHttp).poll.cron).toBe('*/30 * * * * *');
+    expect(loadConfig(slackHttp).databaseUrl).toBe('./data/approvals.db');
     expect(
       loadConfig({ ...slackHttp, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-1-x' })
         .mode,
