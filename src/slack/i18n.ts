@@ -3,7 +3,10 @@ import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
 
-/** Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise. */
+/**
+ * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
+ * These are Slack mrkdwn: a literal < or > must be written &lt; &gt;, or Slack reads a link.
+ */
 export type Language = 'en' | 'zh';
 
 export function languageOf(locale: string | undefined): Language {
@@ -105,7 +108,7 @@ const en = {
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
   help: [
     '*/approve* — open the form to start an approval (`/approve New laptop` fills in the title)',
-    '*/approve status <number>* — ask the approval service about an approval now',
+    '*/approve status &lt;number&gt;* — ask the approval service about an approval now',
     '*/approve list* — your open requests, and what waits for you',
     '*/approve link* — link your approval-service account (when your Slack e-mail is not your login there)',
     '*/approve unlink* — remove that link',
@@ -117,7 +120,7 @@ const en = {
     `The approval service does not know an approval \`${djbh}\`. Check the number.`,
   statusInvalid: (text: string) =>
     `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
-  statusMissing: 'Which approval? Use `/approve status <number>`.',
+  statusMissing: 'Which approval? Use `/approve status &lt;number&gt;`.',
   statusEnded: 'Decided',
   statusApprover: (who: string) => `Approver: ${who}`,
   serviceUnavailableNow:
@@ -246,7 +249,7 @@ const zh: Messages = {
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
   help: [
     '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',
-    '*/approve status <单号>* — 立即向审批系统查询某个审批',
+    '*/approve status &lt;单号&gt;* — 立即向审批系统查询某个审批',
     '*/approve list* — 你未完成的申请，以及等待你审批的事项',
     '*/approve link* — 关联你的审批系统账号（当 Slack 邮箱不是你在审批系统中的账号时）',
     '*/approve unlink* — 取消关联',
@@ -256,7 +259,7 @@ const zh: Messages = {
   statusTitle: (title) => `*${title}*`,
   statusUnknown: (djbh) => `审批系统中没有单号为 \`${djbh}\` 的审批，请检查单号。`,
   statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
-  statusMissing: '要查询哪个审批？请使用 `/approve status <单号>`。',
+  statusMissing: '要查询哪个审批？请使用 `/approve status &lt;单号&gt;`。',
   statusEnded: '已结束',
   statusApprover: (who) => `审批人：${who}`,
   serviceUnavailableNow: '审批系统暂时没有响应，请稍后再试。',

@@ -111,7 +111,7 @@ describe('subcommands', () => {
     const hh = await harness();
     const { response } = await command(hh, 'sam.taylor@corp.example', 'help');
     expect(response.json).toMatchObject({ response_type: 'ephemeral' });
-    expect(String(response.json?.text)).toContain('/approve status <number>');
+    expect(String(response.json?.text)).toContain('/approve status &lt;number&gt;');
     expect(hh.workspace.callsOf('views.open')).toEqual([]);
   });
 
