@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import {
   buildLinkModal,
   buildListMessage,
@@ -37,7 +38,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
   await args.ack();
   const t = await language(deps, args.command.user_id);
   if (!djbh) return reply(args, buildTextMessage(t.statusMissing));
-  if (!DJBH.test(djbh)) return reply(args, buildTextMessage(t.statusInvalid(djbh)));
+  if (!DJBH.test(djbh)) return reply(args, buildTextMessage(t.statusInvalid(escapeMrkdwn(djbh))));
   try {
     const status = await deps.service.getStatus(djbh);
     if (status.unknown) return reply(args, buildTextMessage(t.statusUnknown(djbh)));
@@ -56,7 +57,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     deps.logger.warn({ err: error, djbh }, 'status subcommand failed');
     const text =
       error instanceof ApprovalServiceError && error.kind !== 'unavailable' && error.serviceMessage
-        ? t.serviceRejectedNow(error.serviceMessage)
+        ? t.serviceRejectedNow(escapeMrkdwn(error.serviceMessage))
         : t.serviceUnavailableNow;
     return reply(args, buildTextMessage(text));
   }

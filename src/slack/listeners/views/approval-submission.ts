@@ -14,6 +14,7 @@ import {
   type ModalMetadata,
   parseModalMetadata,
 } from '../../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
@@ -182,7 +183,7 @@ function explain(error: unknown, t: Messages, webUrl?: string): string {
       return t.serviceCredentials;
     case 'invalid-request':
     case 'rejected':
-      return t.serviceRefused(error.serviceMessage ?? error.message);
+      return t.serviceRefused(escapeMrkdwn(error.serviceMessage ?? error.message));
     case 'protocol':
       return t.somethingWrong;
   }

@@ -6,6 +6,7 @@ import type {
 } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { buildLinkModal } from '../../blocks/status-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
@@ -56,7 +57,7 @@ function why(error: unknown, t: Messages): string {
   if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
   if (error.kind === 'unavailable') return t.serviceDown;
   if (error.serviceCode === 10000) return t.linkNotLoggedIn;
-  return t.linkSsoError(error.serviceMessage || error.message);
+  return t.linkSsoError(escapeMrkdwn(error.serviceMessage || error.message));
 }
 
 export function registerLinkView(app: App, deps: Deps): void {
