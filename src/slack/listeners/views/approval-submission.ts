@@ -4,20 +4,19 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
-import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
-import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
+import { resolveApprover } from '../../approver-choice.ts';
 import {
   buildApprovalModal,
   buildMessageModal,
-  type ModalMetadata,
   parseModalMetadata,
 } from '../../blocks/approval-modal.ts';
-import { escapeMrkdwn } from '../../blocks/request-message.ts';
-import { type Messages, messagesFor } from '../../i18n.ts';
+import { BoundedSet } from '../../bounded-set.ts';
+import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { explain, where } from '../../submission-outcome.ts';
 
 type Deps = Pick<
   SlackDeps,
@@ -143,72 +142,6 @@ export function approvalSubmission(deps: Deps) {
   };
 }
 
-/** The approver's service login, from the person picked in Slack or else the login typed in. */
-async function resolveApprover(
-  deps: Pick<SlackDeps, 'people' | 'identities'>,
-  slackId: string | undefined,
-  typedLogin: string | undefined,
-  metadata: ModalMetadata,
-  t: Messages,
-): Promise<{ login?: string; slackId?: string } | { error: string; block: string }> {
-  if (!slackId) {
-    if (typedLogin && !/^[A-Za-z0-9.\-_@]+$/.test(typedLogin)) {
-      return { error: t.approverLoginInvalid, block: BLOCK.approverLogin };
-    }
-    return typedLogin ? { login: typedLogin } : {};
-  }
-  if (metadata.suggestion?.slackId === slackId)
-    return { login: metadata.suggestion.login, slackId };
-  const person = await deps.people.get(slackId);
-  if (person.isBot) return { error: t.approverIsBot, block: BLOCK.approver };
-  const login = await deps.identities.loginOf(slackId);
-  if (!login) return { error: t.approverWithoutEmail, block: BLOCK.approver };
-  return { login, slackId };
-}
-
-/** Where the request message is: the command's channel, the requester's DM instead, or not yet out. */
-function where(approval: TrackedApproval | undefined, commandChannel: string, t: Messages): string {
-  if (!approval?.messageTs) return t.postingSoon;
-  if (approval.channelId !== commandChannel) return t.postedInDmInstead(commandChannel);
-  return t.postedWhere(approval.channelId);
-}
-
-/** The words a person needs when the service did not start their approval. */
-function explain(error: unknown, t: Messages, webUrl?: string): string {
-  if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
-  switch (error.kind) {
-    case 'unavailable':
-      return error.maybeCreated ? t.serviceMaybeCreated(webUrl) : t.serviceDown;
-    case 'credentials':
-      return t.serviceCredentials;
-    case 'invalid-request':
-    case 'rejected':
-      return t.serviceRefused(escapeMrkdwn(error.serviceMessage ?? error.message));
-    case 'protocol':
-      return t.somethingWrong;
-  }
-}
-
 export function registerViews(app: App, deps: Deps): void {
   app.view(CALLBACK.approvalModal, approvalSubmission(deps));
-}
-
-/** A set that forgets its oldest entries past `max`, so a long-running process stays small. */
-class BoundedSet {
-  private readonly items = new Set<string>();
-
-  constructor(private readonly max: number) {}
-
-  has(item: string): boolean {
-    return this.items.has(item);
-  }
-
-  add(item: string): void {
-    if (this.items.size >= this.max) this.items.delete(this.items.values().next().value as string);
-    this.items.add(item);
-  }
-
-  delete(item: string): void {
-    this.items.delete(item);
-  }
 }

@@ -1,0 +1,31 @@
+import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
+import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import { escapeMrkdwn } from './blocks/request-message.ts';
+import type { Messages } from './i18n.ts';
+
+/** Where the request message is: the command's channel, the requester's DM instead, or not yet out. */
+export function where(
+  approval: TrackedApproval | undefined,
+  commandChannel: string,
+  t: Messages,
+): string {
+  if (!approval?.messageTs) return t.postingSoon;
+  if (approval.channelId !== commandChannel) return t.postedInDmInstead(commandChannel);
+  return t.postedWhere(approval.channelId);
+}
+
+/** The words a person needs when the service did not start their approval. */
+export function explain(error: unknown, t: Messages, webUrl?: string): string {
+  if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
+  switch (error.kind) {
+    case 'unavailable':
+      return error.maybeCreated ? t.serviceMaybeCreated(webUrl) : t.serviceDown;
+    case 'credentials':
+      return t.serviceCredentials;
+    case 'invalid-request':
+    case 'rejected':
+      return t.serviceRefused(escapeMrkdwn(error.serviceMessage ?? error.message));
+    case 'protocol':
+      return t.somethingWrong;
+  }
+}
