@@ -60,6 +60,8 @@ export interface Simulator {
   people: Person[];
   approvals(): SimulatedApproval[];
   decide(djbh: string, decision: 'agree' | 'refuse'): SimulatedApproval | undefined;
+  /** Logs a person out: their token changes; the old one resolves for about a minute more. */
+  logout(login: string): Person | undefined;
   setFaults(endpoint: Endpoint | 'all', faults: Faults): void;
   clearFaults(): void;
   /** How many requests each endpoint has received, for tests that count calls. */
@@ -106,7 +108,7 @@ class Reply {
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const appName = options.appName ?? SIMULATOR_DEFAULTS.appName;
   const appKey = options.appKey ?? SIMULATOR_DEFAULTS.appKey;
-  const people = options.directory ?? loadDirectory();
+  const people = (options.directory ?? loadDirectory()).map((p) => ({ ...p }));
   const now = options.now ?? (() => new Date());
   const byLogin = new Map(people.map((p) => [p.login, p]));
   const byToken = new Map(people.map((p) => [p.token, p]));
@@ -235,9 +237,16 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     });
   }
 
+  // Sessions that were logged out, still answered from the service's cache for about a minute.
+  const loggedOut = new Map<string, { person: Person; until: number }>();
+  const PROFILE_CACHE_MS = 60_000;
+
   function userInfo(req: IncomingMessage, f: Faults): Reply {
     if (f.ssoError) return new Reply(200, { stat: false, info: 'sso code error: invalid code' });
-    const person = byToken.get(header(req, 'token') ?? '');
+    const token = header(req, 'token') ?? '';
+    const cached = loggedOut.get(token);
+    const person =
+      byToken.get(token) ?? (cached && now().getTime() < cached.until ? cached.person : undefined);
     if (!person) return new Reply(200, { stat: false, code: 10000 });
     return ok({
       admin: '0',
@@ -246,6 +255,17 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       name: (person.login.split('@')[0] ?? '').toUpperCase(),
       email: person.login,
     });
+  }
+
+  /** Ends a person's session: a new token replaces theirs; the old one lingers in the cache. */
+  function logout(login: string): Person | undefined {
+    const person = byLogin.get(login);
+    if (!person) return undefined;
+    loggedOut.set(person.token, { person, until: now().getTime() + PROFILE_CACHE_MS });
+    byToken.delete(person.token);
+    person.token = randomToken();
+    byToken.set(person.token, person);
+    return person;
   }
 
   function decide(djbh: string, decision: 'agree' | 'refuse'): SimulatedApproval | undefined {
@@ -265,6 +285,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     body: Record<string, unknown>,
   ): Promise<Reply> {
     if (method === 'GET' && path === '/simulator/api/directory') return new Reply(200, { people });
+    const logoutPath = /^\/simulator\/api\/people\/([^/]+)\/logout$/.exec(path);
+    if (method === 'POST' && logoutPath) {
+      const person = logout(decodeURIComponent(logoutPath[1] ?? ''));
+      return person ? new Reply(200, { person }) : new Reply(404, { error: 'no such person' });
+    }
     if (method === 'GET' && path === '/simulator/api/approvals')
       return new Reply(200, { approvals: [...approvals.values()].reverse() });
     const decisionPath = /^\/simulator\/api\/approvals\/([^/]+)\/decision$/.exec(path);
@@ -400,6 +425,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     people,
     approvals: () => [...approvals.values()].map((a) => ({ ...a })),
     decide,
+    logout,
     setFaults,
     clearFaults: () => faults.clear(),
     requestCounts: () => ({ ...counts }),
@@ -410,6 +436,12 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
         server.close(() => resolve());
       }),
   };
+}
+
+function randomToken(): string {
+  let token = '';
+  for (let i = 0; i < 64; i++) token += DJBH_CHARS[randomInt(DJBH_CHARS.length)];
+  return token;
 }
 
 function route(method: string, path: string): Endpoint | undefined {

@@ -332,6 +332,44 @@ describe('department', () => {
     expect(data.twoLeaderId).toBe('maria.lopez@corp.example');
   });
 
+  it('reports per-level leaders as an older or customised install fills them', async () => {
+    const custom = await createSimulator({
+      port: 0,
+      directory: [
+        {
+          login: 'a@corp.example',
+          name: 'A',
+          mobile: 'wxid_a',
+          productLine: 'PL',
+          department: 'D',
+          subDepartment: 'S',
+          leader: '',
+          leaders: {
+            productLine: 'pl@corp.example',
+            department: 'd@corp.example',
+            subDepartment: 's@corp.example',
+          },
+          token: 'T'.repeat(64),
+          locale: 'en-US',
+          title: '',
+        },
+      ],
+    });
+    try {
+      const res = await fetch(`${custom.url}${DEPARTMENT}?email=a@corp.example`, {
+        headers: { appname: 'slack-approvals', appkey: 'sandbox-app-key' },
+      }).then((r) => r.json() as Promise<{ data: Record<string, string> }>);
+      expect(res.data).toMatchObject({
+        sybLeaderId: 'pl@corp.example',
+        oneLeaderId: 'd@corp.example',
+        twoLeaderId: 's@corp.example',
+        mobile: 'wxid_a',
+      });
+    } finally {
+      await custom.close();
+    }
+  });
+
   it('needs the app credentials', async () => {
     const res = await request(`${DEPARTMENT}?email=li.wei@corp.example`);
     expect(res.json?.info).toBe('key err');
@@ -350,6 +388,30 @@ describe('user info', () => {
       email: 'li.wei@corp.example',
     });
     expect(res.json).not.toHaveProperty('stat');
+  });
+
+  it('still answers a just-logged-out token for about a minute, from its cache', async () => {
+    let clock = new Date('2026-11-21T10:00:00Z');
+    const cached = await createSimulator({ port: 0, now: () => clock });
+    try {
+      const old = cached.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+      const ask = (token: string) =>
+        fetch(`${cached.url}${USERINFO}`, { headers: { token } }).then(
+          (r) => r.json() as Promise<Record<string, unknown>>,
+        );
+      const out = await fetch(`${cached.url}/simulator/api/people/sam.taylor@corp.example/logout`, {
+        method: 'POST',
+      });
+      expect(out.status).toBe(200);
+      expect((await ask(old)).email).toBe('sam.taylor@corp.example');
+      clock = new Date(clock.getTime() + 61_000);
+      expect(await ask(old)).toEqual({ stat: false, code: 10000 });
+      const fresh = cached.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+      expect(fresh).not.toBe(old);
+      expect((await ask(fresh)).email).toBe('sam.taylor@corp.example');
+    } finally {
+      await cached.close();
+    }
   });
 
   it('answers an unknown or missing token with {stat:false, code:10000}', async () => {
