@@ -8,8 +8,8 @@ import { waitFor } from './helpers/harness.ts';
 
 // `npm start` (src/main.ts) in each of its modes, as its own process.
 
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function run(env: Record<string, string>, entry = 'src/main.ts') {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: new URL('..', import.meta.url).pathname,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,5 +67,36 @@ describe('npm start', () => {
     expect(started.output()).not.toContain('sandbox');
     expect(started.output()).not.toContain('xoxb-1-abc');
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('npm run simulator', () => {
+  it('serves the approval service and its admin routes on SIMULATOR_PORT with the given credentials', async () => {
+    const port = await freePort();
+    const started = run(
+      { SIMULATOR_PORT: String(port), APPROVAL_APP_NAME: 'cli', APPROVAL_APP_KEY: 'cli-key' },
+      'src/simulator/cli.ts',
+    );
+    try {
+      await waitFor(
+        () => started.output().includes('Approval-service simulator on'),
+        20_000,
+        'the simulator line',
+      );
+      const directory = await fetch(`http://127.0.0.1:${port}/simulator/api/directory`).then(
+        (r) => r.json() as Promise<{ people: unknown[] }>,
+      );
+      expect(directory.people.length).toBeGreaterThanOrEqual(10);
+      const department = await fetch(
+        `http://127.0.0.1:${port}/api/connector/to3part/v1/user/department?email=sam.taylor@corp.example`,
+        {
+          headers: { appname: 'cli', appkey: 'cli-key' },
+        },
+      ).then((r) => r.json() as Promise<{ stat: boolean }>);
+      expect(department.stat).toBe(true);
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+    }
   });
 });
