@@ -34,13 +34,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-const BOLT_TO_PINO: Record<string, pino.Level> = {
-  debug: 'debug',
-  info: 'info',
-  warn: 'warn',
-  error: 'error',
-};
-
 const PINO_TO_BOLT: Record<string, LogLevel> = {
   fatal: LogLevel.ERROR,
   error: LogLevel.ERROR,
@@ -64,9 +57,8 @@ export function boltLogger(logger: Logger): BoltLogger {
     info: write('info'),
     warn: write('warn'),
     error: write('error'),
-    setLevel: (level: LogLevel) => {
-      child.level = BOLT_TO_PINO[level] ?? 'info';
-    },
+    // LOG_LEVEL decides; Bolt sets its own default level on the logger it is given, which we ignore.
+    setLevel: () => undefined,
     getLevel: () => PINO_TO_BOLT[child.level] ?? LogLevel.DEBUG,
     setName: () => undefined,
   };

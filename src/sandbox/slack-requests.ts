@@ -71,17 +71,16 @@ export class SlackRequester {
     return { status: response.status, body: text, json };
   }
 
-  /** A slash command as Slack posts it (form-encoded), with a fresh trigger id. */
-  async command(
+  /** A slash command's fields as Slack sends them, with a fresh trigger id. */
+  commandPayload(
     userId: string,
     channelId: string,
     text: string,
     command = '/approve',
-  ): Promise<SlackResponse & { triggerId: string }> {
+  ): Record<string, string> {
     const user = this.workspace.users.get(userId);
     const channel = this.workspace.channels.get(channelId);
-    const triggerId = this.workspace.issueTrigger(userId);
-    const form = new URLSearchParams({
+    return {
       token: 'gIkuvaNzQIHg97ATvDxqgjtO',
       team_id: this.workspace.teamId,
       team_domain: 'sandbox',
@@ -94,11 +93,22 @@ export class SlackRequester {
       api_app_id: 'A0APPROVALS',
       is_enterprise_install: 'false',
       response_url: `${this.responseOrigin}/respond/${userId}/${channelId}`,
-      trigger_id: triggerId,
-    });
+      trigger_id: this.workspace.issueTrigger(userId),
+    };
+  }
+
+  /** A slash command as Slack posts it in HTTP mode (form-encoded). */
+  async command(
+    userId: string,
+    channelId: string,
+    text: string,
+    command = '/approve',
+  ): Promise<SlackResponse & { triggerId: string }> {
+    const fields = this.commandPayload(userId, channelId, text, command);
+    const form = new URLSearchParams(fields);
     return {
       ...(await this.send(form.toString(), 'application/x-www-form-urlencoded')),
-      triggerId,
+      triggerId: fields.trigger_id ?? '',
     };
   }
 
@@ -108,21 +118,11 @@ export class SlackRequester {
     return this.send(form.toString(), 'application/x-www-form-urlencoded');
   }
 
-  /**
-   * Submits an open modal with the given input values (by action_id; initial values stand for the
-   * rest, as in Slack), then applies the app's answer to the workspace like Slack does.
-   */
-  async submitView(
-    viewId: string,
-    inputs: Record<string, string | undefined> = {},
-  ): Promise<{
-    response: SlackResponse;
-    errors?: Record<string, string>;
-  }> {
+  /** The view_submission payload of an open modal with the given input values (by action_id). */
+  viewSubmissionPayload(viewId: string, inputs: Record<string, string | undefined> = {}): Json {
     const stored = this.workspace.views.get(viewId);
     if (!stored) throw new Error(`no open view ${viewId}`);
-    const view = this.workspace.viewJson(stored);
-    const payload = {
+    return {
       type: 'view_submission',
       team: { id: this.workspace.teamId, domain: 'sandbox' },
       user: {
@@ -133,18 +133,34 @@ export class SlackRequester {
       api_app_id: 'A0APPROVALS',
       token: 'gIkuvaNzQIHg97ATvDxqgjtO',
       trigger_id: this.workspace.issueTrigger(stored.user),
-      view: { ...view, state: { values: stateValues(stored.view, inputs) } },
+      // Initial values stand for the inputs not given, as in Slack.
+      view: {
+        ...this.workspace.viewJson(stored),
+        state: { values: stateValues(stored.view, inputs) },
+      },
       response_urls: [],
       is_enterprise_install: false,
     };
-    const response = await this.interaction(payload);
-    if (response.status !== 200) return { response };
-    const action = response.json?.response_action;
-    if (action === 'errors')
-      return { response, errors: response.json?.errors as Record<string, string> };
-    if (action === 'update') this.workspace.replaceView(viewId, response.json?.view as Json);
+  }
+
+  /** What Slack does with the app's answer to a view_submission: show errors, update or close. */
+  applyViewResponse(viewId: string, answer: Json | undefined): Record<string, string> | undefined {
+    const action = answer?.response_action;
+    if (action === 'errors') return answer?.errors as Record<string, string>;
+    if (action === 'update') this.workspace.replaceView(viewId, answer?.view as Json);
     else if (action !== 'push') this.workspace.closeView(viewId);
-    return { response };
+    return undefined;
+  }
+
+  /** Submits an open modal over HTTP, then applies the app's answer to the workspace like Slack does. */
+  async submitView(
+    viewId: string,
+    inputs: Record<string, string | undefined> = {},
+  ): Promise<{ response: SlackResponse; errors?: Record<string, string> }> {
+    const response = await this.interaction(this.viewSubmissionPayload(viewId, inputs));
+    if (response.status !== 200) return { response };
+    const errors = this.applyViewResponse(viewId, response.json);
+    return errors ? { response, errors } : { response };
   }
 
   /** A button press in a message or view. */

@@ -19,8 +19,10 @@ export async function handleWebApi(
     : Object.fromEntries(new URLSearchParams(raw));
   const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? args.token;
   delete args.token;
+  // apps.connections.open takes the app-level token; every other method the bot token.
+  const expected = method === 'apps.connections.open' ? workspace.appToken : workspace.botToken;
   const body =
-    bearer === workspace.botToken
+    bearer === expected
       ? await workspace.call(method, args)
       : { ok: false, error: bearer ? 'invalid_auth' : 'not_authed' };
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });

@@ -78,6 +78,10 @@ export class Workspace {
   readonly botUserId = 'U0APPROVALS';
   readonly botId = 'B0APPROVALS';
   readonly botToken = `xoxb-sandbox-${randomBytes(8).toString('hex')}`;
+  /** The app-level token that apps.connections.open takes (Socket Mode). */
+  readonly appToken = `xapp-sandbox-${randomBytes(8).toString('hex')}`;
+  /** The WebSocket URL apps.connections.open hands out, when a Socket Mode server is running. */
+  socketModeUrl: string | undefined;
   readonly users = new Map<string, SlackUser>();
   readonly channels = new Map<string, Channel>();
   readonly messages: Message[] = [];
@@ -264,6 +268,10 @@ export class Workspace {
           user_id: this.botUserId,
           bot_id: this.botId,
         };
+      case 'apps.connections.open':
+        if (!this.socketModeUrl)
+          throw new SlackApiError('internal_error', ['no Socket Mode server is running']);
+        return { url: this.socketModeUrl };
       case 'views.open':
         return this.viewsOpen(a);
       case 'views.update':

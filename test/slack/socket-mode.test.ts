@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Application, startApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
+import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
+import { Workspace } from '../../src/sandbox/workspace.ts';
+import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import { waitFor } from '../helpers/harness.ts';
+import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
+
+// The manifest's default: the app connects out over Socket Mode (SLACK_APP_TOKEN) instead of
+// taking HTTP requests. Slack's side is a WebSocket server on loopback.
+
+let sim: Simulator;
+let workspace: Workspace;
+let api: WebApiServer;
+let socket: Awaited<ReturnType<typeof startSocketModeServer>>;
+let app: Application;
+let dir: string;
+let slack: SlackRequester;
+
+beforeAll(async () => {
+  sim = await createSimulator({ port: 0 });
+  workspace = new Workspace({
+    people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+  });
+  api = await startWebApiServer(workspace);
+  socket = await startSocketModeServer(workspace);
+  dir = mkdtempSync(join(tmpdir(), 'socket-mode-'));
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: workspace.botToken,
+    SLACK_APP_TOKEN: workspace.appToken,
+    SLACK_API_URL: api.apiUrl,
+    PORT: '0',
+    APPROVAL_BASE_URL: sim.url,
+    APPROVAL_APP_NAME: 'slack-approvals',
+    APPROVAL_APP_KEY: 'sandbox-app-key',
+    DATABASE_URL: join(dir, 'a.db'),
+    STATUS_POLL_CRON: '0 0 1 1 *',
+  });
+  expect(config.mode).toBe('socket');
+  app = await startApplication(config, { logger: createLogger('fatal'), slackRetries: 0 });
+  await socket.connected;
+  // Builds payloads only; nothing goes over HTTP in this suite.
+  slack = new SlackRequester({
+    workspace,
+    eventsUrl: 'http://127.0.0.1:9/unused',
+    signingSecret: 'unused',
+    responseOrigin: api.origin,
+  });
+});
+
+afterAll(async () => {
+  await app.stop();
+  await socket.close();
+  await api.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Socket Mode', () => {
+  it('answers /healthz on PORT once connected', async () => {
+    expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
+  });
+
+  it('runs /approve end to end over the socket: modal, submission, request message', async () => {
+    const sam = workspace.userByLogin('sam.taylor@corp.example').id;
+    const general = workspace.channelByName('general').id;
+    await socket.deliver('slash_commands', slack.commandPayload(sam, general, 'Over the socket'));
+    const view = await waitFor(() =>
+      [...workspace.views.values()].find((v) =>
+        JSON.stringify(v.view).includes('Suggested approver: Maria Lopez'),
+      ),
+    );
+    const ack = await socket.deliver(
+      'interactive',
+      slack.viewSubmissionPayload(view.id, { note_input: 'Sent through Socket Mode' }),
+    );
+    expect(ack.response_action).toBe('update');
+    slack.applyViewResponse(view.id, ack);
+    const approval = await waitFor(() => sim.approvals()[0]);
+    expect(approval).toMatchObject({
+      title: 'Over the socket',
+      requester: 'sam.taylor@corp.example',
+      approver: 'maria.lopez@corp.example',
+    });
+    await waitFor(() => workspace.history(general).find((m) => m.text.includes(approval.djbh)));
+  });
+
+  it('publishes App Home on app_home_opened', async () => {
+    const maria = workspace.userByLogin('maria.lopez@corp.example').id;
+    await socket.deliver('events_api', {
+      type: 'event_callback',
+      team_id: workspace.teamId,
+      api_app_id: 'A0APPROVALS',
+      event: {
+        type: 'app_home_opened',
+        user: maria,
+        channel: 'D0HOME',
+        tab: 'home',
+        event_ts: '1.1',
+      },
+      event_id: 'Ev1',
+      event_time: 1,
+      authorizations: [{ team_id: workspace.teamId, user_id: workspace.botUserId, is_bot: true }],
+    });
+    await waitFor(() => workspace.homes.get(maria));
+    expect(JSON.stringify(workspace.homes.get(maria))).toContain('Waiting for me (1)');
+  });
+});
