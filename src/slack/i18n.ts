@@ -93,6 +93,8 @@ const en = {
   decided: (d: Decision, by: string) => `${en.status(d)} by ${by}`,
   decidedFallback: (d: Decision, by: string) => `${en.statusPlain(d)} by ${by}`,
   backToPending: 'The approval is pending again in the approval service.',
+  aboutApproval: (title: string, djbh: string) =>
+    `About your request *${title}* \`${djbh}\` (the app can no longer post in its thread):`,
   gaveUp: (days: number) =>
     `:zzz: No decision after ${days} days, so this app stopped following the approval here. It is still open in the approval service.`,
   approverDm: (requester: string) =>
@@ -236,6 +238,8 @@ const zh: Messages = {
   decided: (d, by) => `${zh.status(d)}，审批人 ${by}`,
   decidedFallback: (d, by) => `${zh.statusPlain(d)}，审批人 ${by}`,
   backToPending: '该审批在审批系统中重新变为待审批。',
+  aboutApproval: (title, djbh) =>
+    `关于你的申请 *${title}* \`${djbh}\`（本应用已无法在其讨论串中发言）：`,
   gaveUp: (days) => `:zzz: ${days} 天内没有结果，本应用已停止跟进此审批。它在审批系统中仍然有效。`,
   approverDm: (requester) =>
     `${requester} 请你审批。请在审批系统中处理，结果会出现在该申请的讨论串中。`,

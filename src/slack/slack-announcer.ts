@@ -6,6 +6,7 @@ import {
   buildDecisionReply,
   buildRequestMessage,
   buildTextReply,
+  escapeMrkdwn,
   personRef,
   type SlackMessage,
 } from './blocks/request-message.ts';
@@ -79,6 +80,30 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     }
   }
 
+  /**
+   * A reply in the request's thread; when the app can no longer post there (removed from the
+   * channel, channel archived), the requester gets it in their DM with the app instead, so no
+   * decision is lost.
+   */
+  async function replyOrDm(
+    approval: TrackedApproval,
+    message: SlackMessage,
+    a: Announcement,
+  ): Promise<Posted> {
+    try {
+      return await post(approval.channelId, message, a, approval.messageTs ?? undefined);
+    } catch (error) {
+      if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
+      const t = messagesFor(approval.locale);
+      const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
+      return post(
+        approval.requesterSlackId,
+        { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] },
+        a,
+      );
+    }
+  }
+
   async function deliver(a: Announcement, approval: TrackedApproval): Promise<Posted> {
     const t = messagesFor(approval.locale);
     const thread = approval.messageTs ?? undefined;
@@ -143,20 +168,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           approval.approverSlackId,
           approval.decidedBy ?? approval.approverLogin,
         );
-        return post(
-          approval.channelId,
-          buildDecisionReply(a.decision ?? approval.decision, by, t),
-          a,
-          thread,
-        );
+        return replyOrDm(approval, buildDecisionReply(a.decision ?? approval.decision, by, t), a);
       }
       case 'gave-up':
-        return post(
-          approval.channelId,
-          buildTextReply(t.gaveUp(options.giveUpAfterDays)),
-          a,
-          thread,
-        );
+        return replyOrDm(approval, buildTextReply(t.gaveUp(options.giveUpAfterDays)), a);
       case 'parent-update': {
         // Editing is idempotent: it always shows the latest state, whichever decision queued it.
         const message = buildRequestMessage(approval, t, options.webUrl);
@@ -227,9 +242,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         break;
       }
       case 'reminder-note':
+        places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        break;
       case 'decision':
       case 'gave-up':
-        places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        places.push(
+          { channel: async () => approval.channelId, ...(thread ? { thread } : {}) },
+          { channel: () => dmChannel(approval.requesterSlackId) },
+        );
         break;
       case 'parent-update':
         return undefined;

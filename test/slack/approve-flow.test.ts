@@ -304,6 +304,23 @@ describe('status updates', () => {
     expect(hh.workspace.replies(parent.channel, parent.ts)).toHaveLength(1);
   });
 
+  it('sends the decision to the requester’s DM when the app was removed from the channel', async () => {
+    const hh = await harness();
+    const { approval, parent } = await hh.startApproval();
+    hh.workspace.channels.get(parent.channel)?.members.delete(hh.workspace.botUserId);
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    const sam = hh.user('sam.taylor@corp.example');
+    const dm = hh.workspace.messages.find(
+      (m) =>
+        m.text.includes('About your request') &&
+        hh.workspace.channels.get(m.channel)?.members.has(sam),
+    );
+    expect(dm?.text).toContain(approval.djbh);
+    expect(dm?.text).toContain('Approved · 同意');
+    expect(hh.workspace.replies(parent.channel, parent.ts)).toEqual([]);
+  });
+
   it('posts a rejection in the thread', async () => {
     const hh = await harness();
     const { approval, parent } = await hh.startApproval();
