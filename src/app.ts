@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pino from 'pino';
 import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
-import { createAnnouncementDispatcher } from './approvals/announcement-dispatcher.ts';
+import {
+  createAnnouncementDispatcher,
+  type DispatchCounts,
+} from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -33,6 +36,8 @@ export interface Application {
   logger: Logger;
   /** One poll pass now, as the schedule would run it. */
   poll(now?: Date): Promise<PollCounts>;
+  /** Delivers pending announcements now (each poll pass ends with this too). */
+  deliver(): Promise<DispatchCounts>;
   stop(): Promise<void>;
 }
 
@@ -169,6 +174,7 @@ async function serve(
     port,
     logger,
     poll: (at = now()) => pollOnce(pollDeps, pollOptions, at),
+    deliver: () => dispatcher.deliverPending(now),
     async stop() {
       ready = false;
       await schedule.stop();

@@ -87,6 +87,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       responseOrigin: api.origin,
     });
   let slack = requester();
+  const replicas: Application[] = [];
 
   const harness = {
     sim,
@@ -155,7 +156,17 @@ export async function startHarness(options: HarnessOptions = {}) {
       );
       return { approval, parent };
     },
+    /** Another instance of the app on the same database, Slack and service, as a second replica. */
+    async startReplica(): Promise<Application> {
+      const replica = await startApplication(loadConfig(env), {
+        logDestination: logs,
+        slackRetries: 0,
+      });
+      replicas.push(replica);
+      return replica;
+    },
     async close() {
+      for (const replica of replicas) await replica.stop();
       await app.stop();
       await api.close();
       await sim.close();

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SlackApiError } from '../../src/sandbox/workspace.ts';
+import { TEST_DATABASES } from '../helpers/databases.ts';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+
+// HTTP mode behind a load balancer: two replicas of the app share one Postgres database.
+// Polling at the same moment, they must neither miss a decision nor post it twice.
+
+const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
+const skipReason = postgres?.skipReason;
+
+describe.skipIf(skipReason)(
+  `two replicas on Postgres${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let h: Harness;
+    let drop: () => Promise<void>;
+
+    beforeAll(async () => {
+      if (!postgres) throw new Error('no postgres');
+      const database = await postgres.create();
+      drop = database.drop;
+      h = await startHarness({ databaseUrl: database.url });
+    });
+    afterAll(async () => {
+      await h?.close();
+      await drop?.();
+    });
+
+    it('announces each decision once when both replicas poll and deliver at the same moment', async () => {
+      const replica = await h.startReplica();
+      const started = [];
+      for (const title of ['One', 'Two', 'Three'])
+        started.push(await h.startApproval('sam.taylor@corp.example', 'general', title));
+      for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
+      // Slack refuses thread posts for a moment, so the decisions are recorded but not yet posted…
+      h.workspace.beforeCall = (method, args) => {
+        if (method === 'chat.postMessage' && args.thread_ts) throw new SlackApiError('ratelimited');
+      };
+      await Promise.all([h.app.poll(), replica.poll()]);
+      h.workspace.beforeCall = undefined;
+      // …then both replicas deliver the same pending announcements at the same moment.
+      await Promise.all([h.app.deliver(), replica.deliver(), h.app.deliver(), replica.deliver()]);
+      await Promise.all([h.app.poll(), replica.poll()]);
+      for (const { parent } of started) {
+        const replies = h.workspace.replies(parent.channel, parent.ts);
+        expect(replies.filter((m) => m.text.includes('Approved'))).toHaveLength(1);
+      }
+    });
+  },
+);
