@@ -63,7 +63,7 @@ export class ConfigError extends AppError {
 }
 
 /** Where the sandbox keeps its data when DATABASE_URL is not set; emptied at each sandbox start. */
-export const SANDBOX_DATABASE = './data/sandbox.db';
+export const sandboxDatabase = './data/sandbox.db';
 const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -149,7 +149,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
     // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.
-    databaseUrl: e.DATABASE_URL ?? (mode === 'sandbox' ? SANDBOX_DATABASE : './data/approvals.db'),
+    databaseUrl: e.DATABASE_URL ?? (mode === 'sandbox' ? sandboxDatabase : './data/approvals.db'),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Application, startApplication } from '../app.ts';
-import { type Config, SANDBOX_DATABASE } from '../config.ts';
+import { type Config, sandboxDatabase } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
@@ -27,9 +27,9 @@ export interface Sandbox {
  */
 export async function startSandbox(config: Config, logger: Logger): Promise<Sandbox> {
   // The simulator and the workspace start empty each time; so do the sandbox's own rows.
-  if (config.databaseUrl === SANDBOX_DATABASE) {
+  if (config.databaseUrl === sandboxDatabase) {
     for (const suffix of ['', '-wal', '-shm'])
-      rmSync(`${SANDBOX_DATABASE}${suffix}`, { force: true });
+      rmSync(`${sandboxDatabase}${suffix}`, { force: true });
   }
   const simulator = await createSimulator({
     port: 0,
