@@ -12,6 +12,16 @@ import { openDatabase } from '../src/store/database.ts';
 // BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
 
 const rows: Array<Record<string, string | number>> = [];
+
+/** Targets: what this app needs at a few thousand open approvals on a 2-core machine. */
+const TARGETS = {
+  createUs: 1000, // starting an approval must not wait on the store
+  claimUs: 500, // one claim + record per approval and pass
+  pollPassMs: 2000, // 500 open approvals checked well within a 30 s tick
+  pollHeapMb: 50,
+};
+const verdict = (value: number, target: number) =>
+  value <= target ? `ok (≤ ${target})` : `OVER (> ${target})`;
 const quiet = { debug() {}, info() {}, warn() {} };
 
 async function storeBench(name: string, url: string, count: number): Promise<void> {
@@ -60,12 +70,14 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
     n: count,
     'ms total': create.toFixed(0),
     'µs each': ((create * 1000) / count).toFixed(0),
+    target: verdict((create * 1000) / count, TARGETS.createUs),
   });
   rows.push({
     case: `store ${name}: claim + record check`,
     n: claimed,
     'ms total': claim.toFixed(0),
     'µs each': ((claim * 1000) / claimed).toFixed(0),
+    target: verdict((claim * 1000) / claimed, TARGETS.claimUs),
   });
   await db.close();
 }
@@ -123,12 +135,14 @@ async function pollBench(count: number): Promise<void> {
     now,
   );
   const took = performance.now() - started;
+  const heapMb = (process.memoryUsage().heapUsed - before) / 1e6;
   rows.push({
     case: 'poll pass against the simulator (concurrency 4)',
     n: counts.checked,
     'ms total': took.toFixed(0),
     'µs each': ((took * 1000) / counts.checked).toFixed(0),
-    'heap Δ MB': ((process.memoryUsage().heapUsed - before) / 1e6).toFixed(1),
+    'heap Δ MB': heapMb.toFixed(1),
+    target: `${verdict(took, TARGETS.pollPassMs)} ms; heap ${verdict(heapMb, TARGETS.pollHeapMb)} MB`,
   });
   await db.close();
   await sim.close();
