@@ -42,7 +42,18 @@ export interface Simulator {
   requestCounts(): Record<Endpoint, number>;
   /** The most requests one endpoint was answering at the same time, since the start. */
   peakConcurrency(): Record<Endpoint, number>;
+  /** The last requests received (at most 100), as sent: for tests that check what a client sends. */
+  received(): ReceivedRequest[];
   close(): Promise<void>;
+}
+
+export interface ReceivedRequest {
+  endpoint: Endpoint;
+  contentType: string | undefined;
+  /** Header names, lower case; values are not kept (they hold credentials). */
+  headers: string[];
+  query: Record<string, string>;
+  body: string;
 }
 
 export const SIMULATOR_DEFAULTS = {
@@ -69,6 +80,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const counts = zero();
   const inFlight = zero();
   const peak = zero();
+  const received: ReceivedRequest[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://simulator');
@@ -84,6 +96,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       return;
     }
     counts[endpoint]++;
+    received.push({
+      endpoint,
+      contentType: req.headers['content-type'],
+      headers: Object.keys(req.headers),
+      query: Object.fromEntries(url.searchParams),
+      body: raw,
+    });
+    if (received.length > 100) received.shift();
     inFlight[endpoint]++;
     peak[endpoint] = Math.max(peak[endpoint], inFlight[endpoint]);
     try {
@@ -155,6 +175,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     clearFaults: () => faults.clear(),
     requestCounts: () => ({ ...counts }),
     peakConcurrency: () => ({ ...peak }),
+    received: () => [...received],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -263,7 +263,7 @@ describe('department', () => {
 });
 
 describe('profile', () => {
-  it('reads the profile behind a session token', async () => {
+  it('reads the profile behind a session token, sending the token and no app credentials', async () => {
     const token = sim.people.find((p) => p.login === 'maria.lopez@corp.example')?.token ?? '';
     expect(await client().getProfile(token)).toEqual({
       login: 'maria.lopez@corp.example',
@@ -271,6 +271,23 @@ describe('profile', () => {
       company: 'corp',
       admin: false,
     });
+    const sent = sim
+      .received()
+      .filter((r) => r.endpoint === 'user-info')
+      .at(-1);
+    expect(sent?.headers).toContain('token');
+    expect(sent?.headers).not.toContain('appkey');
+    expect(sent?.headers).not.toContain('appname');
+  });
+
+  it('sends the app credentials on the enveloped endpoints', async () => {
+    await client().getDepartment('li.wei@corp.example');
+    const sent = sim
+      .received()
+      .filter((r) => r.endpoint === 'department')
+      .at(-1);
+    expect(sent?.headers).toEqual(expect.arrayContaining(['appname', 'appkey']));
+    expect(sent?.query).toEqual({ email: 'li.wei@corp.example' });
   });
 
   it('reports an unknown token as rejected without echoing the token', async () => {

@@ -127,22 +127,35 @@ describe('submitting', () => {
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  it('keeps the form and what was typed when Slack fails before the answer', async () => {
+    const hh = await harness();
+    const view = await hh.openModal('sam.taylor@corp.example');
+    hh.workspace.failNext('users.info', 'internal_error');
+    const { errors } = await hh.slack.submitView(view.id, {
+      note_input: 'Kept',
+      approver_select: hh.user('chen.hao@corp.example'),
+    });
+    expect(errors).toEqual({ note: expect.stringContaining('Something went wrong on our side') });
+    expect(hh.workspace.views.get(view.id)).toBeDefined();
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
   it('sends all seven fields as strings with the requester’s and approver’s logins', async () => {
     const hh = await harness();
-    const bodies: unknown[] = [];
-    const original = hh.sim.approvals;
-    expect(original).toBeTypeOf('function');
     await submitted(hh, 'sam.taylor@corp.example', { note_input: 'For Q3' });
-    const [approval] = await waitFor(() =>
-      hh.sim.approvals().length ? hh.sim.approvals() : undefined,
-    );
-    expect(approval).toMatchObject({
-      requester: 'sam.taylor@corp.example',
-      approver: 'maria.lopez@corp.example',
+    await waitFor(() => hh.sim.approvals()[0]);
+    const sent = hh.sim.received().find((r) => r.endpoint === 'start-approval');
+    expect(sent?.contentType).toBe('application/json');
+    expect(sent?.headers).toEqual(expect.arrayContaining(['appname', 'appkey']));
+    expect(JSON.parse(sent?.body ?? '{}')).toEqual({
+      user_id: 'sam.taylor@corp.example',
+      special_approver: 'maria.lopez@corp.example',
       title: 'New storage node',
-      note: 'For Q3',
+      apply_note: 'For Q3',
+      route_user_id: '',
+      route_node: '0',
+      participant: '',
     });
-    expect(bodies).toEqual([]);
   });
 
   it('adapts a quote and an emoji in the note and tells the person what changed', async () => {

@@ -55,30 +55,56 @@ export function approvalSubmission(deps: Deps) {
     const typedLogin =
       values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
 
-    const requester = await deps.people.get(body.user.id);
-    const t = messagesFor(requester.locale);
-    const requesterLogin = await deps.identities.loginOf(body.user.id);
-    if (!requesterLogin) {
-      await ack({ response_action: 'update', view: buildMessageModal([t.requesterUnknown], t) });
-      return;
-    }
-    const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
-    if ('error' in approver) {
-      await ack({ response_action: 'errors', errors: { [approver.block]: approver.error } });
-      return;
-    }
-    const prepared = prepareApproval(
-      { title, note, approverLogin: approver.login },
-      requesterLogin,
-    );
-    if (!prepared.ok) {
-      const errors: Record<string, string> = {};
-      for (const [field, problem] of Object.entries(prepared.problems)) {
-        errors[FIELD_BLOCKS[field as DraftField]] = t.problem(field as DraftField, problem);
+    /** Everything that can be decided before the ack: who asks, who approves, is the draft good. */
+    const check = async () => {
+      const requester = await deps.people.get(body.user.id);
+      const t = messagesFor(requester.locale);
+      const requesterLogin = await deps.identities.loginOf(body.user.id);
+      if (!requesterLogin) {
+        return {
+          reply: {
+            response_action: 'update' as const,
+            view: buildMessageModal([t.requesterUnknown], t),
+          },
+        };
       }
-      await ack({ response_action: 'errors', errors });
+      const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
+      if ('error' in approver) {
+        return {
+          reply: {
+            response_action: 'errors' as const,
+            errors: { [approver.block]: approver.error },
+          },
+        };
+      }
+      const prepared = prepareApproval(
+        { title, note, approverLogin: approver.login },
+        requesterLogin,
+      );
+      if (!prepared.ok) {
+        const errors: Record<string, string> = {};
+        for (const [field, problem] of Object.entries(prepared.problems)) {
+          errors[FIELD_BLOCKS[field as DraftField]] = t.problem(field as DraftField, problem);
+        }
+        return { reply: { response_action: 'errors' as const, errors } };
+      }
+      return { t, requester, approver, prepared };
+    };
+    let checked: Awaited<ReturnType<typeof check>>;
+    try {
+      checked = await check();
+    } catch (error) {
+      // Slack or the database failed us before the ack: keep the form and everything typed in it.
+      deps.logger.error({ err: error, user: body.user.id }, 'could not check the approval form');
+      const t = messagesFor(deps.people.cached(body.user.id)?.locale);
+      await ack({ response_action: 'errors', errors: { [BLOCK.note]: t.somethingWrong } });
       return;
     }
+    if ('reply' in checked) {
+      await ack(checked.reply);
+      return;
+    }
+    const { t, requester, approver, prepared } = checked;
     if (submitted.has(view.id)) {
       await ack();
       return;
@@ -91,28 +117,16 @@ export function approvalSubmission(deps: Deps) {
       client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
         deps.logger.warn({ err: error, view: view.id }, 'could not update the modal');
       });
+    let djbh: string;
     try {
-      const { djbh } = await startTrackedApproval(deps, {
+      ({ djbh } = await startTrackedApproval(deps, {
         input: prepared.input,
         teamId: body.team?.id ?? view.team_id,
         channelId: metadata.channelId,
         requesterSlackId: body.user.id,
         approverSlackId: approver.slackId ?? null,
         locale: requester.locale,
-      });
-      deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
-      // Post first, so the modal can say where the request really went (the channel, or the DM).
-      await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
-        deps.logger.warn({ err: error, djbh }, 'could not deliver the request yet');
-      });
-      const lines = [
-        t.submitted(djbh),
-        where(await deps.store.getApproval(djbh), metadata.channelId, t),
-      ];
-      if (prepared.changes.length > 0) {
-        lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
-      }
-      await show(buildMessageModal(lines, t));
+      }));
     } catch (error) {
       if (error instanceof NotSavedError) {
         deps.logger.error(
@@ -124,7 +138,6 @@ export function approvalSubmission(deps: Deps) {
       }
       deps.logger.warn({ err: error, user: body.user.id }, 'approval not started');
       submitted.delete(view.id);
-      const banner = explain(error, t, deps.webUrl);
       const form = {
         title,
         note,
@@ -133,12 +146,23 @@ export function approvalSubmission(deps: Deps) {
           ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } }
           : {}),
         info: [],
-        banner,
+        banner: explain(error, t, deps.webUrl),
         metadata,
       };
       await show(buildApprovalModal(form, t));
       return;
     }
+    // Started: from here on the form must never come back, or a second submit would start a second approval.
+    deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
+    // Post first, so the modal can say where the request really went (the channel, or the DM).
+    await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
+      deps.logger.warn({ err: error, djbh }, 'could not deliver the request yet');
+    });
+    const tracked = await deps.store.getApproval(djbh).catch(() => undefined);
+    const lines = [t.submitted(djbh), where(tracked, metadata.channelId, t)];
+    if (prepared.changes.length > 0)
+      lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
+    await show(buildMessageModal(lines, t));
   };
 }
 
