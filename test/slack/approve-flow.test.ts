@@ -94,9 +94,20 @@ describe('opening the modal', () => {
     });
     const userId = hh.workspace.userByLogin('hidden@corp.example').id;
     await hh.slack.command(userId, hh.channel('general'), '');
-    await waitFor(() =>
-      viewText([...hh.workspace.views.values()][0]).includes('no e-mail address the app can read'),
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find((v) =>
+        viewText(v).includes('no e-mail address the app can read'),
+      ),
     );
+    // Submitting anyway says why nothing can be started, instead of failing silently.
+    await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_select: hh.user('chen.hao@corp.example'),
+    });
+    expect(viewText(hh.workspace.views.get(view.id))).toContain(
+      'could not read your e-mail address',
+    );
+    expect(hh.sim.approvals()).toEqual([]);
   });
 });
 
@@ -412,6 +423,9 @@ describe('when the service fails', () => {
       () => viewText(hh.workspace.views.get(view.id)).includes('not answering right now'),
       8000,
     );
+    // The form is back for another try, with nothing stored and nothing posted.
+    expect(viewText(hh.workspace.views.get(view.id))).toContain('"submit"');
+    expect(hh.workspace.history(hh.channel('general'))).toEqual([]);
   });
 
   it('tells the person when the service refuses the app’s credentials', async () => {

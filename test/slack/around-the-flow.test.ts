@@ -270,6 +270,9 @@ describe('account linking', () => {
         'could not check this session (sso code error',
       ),
     );
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    expect(await db.db.selectFrom('linked_accounts').selectAll().execute()).toEqual([]);
+    await db.close();
   });
 
   it('refuses an empty token as a field error', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
@@ -42,7 +43,14 @@ for (const database of TEST_DATABASES) {
 
       it('migrates an existing database again without error', async () => {
         const again = await openDatabase(testDb.url);
+        const applied = await sql<{
+          name: string;
+        }>`select name from kysely_migration order by name`.execute(again.db);
         await again.close();
+        expect(applied.rows.map((r) => r.name)).toEqual([
+          '2026-11-21-001-tracked-approvals',
+          '2026-11-22-002-links-and-reminders',
+        ]);
       });
 
       it('stores a new approval with its request and approver announcements', async () => {
