@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
+import { createHomePublisher } from './slack/home-publisher.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
@@ -111,10 +112,16 @@ async function serve(
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
+  const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
+  const home = createHomePublisher(
+    { people, identities, links, store, logger, now, ...webUrl },
+    bolt.client,
+  );
   const announcer = createSlackAnnouncer({
     client: bolt.client,
     people,
     identities,
+    home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
   });
@@ -131,9 +138,10 @@ async function serve(
     people,
     identities,
     links,
+    home,
     logger,
     now,
-    ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...webUrl,
   });
 
   let port: number;

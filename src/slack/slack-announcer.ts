@@ -10,6 +10,7 @@ import {
   personRef,
   type SlackMessage,
 } from './blocks/request-message.ts';
+import type { HomePublisher } from './home-publisher.ts';
 import { messagesFor } from './i18n.ts';
 import type { Identities } from './identities.ts';
 import { ANNOUNCEMENT_EVENT } from './ids.ts';
@@ -19,6 +20,8 @@ export interface SlackAnnouncerOptions {
   client: WebClient;
   people: SlackPeople;
   identities: Identities;
+  /** Republished for requester and approver after their approval changed. */
+  home?: HomePublisher;
   webUrl?: string;
   giveUpAfterDays: number;
 }
@@ -268,11 +271,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
 
   return {
     async deliver(a, approval) {
+      let posted: Posted;
       try {
-        return await deliver(a, approval);
+        posted = await deliver(a, approval);
       } catch (error) {
         throw asAnnounceError(error);
       }
+      // What people see on their Home tab changed with a new request or a decision.
+      if (a.kind === 'request' || a.kind === 'parent-update' || a.kind === 'gave-up') {
+        await options.home?.refresh([approval.requesterSlackId, approval.approverSlackId]);
+      }
+      return posted;
     },
     findDelivered,
   };

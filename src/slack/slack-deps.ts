@@ -3,6 +3,7 @@ import type { AnnouncementDispatcher } from '../approvals/announcement-dispatche
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { Logger } from '../logger.ts';
+import type { HomePublisher } from './home-publisher.ts';
 import type { Identities } from './identities.ts';
 import type { SlackPeople } from './slack-people.ts';
 
@@ -13,6 +14,7 @@ export interface SlackDeps {
   dispatcher: AnnouncementDispatcher;
   people: SlackPeople;
   identities: Identities;
+  home: HomePublisher;
   links: AccountLinks;
   logger: Logger;
   webUrl?: string;

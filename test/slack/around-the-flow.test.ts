@@ -58,6 +58,23 @@ describe('App Home', () => {
     expect(sam.text).toContain('Pending · 待办');
   });
 
+  it('refreshes an opened Home tab when a request arrives and when it is decided', async () => {
+    const hh = await harness();
+    const maria = hh.user('maria.lopez@corp.example');
+    expect((await openHome(hh, 'maria.lopez@corp.example')).text).toContain('Waiting for me (0)');
+    const { approval } = await hh.startApproval();
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.homes.get(maria)).includes('Waiting for me (1)'),
+    );
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.homes.get(maria)).includes('Waiting for me (0)'),
+    );
+    // Someone who never opened Home gets none published.
+    expect(hh.workspace.homes.has(hh.user('sam.taylor@corp.example'))).toBe(false);
+  });
+
   it('publishes Home again on Slack’s retry of the event, and posts nothing', async () => {
     const hh = await harness();
     const userId = hh.user('sam.taylor@corp.example');
