@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import type pino from 'pino';
 import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
 import {
@@ -59,7 +60,10 @@ export async function startApplication(
     );
   const logger = overrides.logger ?? createLogger(config.logLevel, overrides.logDestination);
   const now = overrides.now ?? (() => new Date());
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, {
+    onConnectionError: (error) =>
+      logger.warn({ err: error }, 'database connection lost; it will reconnect'),
+  });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   const store = createApprovalStore(database.db, database.dialect);
   const service =
@@ -94,9 +98,17 @@ async function serve(
   const { logger, now, database, store, service } = parts;
   const botToken = config.slack.botToken ?? '';
   let ready = false;
-  const health = (res: import('node:http').ServerResponse) => {
-    res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: ready }));
+  // 200 once serving and while the database answers; a load balancer takes a replica out otherwise.
+  const health = (res: ServerResponse) => {
+    const answer = (status: number, body: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (!ready) return answer(503, { ok: false, starting: true });
+    sql`select 1`.execute(database.db).then(
+      () => answer(200, { ok: true }),
+      () => answer(503, { ok: false, database: 'unreachable' }),
+    );
   };
   const bolt = await createBoltApp({
     botToken,

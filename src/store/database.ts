@@ -23,8 +23,19 @@ export function dialectOf(url: string): DialectName {
   return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
 }
 
+export interface OpenOptions {
+  /**
+   * Told when Postgres drops an idle pooled connection (a restart, a failover). Without a
+   * listener the pool's 'error' event would crash the process; the next query reconnects.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
 /** Opens the database and migrates it to the latest version. */
-export async function openDatabase(url: string): Promise<DatabaseHandle> {
+export async function openDatabase(
+  url: string,
+  options: OpenOptions = {},
+): Promise<DatabaseHandle> {
   const dialect = dialectOf(url);
   let db: Kysely<Database>;
   let location: string;
@@ -40,6 +51,7 @@ export async function openDatabase(url: string): Promise<DatabaseHandle> {
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    pool.on('error', (error) => options.onConnectionError?.(error));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     location = redactPassword(url);
   } else {

@@ -46,5 +46,13 @@ describe.skipIf(skipReason)(
         expect(replies.filter((m) => m.text.includes('Approved'))).toHaveLength(1);
       }
     });
+
+    it('answers /healthz with 503 when the database is gone, so the load balancer takes it out', async () => {
+      expect((await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status).toBe(200);
+      await drop();
+      const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ ok: false, database: 'unreachable' });
+    });
   },
 );
