@@ -75,7 +75,7 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
   SLACK_API_URL: url.optional(),
   PORT: integer(0, 65535).default(3000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
@@ -133,7 +133,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     mode,
     port: e.PORT,
-    logLevel: e.LOG_LEVEL,
+    // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
+    logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
     slack: {
       ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
       ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),

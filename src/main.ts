@@ -29,7 +29,13 @@ try {
     app = await startApplication(config, { logger });
   }
 } catch (error) {
-  logger.fatal({ err: error }, 'could not start');
+  if ((error as { code?: string }).code === 'EADDRINUSE') {
+    console.error(
+      `Port ${config.port} is already in use. Set PORT to a free one, e.g. PORT=3001 npm start`,
+    );
+  } else {
+    logger.fatal({ err: error }, 'could not start');
+  }
   process.exit(1);
 }
 

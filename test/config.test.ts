@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       mode: 'sandbox',
       port: 3000,
-      logLevel: 'info',
+      logLevel: 'warn',
       databaseUrl: './data/sandbox.db',
       approval: { appName: 'slack-approvals', timeoutMs: 10_000 },
       poll: {
@@ -42,6 +42,7 @@ describe('loadConfig', () => {
     expect(loadConfig(slackHttp).mode).toBe('http');
     expect(loadConfig(slackHttp).poll.cron).toBe('*/30 * * * * *');
     expect(loadConfig(slackHttp).databaseUrl).toBe('./data/approvals.db');
+    expect(loadConfig(slackHttp).logLevel).toBe('info');
     expect(
       loadConfig({ ...slackHttp, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-1-x' })
         .mode,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +46,21 @@ describe('npm start', () => {
     } finally {
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says which port is taken, and how to choose another', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const dir = mkdtempSync(join(tmpdir(), 'main-'));
+    try {
+      const started = run({ PORT: String(port), DATABASE_URL: join(dir, 'a.db') });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`Port ${port} is already in use. Set PORT to a free one`);
+    } finally {
+      blocker.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
