@@ -221,14 +221,21 @@ function renderThread() {
   $('service').hidden = true;
 }
 
+let shownModal = '';
+
 function renderModal() {
   const root = $('modal-root');
   const open = state.data.views.at(-1);
   if (!open) {
+    shownModal = '';
     root.replaceChildren();
     return;
   }
   const v = open.view;
+  // Redraw only when the modal itself changed: a redraw would take the cursor from the person typing.
+  const key = JSON.stringify([open.id, v, state.errors[open.id] ?? null]);
+  if (key === shownModal) return;
+  shownModal = key;
   const form = el('form', { class: 'modal', role: 'dialog', 'aria-label': v.title.text });
   const body = el(
     'div',
@@ -271,15 +278,29 @@ function renderModal() {
     state.errors[open.id] = result.errors ?? {};
     await refresh();
   });
-  // Keep what was typed when the same modal re-renders (Slack keeps input state across updates).
+  // Like Slack, an update of the same modal keeps what the person typed in inputs whose block and
+  // action ids stay the same.
   const previous = root.querySelector('form.modal');
-  const typed = previous?.dataset.view === open.id ? collectValues(previous) : null;
-  form.dataset.view = open.id;
-  if (typed && previous?.dataset.hash === JSON.stringify(v.blocks)) {
-    for (const input of body.querySelectorAll('[data-action]'))
-      if (input.dataset.action in typed) input.value = typed[input.dataset.action];
+  if (previous?.dataset.view === open.id) {
+    const typed = new Map(
+      [...previous.querySelectorAll('[data-action][data-dirty]')].map((i) => [
+        i.dataset.action,
+        i.value,
+      ]),
+    );
+    for (const input of body.querySelectorAll('[data-action]')) {
+      if (!typed.has(input.dataset.action)) continue;
+      input.value = typed.get(input.dataset.action);
+      input.dataset.dirty = '1';
+    }
   }
-  form.dataset.hash = JSON.stringify(v.blocks);
+  form.dataset.view = open.id;
+  form.addEventListener('input', (event) => {
+    if (event.target.dataset) event.target.dataset.dirty = '1';
+  });
+  form.addEventListener('change', (event) => {
+    if (event.target.dataset) event.target.dataset.dirty = '1';
+  });
   root.replaceChildren(el('div', { class: 'overlay' }, form));
 }
 
