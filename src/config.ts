@@ -89,7 +89,8 @@ const envSchema = z.object({
   POLL_CONCURRENCY: integer(1, 64).default(4),
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
-  ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(60),
+  // Longer than the slowest delivery: a few Web API calls of 8 s each, retried up to 3 times.
+  ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(120),
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_MAX: integer(0, 100).default(3),
