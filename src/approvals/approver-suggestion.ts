@@ -13,6 +13,18 @@ export interface SuggestionDeps {
   service: Pick<ApprovalService, 'getDepartment'>;
   /** The chat account of a service login, or null when that person is not in the chat. */
   findChatUser(login: string): Promise<string | null>;
+  /**
+   * How long the person may wait for a suggestion (default 6 s). The form is open meanwhile; past
+   * this they get "pick one yourself" instead of a spinner for as long as the client retries.
+   */
+  deadlineMs?: number;
+}
+
+export class SuggestionTimeout extends Error {
+  constructor(ms: number) {
+    super(`no suggestion within ${ms} ms`);
+    this.name = 'SuggestionTimeout';
+  }
 }
 
 /**
@@ -23,6 +35,22 @@ export async function suggestApproverFor(
   deps: SuggestionDeps,
   requesterLogin: string,
 ): Promise<Suggestion> {
+  const ms = deps.deadlineMs ?? 6000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<Suggestion>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ kind: 'lookup-failed', error: new SuggestionTimeout(ms) }),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([lookUp(deps, requesterLogin), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Suggestion> {
   try {
     const department = await deps.service.getDepartment(requesterLogin);
     const chain = departmentChain(department);
