@@ -118,6 +118,19 @@ describe.skipIf(skipReason)(
         .toContain('My requests (1)');
       await expect.poll(() => page.locator('#home').textContent()).toContain(djbh);
       await shot('5-home');
+
+      // The approver's side: her DM from the app links to the request's thread.
+      await page.getByLabel('You are').selectOption({ label: 'Maria Lopez · en-US' });
+      await page.locator('#apps button').first().click();
+      await page.getByRole('tab', { name: 'Messages' }).click();
+      const dm = page.locator('#messages article').filter({ hasText: 'asks for your approval' });
+      await expect.poll(() => dm.count(), { timeout: 10_000 }).toBe(1);
+      await dm.getByRole('link', { name: 'View request' }).click();
+      await expect
+        .poll(() => page.locator('#thread-messages').textContent())
+        .toContain('Approved · 同意 by');
+      await expect.poll(() => page.locator('#title').textContent()).toBe('# general');
+      await shot('6-approver-dm-thread');
     }, 90_000);
   },
 );

@@ -432,6 +432,17 @@ async function start() {
     e.preventDefault();
     send($('thread-input'), state.thread?.ts);
   });
+  // Permalinks (thread links in DMs and on Home) open the message's thread in its channel.
+  document.addEventListener('click', (event) => {
+    const link = event.target.closest?.('[data-permalink]');
+    if (!link) return;
+    event.preventDefault();
+    const [channel, ts] = link.dataset.permalink.split('/');
+    state.channel = channel;
+    state.tab = 'messages';
+    state.thread = { channel, ts };
+    render();
+  });
   $('thread-close').addEventListener('click', () => {
     state.thread = null;
     renderThread();

@@ -84,7 +84,15 @@ function token(inner, ctx) {
     return `<span class="mention">#${html(ctx.channelName(inner.slice(1).split('|')[0]))}</span>`;
   const [url, label] = inner.split('|');
   if (!/^https?:\/\//.test(url)) return html(inner);
+  const place = permalinkTarget(url);
+  if (place) return `<a href="#" data-permalink="${html(place)}">${label ?? html(url)}</a>`;
   return `<a href="${html(url)}" target="_blank" rel="noopener">${label ?? html(url)}</a>`;
+}
+
+/** A permalink of the stand-in workspace opens the message here, as Slack would, not a dead page. */
+function permalinkTarget(url) {
+  const match = /^https:\/\/sandbox\.slack\.local\/archives\/(\w+)\/p(\d{10})(\d{6})$/.exec(url);
+  return match ? `${match[1]}/${match[2]}.${match[3]}` : null;
 }
 
 function textNode(t, ctx) {
@@ -99,6 +107,8 @@ function textNode(t, ctx) {
 function button(element, ctx) {
   const label = textNode(element.text, ctx);
   const cls = `bk-button${element.style ? ` ${element.style}` : ''}`;
+  const place = element.url ? permalinkTarget(element.url) : null;
+  if (place) return el('a', { class: cls, href: '#', 'data-permalink': place }, label);
   if (element.url)
     return el('a', { class: cls, href: element.url, target: '_blank', rel: 'noopener' }, label);
   return el(
