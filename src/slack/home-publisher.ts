@@ -10,6 +10,7 @@ type Deps = Pick<
 >;
 
 const EMPTY: Page = { approvals: [], total: 0 };
+const MAX_PERMALINKS = 10_000;
 
 export interface HomePublisher {
   /** Builds a person's Home tab from the store and publishes it. */
@@ -41,7 +42,11 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
           (r) => r.permalink,
           () => undefined,
         );
-      if (link) permalinks.set(a.djbh, link);
+      if (!link) continue;
+      // Only the newest rows are ever shown, so the oldest links can go.
+      if (permalinks.size >= MAX_PERMALINKS)
+        permalinks.delete(permalinks.keys().next().value as string);
+      permalinks.set(a.djbh, link);
     }
     const view = buildHomeView(
       {
