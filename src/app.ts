@@ -134,7 +134,7 @@ async function serve(
     people,
     identities,
     home,
-    ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...webUrl,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
   });
   const dispatcher = createAnnouncementDispatcher({
