@@ -46,31 +46,23 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
     });
   }
   blocks.push(
-    {
-      type: 'input',
-      block_id: BLOCK.title,
-      label: { type: 'plain_text', text: t.titleLabel },
-      hint: { type: 'plain_text', text: t.titleHint },
-      element: {
-        type: 'plain_text_input',
-        action_id: ACTION.title,
-        max_length: TITLE_MAX,
-        ...(state.title ? { initial_value: state.title.slice(0, TITLE_MAX) } : {}),
-      },
-    },
-    {
-      type: 'input',
-      block_id: BLOCK.note,
-      label: { type: 'plain_text', text: t.noteLabel },
-      hint: { type: 'plain_text', text: t.noteHint },
-      element: {
-        type: 'plain_text_input',
-        action_id: ACTION.note,
-        multiline: true,
-        max_length: NOTE_MAX,
-        ...(state.note ? { initial_value: state.note.slice(0, NOTE_MAX) } : {}),
-      },
-    },
+    textInputBlock({
+      blockId: BLOCK.title,
+      actionId: ACTION.title,
+      label: t.titleLabel,
+      hint: t.titleHint,
+      maxLength: TITLE_MAX,
+      value: state.title,
+    }),
+    textInputBlock({
+      blockId: BLOCK.note,
+      actionId: ACTION.note,
+      label: t.noteLabel,
+      hint: t.noteHint,
+      maxLength: NOTE_MAX,
+      value: state.note,
+      multiline: true,
+    }),
     {
       type: 'input',
       block_id: BLOCK.approver,
@@ -85,19 +77,17 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
     },
   );
   if (state.approverLogin) {
-    blocks.push({
-      type: 'input',
-      block_id: BLOCK.approverLogin,
-      optional: true,
-      label: { type: 'plain_text', text: t.approverLoginLabel },
-      hint: { type: 'plain_text', text: state.approverLogin.hint },
-      element: {
-        type: 'plain_text_input',
-        action_id: ACTION.approverLogin,
-        max_length: 100,
-        ...(state.approverLogin.value ? { initial_value: state.approverLogin.value } : {}),
-      },
-    });
+    blocks.push(
+      textInputBlock({
+        blockId: BLOCK.approverLogin,
+        actionId: ACTION.approverLogin,
+        label: t.approverLoginLabel,
+        hint: state.approverLogin.hint,
+        maxLength: 100,
+        value: state.approverLogin.value,
+        optional: true,
+      }),
+    );
   }
   return {
     type: 'modal',
@@ -138,5 +128,34 @@ export function bannerBlock(text: string): KnownBlock {
     type: 'section',
     block_id: BLOCK.banner,
     text: { type: 'mrkdwn', text: `:warning: ${text}` },
+  };
+}
+
+/** A plain-text input block; the prefilled value is cut to what the input can hold. */
+export function textInputBlock(input: {
+  blockId: string;
+  actionId: string;
+  label: string;
+  hint?: string;
+  maxLength: number;
+  value?: string;
+  multiline?: boolean;
+  optional?: boolean;
+}): KnownBlock {
+  return {
+    type: 'input',
+    block_id: input.blockId,
+    ...(input.optional ? { optional: true } : {}),
+    label: { type: 'plain_text', text: input.label },
+    ...(input.hint ? { hint: { type: 'plain_text', text: input.hint } } : {}),
+    element: {
+      type: 'plain_text_input',
+      action_id: input.actionId,
+      max_length: input.maxLength,
+      ...(input.multiline ? { multiline: true } : {}),
+      ...(input.value
+        ? { initial_value: [...input.value].slice(0, input.maxLength).join('') }
+        : {}),
+    },
   };
 }

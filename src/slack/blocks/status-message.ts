@@ -4,7 +4,7 @@ import type { ApprovalStatus } from '../../approvals/approval-types.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
-import { bannerBlock } from './approval-modal.ts';
+import { bannerBlock, textInputBlock } from './approval-modal.ts';
 import { escapeMrkdwn, type SlackMessage, truncate } from './request-message.ts';
 
 export function buildTextMessage(text: string): SlackMessage {
@@ -63,13 +63,16 @@ export function buildListMessage(
 export function buildLinkModal(t: Messages, banner?: string): ModalView {
   const blocks: KnownBlock[] = [];
   if (banner) blocks.push(bannerBlock(banner));
-  blocks.push({
-    type: 'input',
-    block_id: BLOCK.sessionToken,
-    label: { type: 'plain_text', text: t.linkLabel },
-    hint: { type: 'plain_text', text: t.linkHint },
-    element: { type: 'plain_text_input', action_id: ACTION.sessionToken, max_length: 512 },
-  });
+  // Never prefilled: the token is not echoed back.
+  blocks.push(
+    textInputBlock({
+      blockId: BLOCK.sessionToken,
+      actionId: ACTION.sessionToken,
+      label: t.linkLabel,
+      hint: t.linkHint,
+      maxLength: 512,
+    }),
+  );
   return {
     type: 'modal',
     callback_id: CALLBACK.linkModal,
