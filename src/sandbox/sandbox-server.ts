@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import type { SlackRequester } from './slack-requests.ts';
-import { handleResponseUrl, handleWebApi, readBody } from './web-api-server.ts';
+import { routeSlackSide } from './web-api-server.ts';
 import type { Workspace } from './workspace.ts';
 
 /**
@@ -143,10 +144,7 @@ export function createSandboxRoutes(deps: {
       res.end(await readFile(new URL(asset, page)));
       return;
     }
-    const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
-    if (req.method === 'POST' && method) return handleWebApi(workspace, method, req, res);
-    if (path.startsWith('/respond/') && (await handleResponseUrl(workspace, path, req, res)))
-      return;
+    if (await routeSlackSide(workspace, req, res)) return;
     if (path.startsWith('/simulator/api/')) return proxySimulator(req, res, path);
     if (path === '/sandbox/api/state' && req.method === 'GET')
       return json(res, 200, state(url.searchParams.get('user') ?? ''));

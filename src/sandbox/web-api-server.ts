@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../simulator/http-replies.ts';
 import type { Workspace } from './workspace.ts';
 
 /**
  * Serves a Workspace as Slack's Web API (`POST /api/<method>`, form or JSON bodies, bearer token),
  * so the app's real WebClient talks to it through SLACK_API_URL.
  */
-export async function handleWebApi(
+async function handleWebApi(
   workspace: Workspace,
   method: string,
   req: IncomingMessage,
@@ -38,7 +39,7 @@ export interface WebApiServer {
 }
 
 /** `POST /respond/<user>/<channel>`: the response_url the stand-in hands out with each command. */
-export async function handleResponseUrl(
+async function handleResponseUrl(
   workspace: Workspace,
   path: string,
   req: IncomingMessage,
@@ -56,21 +57,32 @@ export async function handleResponseUrl(
   return true;
 }
 
+/**
+ * Answers what Slack's servers answer: `POST /api/<method>` and the command response_urls.
+ * False when the request is for neither, so a caller can route it elsewhere.
+ */
+export async function routeSlackSide(
+  workspace: Workspace,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const path = new URL(req.url ?? '/', 'http://x').pathname;
+  if (path.startsWith('/respond/')) return handleResponseUrl(workspace, path, req, res);
+  const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
+  if (req.method !== 'POST' || !method) return false;
+  try {
+    await handleWebApi(workspace, method, req, res);
+  } catch (error) {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, error: 'internal_error', detail: String(error) }));
+  }
+  return true;
+}
+
 export async function startWebApiServer(workspace: Workspace, port = 0): Promise<WebApiServer> {
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
-    if (path.startsWith('/respond/')) {
-      void handleResponseUrl(workspace, path, req, res);
-      return;
-    }
-    if (req.method !== 'POST' || !method) {
-      res.writeHead(404).end();
-      return;
-    }
-    handleWebApi(workspace, method, req, res).catch((error: unknown) => {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: false, error: 'internal_error', detail: String(error) }));
+    void routeSlackSide(workspace, req, res).then((handled) => {
+      if (!handled) res.writeHead(404).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -84,10 +96,4 @@ export async function startWebApiServer(workspace: Workspace, port = 0): Promise
         server.close(() => resolve());
       }),
   };
-}
-
-export async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
