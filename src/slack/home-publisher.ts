@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../approvals/approval-store.ts';
 import { buildHomeView, HOME_ROWS } from './blocks/home-view.ts';
+import { BoundedMap } from './bounded.ts';
 import { messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
 
@@ -24,7 +25,8 @@ export interface HomePublisher {
 
 export function createHomePublisher(deps: Deps, client: WebClient): HomePublisher {
   // Permalinks never change; a Home of 40 rows would otherwise cost 40 calls each time.
-  const permalinks = new Map<string, string>();
+  // Only the newest rows are ever shown, so the oldest links can go.
+  const permalinks = new BoundedMap<string>(MAX_PERMALINKS);
   const seen = new Set<string>();
 
   async function publish(userId: string): Promise<void> {
@@ -43,9 +45,6 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
           () => undefined,
         );
       if (!link) continue;
-      // Only the newest rows are ever shown, so the oldest links can go.
-      if (permalinks.size >= MAX_PERMALINKS)
-        permalinks.delete(permalinks.keys().next().value as string);
       permalinks.set(a.djbh, link);
     }
     const view = buildHomeView(

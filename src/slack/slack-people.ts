@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { BoundedMap } from './bounded.ts';
 
 /** What the app needs to know about a Slack user. */
 export interface SlackPerson {
@@ -26,13 +27,9 @@ const MAX_ENTRIES = 5000;
  * cached for ten minutes: both are rate-limited, and people do not change e-mail often.
  */
 export function createSlackPeople(client: WebClient, now: () => number = Date.now): SlackPeople {
-  const byId = new Map<string, { at: number; person: SlackPerson }>();
-  const byEmail = new Map<string, { at: number; id: string | null }>();
+  const byId = new BoundedMap<{ at: number; person: SlackPerson }>(MAX_ENTRIES);
+  const byEmail = new BoundedMap<{ at: number; id: string | null }>(MAX_ENTRIES);
   const fresh = (at: number) => now() - at < TTL_MS;
-  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
-    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string);
-    map.set(key, value);
-  };
 
   return {
     cached(userId) {
@@ -50,7 +47,7 @@ export function createSlackPeople(client: WebClient, now: () => number = Date.no
         locale: user?.locale ?? 'en-US',
         isBot: Boolean(user?.is_bot),
       };
-      remember(byId, userId, { at: now(), person });
+      byId.set(userId, { at: now(), person });
       return person;
     },
 
@@ -61,11 +58,11 @@ export function createSlackPeople(client: WebClient, now: () => number = Date.no
       try {
         const { user } = await client.users.lookupByEmail({ email });
         const id = user?.id ?? null;
-        remember(byEmail, key, { at: now(), id });
+        byEmail.set(key, { at: now(), id });
         return id;
       } catch (error) {
         if ((error as { data?: { error?: string } }).data?.error === 'users_not_found') {
-          remember(byEmail, key, { at: now(), id: null });
+          byEmail.set(key, { at: now(), id: null });
           return null;
         }
         throw error;

@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
 import { prepareApproval } from '../../src/approvals/approval-request.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import { freePort } from '../helpers/app-process.ts';
 
 const CREDENTIALS = { appName: 'client-test', appKey: 'k3y-that-must-stay-secret' };
 
@@ -120,7 +120,8 @@ describe('starting an approval', () => {
   });
 
   it('retries a POST whose connection was refused, since nothing reached the service', async () => {
-    const port = await closedPort();
+    // A port nobody listens on: the connection is refused before anything is sent.
+    const port = await freePort();
     let attempts = 0;
     const error = await failure(
       client({
@@ -300,11 +301,3 @@ describe('profile', () => {
     expect(String(error.cause ?? '')).not.toContain(token);
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}

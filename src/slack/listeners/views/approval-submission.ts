@@ -12,7 +12,7 @@ import {
   buildMessageModal,
   parseModalMetadata,
 } from '../../blocks/approval-modal.ts';
-import { BoundedSet } from '../../bounded-set.ts';
+import { BoundedSet } from '../../bounded.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
