@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
-import { createAnnouncementDispatcher } from '../src/approvals/announcement-dispatcher.ts';
 import { pollOnce } from '../src/poller/poll-once.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
 import { createApprovalStore } from '../src/store/approval-store.ts';
@@ -11,7 +10,9 @@ import { openDatabase } from '../src/store/database.ts';
 // `npm run bench`: how long the hot paths take at realistic volumes, printed as a table.
 // BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
 
-const rows: Array<Record<string, string | number>> = [];
+import { deliveryBench } from './delivery-bench.ts';
+import { sweepBench } from './sweep-bench.ts';
+import { quiet, rows, verdict } from './table.ts';
 
 /** Targets: what this app needs at a few thousand open approvals on a 2-core machine. */
 const TARGETS = {
@@ -20,9 +21,6 @@ const TARGETS = {
   pollPassMs: 2000, // 500 open approvals checked well within a 30 s tick
   pollHeapMb: 50,
 };
-const verdict = (value: number, target: number) =>
-  value <= target ? `ok (≤ ${target})` : `OVER (> ${target})`;
-const quiet = { debug() {}, info() {}, warn() {} };
 
 async function storeBench(name: string, url: string, count: number): Promise<void> {
   const db = await openDatabase(url);
@@ -117,21 +115,17 @@ async function pollBench(count: number): Promise<void> {
       now,
     );
   }
-  const dispatcher = createAnnouncementDispatcher({
-    store,
-    announcer: {
-      deliver: async () => ({ channel: 'C1', ts: '1.1' }),
-      findDelivered: async () => undefined,
-    },
-    logger: quiet,
-    leaseMs: 60_000,
-  });
-  await dispatcher.deliverPending();
   const before = process.memoryUsage().heapUsed;
   const started = performance.now();
   const counts = await pollOnce(
-    { store, service, dispatcher, logger: quiet },
-    { concurrency: 4, maxIntervalMs: 3_600_000, giveUpAfterMs: 30 * 86_400_000, batchSize: count },
+    { store, service, logger: quiet },
+    {
+      concurrency: 4,
+      maxIntervalMs: 3_600_000,
+      giveUpAfterMs: 30 * 86_400_000,
+      passBudgetMs: 60_000,
+      leaseMs: 90_000,
+    },
     now,
   );
   const took = performance.now() - started;
@@ -155,4 +149,6 @@ if (process.env.BENCH_POSTGRES_URL)
   await storeBench('Postgres', process.env.BENCH_POSTGRES_URL, 2000);
 await pollBench(500);
 rmSync(dir, { recursive: true, force: true });
+await sweepBench(10_000, { latencyMs: 20, concurrency: 16 });
+await deliveryBench(60);
 console.table(rows);

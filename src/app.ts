@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WebClient } from '@slack/web-api';
 import { sql } from 'kysely';
 import type pino from 'pino';
 import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
@@ -8,6 +9,7 @@ import {
   type DispatchCounts,
 } from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
+import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
@@ -16,18 +18,19 @@ import { createHomePublisher } from './slack/home-publisher.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
-import { createBoltApp } from './slack/slack-app.ts';
+import { createBoltApp, slackClientOptions } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
 
+// An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
+const DELIVERY_IDLE_MS = 1000;
+
 export interface ApplicationOverrides {
   logDestination?: pino.DestinationStream;
   logger?: Logger;
   now?: () => Date;
-  /** Web API retries (default 3); tests use 0. */
-  slackRetries?: number;
   /** Replaces the HTTP client of the approval service. */
   service?: ApprovalService;
 }
@@ -36,18 +39,21 @@ export interface Application {
   /** Where /slack/events and /healthz are served (HTTP mode), or /healthz (Socket Mode). */
   port: number;
   logger: Logger;
-  /** One poll pass now, as the schedule would run it. */
-  poll(now?: Date): Promise<PollCounts>;
-  /** Delivers pending announcements now (each poll pass ends with this too). */
-  deliver(): Promise<DispatchCounts>;
+  /**
+   * One poll pass at `now`, as the schedule would run it, then what it recorded delivered (the
+   * background delivery would do that within moments; tests want it done when this returns).
+   */
+  poll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
+  /** Delivers what is deliverable at `now` and waits until that is done. */
+  deliver(now?: Date): Promise<DispatchCounts>;
   stop(): Promise<void>;
 }
 
 /**
  * Builds and starts everything from a Config: database (migrated), approval-service client,
- * Bolt app with its listeners, announcement dispatcher and the poll schedule. Pending
- * announcements left by an earlier run are delivered at start. The sandbox calls this too, with a
- * Config pointing at its own stand-ins.
+ * Bolt app with its listeners, the announcement dispatcher (delivering in the background, so
+ * whatever an earlier run left undelivered goes out once serving) and the poll schedule. The
+ * sandbox calls this too, with a Config pointing at its own stand-ins.
  */
 export async function startApplication(
   config: Config,
@@ -76,7 +82,7 @@ export async function startApplication(
     });
 
   try {
-    return await serve(config, overrides, { logger, now, database, store, service });
+    return await serve(config, { logger, now, database, store, service });
   } catch (error) {
     // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
     await database.close().catch(() => undefined);
@@ -86,7 +92,6 @@ export async function startApplication(
 
 async function serve(
   config: Config,
-  overrides: ApplicationOverrides,
   parts: {
     logger: Logger;
     now: () => Date;
@@ -119,30 +124,53 @@ async function serve(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
     routes: [{ path: '/healthz', method: ['GET'], handler: (_req, res) => health(res) }],
-    ...(overrides.slackRetries !== undefined ? { retries: overrides.slackRetries } : {}),
+    timeoutMs: config.slack.timeoutMs,
   });
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
+  // The outbox has a client of its own, so a throttled background never slows an interaction.
+  const background = new WebClient(
+    botToken,
+    slackClientOptions('background', {
+      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+      logger,
+      timeoutMs: config.slack.timeoutMs,
+    }),
+  );
+  const backgroundPeople = createSlackPeople(background);
   const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
   const home = createHomePublisher(
     { people, identities, links, store, logger, now, ...webUrl },
     bolt.client,
   );
   const announcer = createSlackAnnouncer({
-    client: bolt.client,
-    people,
-    identities,
+    client: background,
+    people: backgroundPeople,
+    identities: createIdentities({ people: backgroundPeople, links }),
     home,
     ...webUrl,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
+    sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
   });
-  const dispatcher = createAnnouncementDispatcher({
-    store,
-    announcer,
-    logger,
-    leaseMs: config.announcementLeaseMs,
-  });
+  const dispatcher = createAnnouncementDispatcher(
+    {
+      store,
+      announcer,
+      logger,
+      now,
+      stillPending: async (approval) =>
+        (await service.getStatus(approval.djbh)).decision === 'pending',
+    },
+    {
+      leaseMs: config.delivery.leaseMs,
+      callTimeoutMs: config.slack.timeoutMs,
+      retryForMs: config.delivery.retryForMs,
+      laneIntervalMs: config.delivery.channelIntervalMs,
+      concurrency: config.delivery.concurrency,
+      idleMs: DELIVERY_IDLE_MS,
+    },
+  );
   registerListeners(bolt, {
     service,
     store,
@@ -171,17 +199,18 @@ async function serve(
     port = (server.address() as AddressInfo).port;
   }
 
-  const pollDeps = { store, service, dispatcher, logger };
+  const pollDeps = { store, service, logger, announce: dispatcher.wake };
   const pollOptions = {
     concurrency: config.poll.concurrency,
     maxIntervalMs: config.poll.maxIntervalMs,
     giveUpAfterMs: config.poll.giveUpAfterMs,
+    passBudgetMs: config.poll.passBudgetMs,
+    // A check may take three timeouts (two retries) and a little backoff.
+    leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
     ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
   };
-  // Whatever an earlier run left undelivered (it may have died mid-post) goes out first.
-  await dispatcher.deliverPending(now).catch((error: unknown) => {
-    logger.warn({ err: error }, 'could not deliver pending announcements at start');
-  });
+  // Whatever an earlier run left undelivered (it may have died mid-post) goes out in the background.
+  dispatcher.start();
   const schedule: PollSchedule = startPollSchedule(
     pollDeps,
     { ...pollOptions, cron: config.poll.cron },
@@ -193,11 +222,15 @@ async function serve(
   return {
     port,
     logger,
-    poll: (at = now()) => pollOnce(pollDeps, pollOptions, at),
-    deliver: () => dispatcher.deliverPending(now),
+    async poll(at = now()) {
+      const counts = await pollOnce(pollDeps, pollOptions, at);
+      return { ...counts, delivered: await dispatcher.drain(at) };
+    },
+    deliver: (at = now()) => dispatcher.drain(at),
     async stop() {
       ready = false;
       await schedule.stop();
+      await dispatcher.stop();
       await bolt.stop();
       if (healthServer) await new Promise<void>((resolve) => healthServer?.close(() => resolve()));
       await database.close();

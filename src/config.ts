@@ -20,6 +20,8 @@ export interface Config {
     appToken?: string;
     /** Where the Web API is; Slack's own when unset. */
     apiUrl?: string;
+    /** The longest one Web API call may take. */
+    timeoutMs: number;
   };
   approval: {
     /** Unset only in the sandbox, which starts its own simulator. */
@@ -37,12 +39,22 @@ export interface Config {
     maxIntervalMs: number;
     /** After this age an undecided approval is no longer followed (the service never expires one). */
     giveUpAfterMs: number;
+    /** A pass claims no more approvals after this long. */
+    passBudgetMs: number;
   };
-  /**
-   * How long one attempt to post an announcement holds it. Another process (a replica, or this
-   * one restarted after a crash) waits this long before it takes over an unfinished attempt.
-   */
-  announcementLeaseMs: number;
+  delivery: {
+    /**
+     * How long one attempt to post an announcement holds it. Another process (a replica, or this
+     * one restarted after a crash) waits this long before it takes over an unfinished attempt.
+     */
+    leaseMs: number;
+    /** Failures that may pass (Slack down, rate limits, database trouble) are retried this long. */
+    retryForMs: number;
+    /** Posts to one channel (or DM) at least this far apart; Slack allows about one per second. */
+    channelIntervalMs: number;
+    /** Channels served at the same time. */
+    concurrency: number;
+  };
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -74,6 +86,7 @@ const envSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
   SLACK_API_URL: url.optional(),
+  SLACK_TIMEOUT_MS: integer(500, 60_000).default(10_000),
   PORT: integer(0, 65535).default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
   APPROVAL_BASE_URL: url.optional(),
@@ -89,8 +102,12 @@ const envSchema = z.object({
   POLL_CONCURRENCY: integer(1, 64).default(4),
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
-  // Longer than the slowest delivery: a few Web API calls of 8 s each, retried up to 3 times.
+  POLL_PASS_BUDGET_SECONDS: integer(1, 3600).default(20),
+  // An attempt makes a few Web API calls of at most SLACK_TIMEOUT_MS each, none retried by itself.
   ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(120),
+  ANNOUNCEMENT_RETRY_HOURS: integer(1, 24 * 30).default(24),
+  SLACK_CHANNEL_INTERVAL_MS: integer(0, 60_000).default(1000),
+  DELIVERY_CONCURRENCY: integer(1, 64).default(4),
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_MAX: integer(0, 100).default(3),
@@ -129,6 +146,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       if (!has(name)) problems.push(`${name}: required when connecting to Slack`);
     }
   }
+  // The attempt's last call must end inside its lease (see the dispatcher), with room for work.
+  if (e && e.ANNOUNCEMENT_LEASE_SECONDS * 1000 < 3 * e.SLACK_TIMEOUT_MS)
+    problems.push(
+      `ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (${Math.ceil((3 * e.SLACK_TIMEOUT_MS) / 1000)} s)`,
+    );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   return {
@@ -141,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
       ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
       ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+      timeoutMs: e.SLACK_TIMEOUT_MS,
     },
     approval: {
       ...(e.APPROVAL_BASE_URL ? { baseUrl: e.APPROVAL_BASE_URL } : {}),
@@ -158,8 +181,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.POLL_CONCURRENCY,
       maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
       giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,
+      passBudgetMs: e.POLL_PASS_BUDGET_SECONDS * 1000,
     },
-    announcementLeaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
+    delivery: {
+      leaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
+      retryForMs: e.ANNOUNCEMENT_RETRY_HOURS * 3_600_000,
+      channelIntervalMs: e.SLACK_CHANNEL_INTERVAL_MS,
+      concurrency: e.DELIVERY_CONCURRENCY,
+    },
     reminders: {
       afterMs: e.REMINDER_AFTER_HOURS * 3_600_000,
       intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,

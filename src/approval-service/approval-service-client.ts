@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import axios, { type AxiosInstance, type AxiosResponse, isAxiosError } from 'axios';
 import type { z } from 'zod';
 import type {
@@ -62,6 +64,10 @@ export function createApprovalServiceClient(
     responseType: 'text',
     transformResponse: [(body: unknown) => body],
     maxRedirects: 0,
+    // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
+    // own latency instead of adding a TCP (and TLS) handshake.
+    httpAgent: new HttpAgent({ keepAlive: true }),
+    httpsAgent: new HttpsAgent({ keepAlive: true }),
   });
   const appHeaders = { appname: options.appName, appkey: options.appKey };
   const delays = options.retryDelaysMs ?? [250, 1000];

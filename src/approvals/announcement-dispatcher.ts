@@ -1,104 +1,307 @@
-import { AnnounceError, type Announcer } from './announcer.ts';
-import type { ApprovalStore } from './approval-store.ts';
-import type { Announcement } from './tracked-approval.ts';
+import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
+import type { ApprovalStore, Deliverable } from './approval-store.ts';
+import { createLanePacer } from './lane-pacer.ts';
+import type { TrackedApproval } from './tracked-approval.ts';
+
+export interface DispatcherOptions {
+  /** How long one attempt holds an announcement, on the database's clock. */
+  leaseMs: number;
+  /**
+   * The longest one call to the chat can take. An attempt starts no call later than
+   * `leaseMs - 2 × callTimeoutMs` after its claim, so its last call ends before the lease does.
+   */
+  callTimeoutMs: number;
+  /** A delivery that keeps failing in ways that may pass is tried this long before it fails. */
+  retryForMs: number;
+  /** Posts in one lane (one channel, one DM) are at least this far apart: Slack allows ~1/s. */
+  laneIntervalMs: number;
+  /** Lanes delivered at the same time. */
+  concurrency: number;
+  /** How often an idle dispatcher looks for work it was not told about (retries, other replicas). */
+  idleMs: number;
+}
 
 export interface DispatcherDeps {
   store: ApprovalStore;
   announcer: Announcer;
-  logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
-  /** How long one delivery attempt holds an announcement; must outlast the slowest attempt. */
-  leaseMs: number;
+  logger: {
+    debug(obj: object, msg: string): void;
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
+  now: () => Date;
+  /**
+   * Asks the service whether an approval is still undecided, before a reminder goes out: a
+   * reminder that was held up must not reach an approver who has decided meanwhile.
+   */
+  stillPending?: (approval: TrackedApproval) => Promise<boolean>;
+  /** Told of each attempt's outcome (metrics). */
+  onOutcome?: (outcome: AttemptOutcome, kind: string, ms: number) => void;
+  random?: () => number;
 }
+
+export type AttemptOutcome = 'sent' | 'recovered' | 'retry' | 'failed' | 'skipped' | 'lost';
 
 export interface DispatchCounts {
   sent: number;
   recovered: number;
+  retried: number;
   failed: number;
-  waiting: number;
+  skipped: number;
 }
 
-const BATCH = 50;
-const MAX_ATTEMPTS = 8;
+const BACKOFF_BASE_MS = 2000;
+const BACKOFF_MAX_MS = 10 * 60_000;
 
 /**
- * Delivers pending announcements exactly once, even across crashes:
- * 1. The fact and its announcement were stored in one transaction (the outbox), so a crash before
- *    delivery leaves a pending announcement that the next pass delivers.
- * 2. Each attempt first claims the announcement with a lease and notes `attemptedAt`, so two
- *    passes (or replicas) never post it at the same time.
- * 3. Every post carries the announcement's id as message metadata. If a claimed announcement had
- *    an earlier attempt, that attempt may have posted and died before writing it down, so we look
- *    for a post carrying the id before posting again.
- * A crash between the post and the write therefore neither loses nor repeats the message.
- *
- * Calls are serialised within the process: one pass at a time.
+ * How long to wait before attempt `attempts + 1`: exponential from 2 s, at most 10 minutes, with
+ * jitter (50–100 %) so that many announcements failing together do not retry together.
  */
-export function createAnnouncementDispatcher(deps: DispatcherDeps) {
-  let running: Promise<DispatchCounts> = Promise.resolve({
-    sent: 0,
-    recovered: 0,
-    failed: 0,
-    waiting: 0,
-  });
+export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
+  const exponential = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(exponential * (0.5 + random() / 2));
+}
 
-  async function pass(now: () => Date): Promise<DispatchCounts> {
-    const counts: DispatchCounts = { sent: 0, recovered: 0, failed: 0, waiting: 0 };
-    // The request message first: the rest refer to its thread.
-    const pending = (await deps.store.pendingAnnouncements(BATCH)).sort(
-      (a, b) => Number(b.kind === 'request') - Number(a.kind === 'request'),
-    );
-    for (const announcement of pending) {
-      const approval = await deps.store.getApproval(announcement.djbh);
-      if (!approval) continue;
-      // Thread replies wait for the request message that starts the thread.
-      if (needsThread(announcement) && !approval.messageTs) {
-        counts.waiting++;
-        continue;
-      }
-      if (!(await deps.store.claimAnnouncement(announcement.id, now(), deps.leaseMs))) continue;
-      try {
-        if (announcement.attemptedAt) {
-          const earlier = await deps.announcer.findDelivered(announcement, approval);
-          if (earlier) {
-            await deps.store.markAnnouncementSent(announcement.id, earlier, now());
-            counts.recovered++;
-            deps.logger.info(
-              { announcement: announcement.id },
-              'announcement was already posted; recorded it',
+/**
+ * Delivers the outbox exactly once, promptly and fairly, whatever the chat and the database do:
+ * - **Outbox:** each fact and its announcements were stored in one transaction, so nothing is
+ *   lost between deciding and posting; delivery runs apart from the poll pass.
+ * - **Lanes:** each channel (and each approver's DM) is a lane; lanes are served side by side, one
+ *   post at a time per lane, spaced by `laneIntervalMs`, so one busy channel neither trips Slack's
+ *   per-channel limit for long nor delays any other channel. A 429 pauses its lane for Retry-After.
+ * - **Fenced leases:** an attempt claims its announcement for `leaseMs` on the database's clock
+ *   with a token; only the current attempt may record the outcome, and no call starts after the
+ *   attempt's deadline.
+ * - **No duplicates:** a post carries the announcement id in its metadata. When an earlier attempt
+ *   may have posted without recording it (it died, timed out, got a 5xx), the next one looks for
+ *   that post first. The chat client never retries a post by itself.
+ * - **No loss:** failures that may pass are retried with backoff for `retryForMs` (24 h by
+ *   default); only failures that never can pass, or outlast that, end as `failed`, logged at error
+ *   and re-drivable by an operator.
+ */
+export function createAnnouncementDispatcher(deps: DispatcherDeps, options: DispatcherOptions) {
+  const random = deps.random ?? Math.random;
+  const pacer = createLanePacer(options.laneIntervalMs);
+  const inFlight = new Map<string, Promise<AttemptOutcome>>();
+  let filling: Promise<number> = Promise.resolve(0);
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let woken = false;
+
+  function wake(): void {
+    woken = true;
+    wakeUp?.();
+  }
+
+  /** Starts attempts for the heads of free lanes; serialised so two fills never share a lane. */
+  function fill(now: Date, counts: DispatchCounts): Promise<number> {
+    filling = filling.then(async () => {
+      const free = options.concurrency - inFlight.size;
+      if (free <= 0) return 0;
+      const heads = await deps.store.deliverable(now, {
+        limit: free,
+        skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
+      });
+      for (const head of heads) {
+        const attempt = deliverOne(head, now).then(
+          (outcome) => {
+            if (outcome !== 'lost') counts[COUNTED[outcome]]++;
+            return outcome;
+          },
+          (error: unknown) => {
+            // The database failed while recording: the lease runs out and a later attempt, which
+            // will look for this one's post first, takes over.
+            deps.logger.warn(
+              { announcement: head.announcement.id, error: messageOf(error) },
+              'could not record a delivery attempt; it will be retried',
             );
-            continue;
-          }
-        }
-        const posted = await deps.announcer.deliver(announcement, approval);
-        await deps.store.markAnnouncementSent(announcement.id, posted, now());
-        counts.sent++;
-      } catch (error) {
-        counts.failed++;
-        const retryable = error instanceof AnnounceError ? error.retryable : false;
-        const final = !retryable || announcement.attempts + 1 >= MAX_ATTEMPTS;
-        const message = error instanceof Error ? error.message : String(error);
-        await deps.store.markAnnouncementFailed(announcement.id, message, final);
-        deps.logger.warn(
-          { announcement: announcement.id, error: message, final },
-          'announcement not delivered',
+            return 'lost' as const;
+          },
         );
+        inFlight.set(head.lane, attempt);
+        void attempt.finally(() => {
+          inFlight.delete(head.lane);
+          wake();
+        });
       }
+      return heads.length;
+    });
+    return filling;
+  }
+
+  async function deliverOne(d: Deliverable, now: Date): Promise<AttemptOutcome> {
+    const { announcement: a, approval, lane } = d;
+    const started = performance.now();
+    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs);
+    if (!claim) return 'lost';
+    const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
+    const clock: AttemptClock = {
+      check() {
+        if (performance.now() > deadline)
+          throw new AnnounceError('the attempt ran out of time before its next call', {
+            retryable: true,
+          });
+      },
+    };
+    const done = (outcome: AttemptOutcome) => {
+      deps.onOutcome?.(outcome, a.kind, performance.now() - started);
+      return outcome;
+    };
+    try {
+      if (
+        (a.kind === 'reminder' || a.kind === 'reminder-note') &&
+        !(await worthReminding(approval))
+      ) {
+        await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
+        return done('skipped');
+      }
+      if (a.uncertain) {
+        const earlier = await deps.announcer.findDelivered(a, approval, clock);
+        if (earlier) {
+          await record(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
+          deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
+          return done('recovered');
+        }
+      }
+      clock.check();
+      const posted = await deps.announcer.deliver(a, approval, clock);
+      if (posted.ts) pacer.posted(lane);
+      await record(await deps.store.markAnnouncementSent(claim, posted, now), a.id);
+      void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
+        deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
+      });
+      return done('sent');
+    } catch (thrown) {
+      const error = asAnnounceError(thrown);
+      if (error.retryAfterMs !== undefined) pacer.pause(lane, error.retryAfterMs);
+      const reason = error.message;
+      const expired = now.getTime() - a.createdAt.getTime() >= options.retryForMs;
+      if (!error.retryable || expired) {
+        const why = error.retryable
+          ? `still failing after ${hours(options.retryForMs)}: ${reason}`
+          : reason;
+        await deps.store.markAnnouncementFinal(claim, 'failed', why);
+        deps.logger.error(
+          { announcement: a.id, kind: a.kind, djbh: a.djbh, reason: why },
+          'announcement failed for good; re-drive it once the cause is fixed',
+        );
+        return done('failed');
+      }
+      const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random));
+      await deps.store.markAnnouncementRetry(claim, {
+        error: reason,
+        uncertain: error.uncertain,
+        nextAttemptAt: new Date(now.getTime() + delay),
+      });
+      // A 429 is routine under load and honoured; other retries are worth a line at warn.
+      deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
+        { announcement: a.id, error: reason, retryInMs: delay },
+        'announcement not delivered yet; will retry',
+      );
+      return done('retry');
     }
-    return counts;
+  }
+
+  async function record(current: boolean, id: string): Promise<void> {
+    // Our lease ran out and another attempt took over; it finds this post by its metadata.
+    if (!current)
+      deps.logger.warn({ announcement: id }, 'a later attempt took this announcement over');
+  }
+
+  async function worthReminding(approval: TrackedApproval): Promise<boolean> {
+    if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
+    if (!deps.stillPending) return true;
+    // When the service cannot say, the recorded state (pending) stands.
+    return deps.stillPending(approval).catch(() => true);
+  }
+
+  async function run(): Promise<void> {
+    const counts = emptyCounts();
+    while (running) {
+      woken = false;
+      try {
+        await fill(deps.now(), counts);
+      } catch (error) {
+        deps.logger.warn({ error: messageOf(error) }, 'could not read the outbox; trying again');
+      }
+      if (woken || !running) continue;
+      const pause = Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = undefined;
+    }
   }
 
   return {
-    /** Delivers what is pending; waits for a pass already under way, then runs its own. */
-    deliverPending(now: () => Date = () => new Date()): Promise<DispatchCounts> {
-      running = running.catch(() => undefined).then(() => pass(now));
-      return running;
+    /** Runs delivery in the background until stop(). */
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    /** Something new is in the outbox: look now rather than at the next idle check. */
+    wake,
+    /** Stops the background delivery and waits for attempts under way. */
+    async stop(): Promise<void> {
+      running = false;
+      wake();
+      await loop;
+      await Promise.all(inFlight.values());
+    },
+    /**
+     * Delivers everything deliverable at `now` (waiting out lane spacing and attempts under way in
+     * this process) and returns what this call did. Announcements waiting for a retry later than
+     * `now` are left for later.
+     */
+    async drain(now: Date = deps.now()): Promise<DispatchCounts> {
+      const counts = emptyCounts();
+      for (;;) {
+        const started = await fill(now, counts);
+        if (inFlight.size > 0) {
+          await Promise.race(inFlight.values());
+          continue;
+        }
+        if (started > 0) continue;
+        const waiting = await deps.store.deliverable(now, { limit: 1, skipLanes: [] });
+        if (waiting.length === 0) return counts;
+        // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
+        await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
+      }
     },
   };
 }
 
 export type AnnouncementDispatcher = ReturnType<typeof createAnnouncementDispatcher>;
 
-/** Everything but the request itself refers to the request's thread. */
-function needsThread(announcement: Announcement): boolean {
-  return announcement.kind !== 'request';
+const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
+  sent: 'sent',
+  recovered: 'recovered',
+  retry: 'retried',
+  failed: 'failed',
+  skipped: 'skipped',
+};
+
+function emptyCounts(): DispatchCounts {
+  return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0 };
+}
+
+/** Anything unexpected (a dropped database connection, a bug) may pass, and may have posted. */
+function asAnnounceError(error: unknown): AnnounceError {
+  if (error instanceof AnnounceError) return error;
+  return new AnnounceError(messageOf(error), { retryable: true, uncertain: true, cause: error });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function hours(ms: number): string {
+  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`;
 }

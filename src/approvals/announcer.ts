@@ -1,30 +1,74 @@
 import { AppError } from '../errors.ts';
 import type { Announcement, TrackedApproval } from './tracked-approval.ts';
 
-/** Where a message was posted. */
+/** Where a message was posted. Both empty when delivering meant posting nothing. */
 export interface Posted {
   channel: string;
   ts: string;
 }
 
+/** Delivered by posting nothing (nobody to tell, nothing left to edit). */
+export const NOTHING_POSTED: Posted = { channel: '', ts: '' };
+
+/**
+ * One delivery attempt's time. An attempt holds a lease; past its deadline it must not start
+ * another call to the chat, so that a call still in flight ends before another attempt can take
+ * over and look for what this one posted.
+ */
+export interface AttemptClock {
+  /** Throws a retryable AnnounceError once the attempt's deadline has passed. */
+  check(): void;
+}
+
 /** Delivers announcements to the chat (Slack); the dispatcher decides what and when. */
 export interface Announcer {
-  /** Posts (or, for `parent-update`, edits) and says where. Throws AnnounceError on failure. */
-  deliver(announcement: Announcement, approval: TrackedApproval): Promise<Posted>;
+  /** Posts (or edits) and says where. Throws AnnounceError on failure. */
+  deliver(
+    announcement: Announcement,
+    approval: TrackedApproval,
+    attempt: AttemptClock,
+  ): Promise<Posted>;
   /**
-   * Looks for a post of this announcement made by an attempt that never recorded its success
-   * (the process died between posting and writing it down).
+   * Looks for a post of this announcement made by an earlier attempt whose outcome is unknown
+   * (it died, timed out or got a 5xx after the chat had taken the post).
    */
-  findDelivered(announcement: Announcement, approval: TrackedApproval): Promise<Posted | undefined>;
+  findDelivered(
+    announcement: Announcement,
+    approval: TrackedApproval,
+    attempt: AttemptClock,
+  ): Promise<Posted | undefined>;
+  /** Side effects after a recorded delivery (Home tabs); best effort, outside the attempt. */
+  afterDelivered?(announcement: Announcement, approval: TrackedApproval): Promise<void>;
 }
 
 export class AnnounceError extends AppError {
+  /** True when trying again later may work (rate limit, network, the chat's hiccup). */
+  readonly retryable: boolean;
+  /** True when the chat may have taken the post although the call failed (timeout, 5xx). */
+  readonly uncertain: boolean;
+  /** The chat asked to wait this long (HTTP 429 Retry-After) before calling again. */
+  readonly retryAfterMs: number | undefined;
+
   constructor(
     message: string,
-    /** True when trying again later may work (rate limit, network, Slack hiccup). */
-    readonly retryable: boolean,
-    options?: { cause?: unknown },
+    options: {
+      retryable: boolean;
+      uncertain?: boolean;
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
   ) {
-    super(retryable ? 'announce_retryable' : 'announce_failed', message, options);
+    super(
+      options.retryAfterMs !== undefined
+        ? 'announce_rate_limited'
+        : options.retryable
+          ? 'announce_retryable'
+          : 'announce_failed',
+      message,
+      { cause: options.cause },
+    );
+    this.retryable = options.retryable;
+    this.uncertain = options.uncertain ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }

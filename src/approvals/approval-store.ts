@@ -1,20 +1,42 @@
 import type { Decision } from './approval-types.ts';
 import type { Announcement, NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
 
+/** An announcement that can be delivered now, with its approval and its lane. */
+export interface Deliverable {
+  announcement: Announcement;
+  approval: TrackedApproval;
+  lane: string;
+}
+
+/** One attempt's hold on an announcement. */
+export interface AnnouncementClaim {
+  id: string;
+  /** Unique per attempt: only the current attempt may record the outcome. */
+  token: string;
+}
+
 /** Persistence as the domain needs it; implemented with Kysely in src/store. */
 export interface ApprovalStore {
   /** Stores a new approval and the announcements of its request, in one transaction. */
   createApproval(approval: NewTrackedApproval, now: Date): Promise<void>;
   getApproval(djbh: string): Promise<TrackedApproval | undefined>;
   /**
-   * Claims up to `limit` active approvals whose next check is due, for `leaseMs`, so that another
-   * replica polling at the same moment skips them. A claim ends with recordCheck/recordDecision/giveUp.
+   * Claims up to `limit` active approvals whose next check is due and that were not checked at
+   * `now` already (one pass checks each once), for `leaseMs` on the database's clock, so that
+   * another replica polling at the same moment skips them. A claim ends with
+   * recordCheck/recordDecision/giveUp/finish, or runs out.
    */
   claimDue(now: Date, limit: number, leaseMs: number): Promise<TrackedApproval[]>;
   /** A check that found nothing new (or failed): when to look again. Ends the claim. */
   recordCheck(
     djbh: string,
-    check: { now: Date; nextCheckAt: Date; failed: boolean },
+    check: {
+      now: Date;
+      nextCheckAt: Date;
+      failed: boolean;
+      /** The service answered that it does not know the number (kept until it knows it again). */
+      unknown?: boolean;
+    },
   ): Promise<void>;
   /**
    * A new decision, stored together with the announcements that will post it and refresh the
@@ -33,21 +55,65 @@ export interface ApprovalStore {
   ): Promise<void>;
   /** Stops following an approval nobody decided, with the announcement that says so. */
   giveUp(djbh: string, now: Date): Promise<void>;
-  /** Announcements not yet delivered, oldest first. */
+  /** Announcements not yet delivered, oldest first (whether deliverable now or not). */
   pendingAnnouncements(limit: number): Promise<Announcement[]>;
   /**
-   * Claims a pending announcement for one delivery attempt, for `leaseMs`, and notes the attempt.
-   * False when it is no longer pending or another attempt holds it.
+   * What can be delivered now, at most one per lane (the lane's head) and none from `skipLanes`.
+   * A lane is where posts queue behind each other: `post:<channel>` for the request's channel
+   * (or thread), `edit:<channel>` for edits of the request message, `dm:<approver login>` for the
+   * approver's DM, `requester:<user>` for what goes to the requester's DM because the request
+   * message could not be posted. Deliverable means pending, due (`nextAttemptAt` ≤ now), not held by another
+   * attempt, and not waiting for something else: a thread reply only once its request message is
+   * posted (or has failed for good, when it goes to the requester's DM instead); the edit of the
+   * approver's DM only once that DM is no longer pending. Approver DMs never wait for the thread.
    */
-  claimAnnouncement(id: string, now: Date, leaseMs: number): Promise<boolean>;
-  /** Delivered; for the request message this also records where the thread is. */
+  deliverable(
+    now: Date,
+    options: { limit: number; skipLanes: Iterable<string> },
+  ): Promise<Deliverable[]>;
+  /**
+   * Claims a deliverable announcement for one attempt, for `leaseMs` measured on the database's
+   * clock (replicas' own clocks may disagree). Succeeds only while the announcement is pending,
+   * unheld and still at the attempt count it was read with. The claim's token fences what the
+   * attempt may record later.
+   */
+  claimAnnouncement(
+    announcement: Pick<Announcement, 'id' | 'attempts'>,
+    now: Date,
+    leaseMs: number,
+  ): Promise<AnnouncementClaim | undefined>;
+  /**
+   * Delivered; for the request message this also records where the thread is, and queues the
+   * edit that adds the thread's link to the approver's DM. False (and nothing written) when the
+   * claim is no longer the current attempt.
+   */
   markAnnouncementSent(
-    id: string,
+    claim: AnnouncementClaim,
     posted: { channel: string; ts: string },
     now: Date,
-  ): Promise<void>;
-  /** Not delivered; `final` stops further attempts. */
-  markAnnouncementFailed(id: string, error: string, final: boolean): Promise<void>;
+  ): Promise<boolean>;
+  /** Not delivered this time; tried again from `nextAttemptAt`. Fenced like markAnnouncementSent. */
+  markAnnouncementRetry(
+    claim: AnnouncementClaim,
+    retry: { error: string; uncertain: boolean; nextAttemptAt: Date },
+  ): Promise<boolean>;
+  /** Not delivered and never will be (or not worth it any more). Fenced like markAnnouncementSent. */
+  markAnnouncementFinal(
+    claim: AnnouncementClaim,
+    state: 'failed' | 'skipped',
+    reason: string,
+  ): Promise<boolean>;
+  /** Where a delivered announcement was posted; undefined when it is not delivered or posted nothing. */
+  sentPost(id: string): Promise<{ channel: string; ts: string } | undefined>;
+  /** Failed announcements, newest first, for an operator. */
+  failedAnnouncements(limit: number): Promise<Announcement[]>;
+  /** Makes failed announcements pending again, due now; all of them when `ids` is omitted. */
+  redriveAnnouncements(now: Date, ids?: string[]): Promise<number>;
+  /**
+   * Stops following an approval the service closed without a decision (`ended`) or no longer
+   * knows (`vanished`), with the announcement that says so and the refresh of the request message.
+   */
+  finish(djbh: string, reason: 'ended' | 'vanished', now: Date): Promise<void>;
   /**
    * Records the n-th reminder with its two announcements (the approver's DM and the thread note)
    * in one transaction; recording the same occurrence again announces nothing new.

@@ -29,6 +29,8 @@ export interface TrackedApproval {
   checkFailures: number;
   remindersSent: number;
   lastRemindedAt: Date | null;
+  /** Since when the service has answered that it does not know this number; null while it knows it. */
+  unknownSince: Date | null;
 }
 
 export type NewTrackedApproval = Omit<
@@ -43,6 +45,7 @@ export type NewTrackedApproval = Omit<
   | 'checkFailures'
   | 'remindersSent'
   | 'lastRemindedAt'
+  | 'unknownSince'
 >;
 
 /**
@@ -57,22 +60,43 @@ export type AnnouncementKind =
   | 'decision'
   | 'parent-update'
   | 'gave-up'
+  /** The service closed the approval without a decision (`isend` 1, still 待办). */
+  | 'ended'
+  /** The service has not known the approval number for a day: we stop following it. */
+  | 'vanished'
   /** A reminder DM to the approver, and its note in the thread. */
   | 'reminder'
-  | 'reminder-note';
+  | 'reminder-note'
+  /** The approver's DM, edited to show the decision. */
+  | 'approver-dm-update';
+
+/** Kinds that go to the approver's DM rather than the request's thread. */
+export const APPROVER_KINDS: ReadonlySet<AnnouncementKind> = new Set([
+  'approver-dm',
+  'reminder',
+  'approver-dm-update',
+]);
 
 export interface Announcement {
-  /** `<djbh>:<kind>[:<decision>]`: one announcement per fact, whoever records it. */
+  /** `<djbh>:<kind>[:<decision or occurrence or reason>]`: one announcement per fact, whoever records it. */
   id: string;
   djbh: string;
   kind: AnnouncementKind;
   decision: Decision | null;
   /** Which one, for kinds that happen more than once (the n-th reminder). */
   occurrence: number | null;
-  state: 'pending' | 'sent' | 'failed';
+  /** `skipped`: no longer worth posting (a reminder for an approval decided meanwhile). */
+  state: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
-  /** Set before each delivery attempt: if set on a pending one, an earlier attempt may have posted. */
   attemptedAt: Date | null;
+  /**
+   * True when an earlier attempt may have posted without recording it (it died, timed out or got a
+   * 5xx): the next attempt looks for that post before posting again.
+   */
+  uncertain: boolean;
+  /** Not tried again before this moment (backoff, or Slack's Retry-After). */
+  nextAttemptAt: Date;
+  sentChannel: string | null;
   sentTs: string | null;
   lastError: string | null;
   createdAt: Date;
@@ -81,7 +105,7 @@ export interface Announcement {
 export function announcementId(
   djbh: string,
   kind: AnnouncementKind,
-  detail?: Decision | number,
+  detail?: Decision | number | string,
 ): string {
   return detail === undefined ? `${djbh}:${kind}` : `${djbh}:${kind}:${detail}`;
 }

@@ -1,5 +1,4 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
@@ -14,15 +13,23 @@ export interface PollOptions {
   concurrency: number;
   maxIntervalMs: number;
   giveUpAfterMs: number;
-  /** At most this many approvals per pass, so one pass stays short. */
-  batchSize?: number;
+  /** A pass claims no more approvals after this long, so that it ends within its tick. */
+  passBudgetMs: number;
+  /**
+   * How long a claim holds an approval, on the database's clock: the pass's budget plus the
+   * slowest check. A pass that dies releases its claims after this long.
+   */
+  leaseMs: number;
+  /** An approval the service has not known for this long is no longer followed (default 24 h). */
+  unknownForMs?: number;
   reminders?: ReminderOptions;
 }
 
 export interface PollDeps {
   store: ApprovalStore;
   service: Pick<ApprovalService, 'getStatus'>;
-  dispatcher: AnnouncementDispatcher;
+  /** Told when a check stored something to announce (the dispatcher's wake-up). */
+  announce?: () => void;
   logger: {
     debug(obj: object, msg: string): void;
     info(obj: object, msg: string): void;
@@ -35,20 +42,23 @@ export interface PollCounts {
   changed: number;
   failed: number;
   gaveUp: number;
+  /** Closed by the service without a decision, or no longer known to it. */
+  finished: number;
   reminded: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
-  announced: number;
 }
 
-const LEASE_MS = 5 * 60_000;
 // After this many checks in a row find the service unavailable, the pass stops asking: one outage
 // costs a few requests, not one per open approval, and nothing is posted to any thread.
 const OUTAGE_THRESHOLD = 3;
+const DAY_MS = 86_400_000;
 
 /**
- * One poll pass at `now`: claims the approvals due, asks the service about each (a few at a time),
- * records each change with its announcement, then delivers what is pending.
+ * One poll pass at `now`: keeps claiming approvals that are due (a few times `concurrency` at a
+ * time) while its budget lasts, asks the service about each with `concurrency` checks in flight,
+ * and records each change together with its announcements. Delivery happens elsewhere (the
+ * dispatcher), so a slow chat never holds up the checks.
  */
 export async function pollOnce(
   deps: PollDeps,
@@ -60,63 +70,50 @@ export async function pollOnce(
     changed: 0,
     failed: 0,
     gaveUp: 0,
+    finished: 0,
     reminded: 0,
     deferred: 0,
-    announced: 0,
   };
-  const due = await deps.store.claimDue(now, options.batchSize ?? 200, LEASE_MS);
+  const stopClaimingAt = performance.now() + options.passBudgetMs;
+  const batch = Math.max(8, options.concurrency * 4);
+  const queue: TrackedApproval[] = [];
+  let exhausted = false;
+  let claiming: Promise<void> | undefined;
   let unavailableInARow = 0;
-  const queue = [...due];
+  const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
+
+  async function next(): Promise<TrackedApproval | undefined> {
+    for (;;) {
+      const item = queue.shift();
+      if (item) return item;
+      if (exhausted || outage() || performance.now() > stopClaimingAt) return undefined;
+      claiming ??= deps.store
+        .claimDue(now, batch, options.leaseMs)
+        .then((rows) => {
+          if (rows.length === 0) exhausted = true;
+          queue.push(...rows);
+        })
+        .finally(() => {
+          claiming = undefined;
+        });
+      await claiming;
+    }
+  }
 
   async function check(approval: TrackedApproval): Promise<void> {
-    if (unavailableInARow >= OUTAGE_THRESHOLD) {
+    if (outage()) {
       counts.deferred++;
       await deps.store.recordCheck(approval.djbh, {
         now,
         nextCheckAt: nextCheckAfterFailure(1, now, options),
         failed: false,
+        unknown: approval.unknownSince !== null,
       });
       return;
     }
-    if (now.getTime() - approval.createdAt.getTime() >= options.giveUpAfterMs) {
-      await deps.store.giveUp(approval.djbh, now);
-      counts.gaveUp++;
-      return;
-    }
+    let status: Awaited<ReturnType<PollDeps['service']['getStatus']>>;
     try {
-      const status = await deps.service.getStatus(approval.djbh);
-      unavailableInARow = 0;
-      counts.checked++;
-      if (status.unknown) {
-        deps.logger.warn(
-          { djbh: approval.djbh },
-          'the approval service does not know this approval number',
-        );
-      }
-      if (status.decision !== approval.decision) {
-        counts.changed++;
-        await deps.store.recordDecision(approval.djbh, {
-          decision: status.decision,
-          decidedBy: status.approver ?? approval.approverLogin,
-          ended: status.ended,
-          now,
-          nextCheckAt: nextCheckAt(approval.createdAt, now, options),
-        });
-        return;
-      }
-      const reminder =
-        options.reminders && status.decision === 'pending'
-          ? reminderDue(approval, now, options.reminders)
-          : undefined;
-      if (reminder !== undefined) {
-        await deps.store.recordReminder(approval.djbh, reminder, now);
-        counts.reminded++;
-      }
-      await deps.store.recordCheck(approval.djbh, {
-        now,
-        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
-        failed: false,
-      });
+      status = await deps.service.getStatus(approval.djbh);
     } catch (error) {
       counts.failed++;
       if (error instanceof ApprovalServiceError && error.kind === 'unavailable')
@@ -130,14 +127,72 @@ export async function pollOnce(
         nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, now, options),
         failed: true,
       });
+      return;
     }
+    unavailableInARow = 0;
+    counts.checked++;
+    await record(approval, status);
   }
 
-  const workers = Array.from({ length: Math.min(options.concurrency, queue.length) }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await check(next);
+  /** What a successful check means; the give-up comes after it, so a last-minute decision counts. */
+  async function record(
+    approval: TrackedApproval,
+    status: Awaited<ReturnType<PollDeps['service']['getStatus']>>,
+  ): Promise<void> {
+    const age = now.getTime() - approval.createdAt.getTime();
+    if (status.decision !== approval.decision) {
+      counts.changed++;
+      await deps.store.recordDecision(approval.djbh, {
+        decision: status.decision,
+        decidedBy: status.approver ?? approval.approverLogin,
+        ended: status.ended,
+        now,
+        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+      });
+      return deps.announce?.();
+    }
+    if (status.ended && status.decision === 'pending') {
+      counts.finished++;
+      await deps.store.finish(approval.djbh, 'ended', now);
+      return deps.announce?.();
+    }
+    if (status.unknown) {
+      const since = approval.unknownSince ?? now;
+      deps.logger.warn(
+        { djbh: approval.djbh, unknownSince: since.toISOString() },
+        'the approval service does not know this approval number',
+      );
+      if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
+        counts.finished++;
+        await deps.store.finish(approval.djbh, 'vanished', now);
+        return deps.announce?.();
+      }
+    }
+    if (age >= options.giveUpAfterMs) {
+      counts.gaveUp++;
+      await deps.store.giveUp(approval.djbh, now);
+      return deps.announce?.();
+    }
+    const reminder =
+      options.reminders && status.decision === 'pending' && !status.unknown
+        ? reminderDue(approval, now, options.reminders)
+        : undefined;
+    if (reminder !== undefined) {
+      await deps.store.recordReminder(approval.djbh, reminder, now);
+      counts.reminded++;
+      deps.announce?.();
+    }
+    await deps.store.recordCheck(approval.djbh, {
+      now,
+      nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+      failed: false,
+      unknown: status.unknown,
+    });
+  }
+
+  const workers = Array.from({ length: options.concurrency }, async () => {
+    for (let approval = await next(); approval; approval = await next()) await check(approval);
   });
   await Promise.all(workers);
-  const delivered = await deps.dispatcher.deliverPending();
-  counts.announced = delivered.sent + delivered.recovered;
   return counts;
 }

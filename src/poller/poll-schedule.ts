@@ -21,7 +21,7 @@ export function startPollSchedule(
     running = pollOnce(deps, options, started)
       .then((counts) => {
         // Quiet passes go to debug, so a log at info shows only passes that did something.
-        const busy = counts.checked + counts.failed + counts.gaveUp + counts.announced > 0;
+        const busy = counts.checked + counts.failed + counts.deferred > 0;
         deps.logger[busy ? 'info' : 'debug'](
           { ...counts, ms: Date.now() - started.getTime() },
           'poll pass',

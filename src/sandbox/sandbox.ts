@@ -69,7 +69,12 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
     {
       ...config,
       port: 0,
-      slack: { botToken: workspace.botToken, signingSecret, apiUrl: `${url}/api/` },
+      slack: {
+        ...config.slack,
+        botToken: workspace.botToken,
+        signingSecret,
+        apiUrl: `${url}/api/`,
+      },
       approval: { ...config.approval, baseUrl: simulator.url },
     },
     { logger },

@@ -3,6 +3,23 @@ import type { AddressInfo } from 'node:net';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Workspace } from './workspace.ts';
 
+/** What goes back over HTTP for one Web API call. */
+export interface HttpAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * Stands between a Web API call and its answer, as Slack's servers do on a bad day: answer 429
+ * with Retry-After instead of doing it, do it and then answer 5xx, or take longer than any client
+ * waits. `answer` carries the call out on the workspace.
+ */
+export type WebApiInterceptor = (
+  call: { method: string; args: Record<string, unknown> },
+  answer: () => Promise<Record<string, unknown>>,
+) => Promise<HttpAnswer>;
+
 /**
  * Serves a Workspace as Slack's Web API (`POST /api/<method>`, form or JSON bodies, bearer token),
  * so the app's real WebClient talks to it through SLACK_API_URL.
@@ -12,6 +29,7 @@ async function handleWebApi(
   method: string,
   req: IncomingMessage,
   res: ServerResponse,
+  intercept?: WebApiInterceptor,
 ): Promise<void> {
   const raw = await readBody(req);
   const type = String(req.headers['content-type'] ?? '');
@@ -22,12 +40,21 @@ async function handleWebApi(
   delete args.token;
   // apps.connections.open takes the app-level token; every other method the bot token.
   const expected = method === 'apps.connections.open' ? workspace.appToken : workspace.botToken;
-  const body =
-    bearer === expected
-      ? await workspace.call(method, args)
-      : { ok: false, error: bearer ? 'invalid_auth' : 'not_authed' };
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+  if (bearer !== expected) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ ok: false, error: bearer ? 'invalid_auth' : 'not_authed' }));
+    return;
+  }
+  const answer = () => workspace.call(method, args);
+  const reply: HttpAnswer = intercept
+    ? await intercept({ method, args }, answer)
+    : { status: 200, body: await answer() };
+  if (res.destroyed) return;
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...reply.headers,
+  });
+  res.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
 }
 
 export interface WebApiServer {
@@ -65,13 +92,14 @@ export async function routeSlackSide(
   workspace: Workspace,
   req: IncomingMessage,
   res: ServerResponse,
+  intercept?: WebApiInterceptor,
 ): Promise<boolean> {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
   if (path.startsWith('/respond/')) return handleResponseUrl(workspace, path, req, res);
   const method = /^\/api\/([\w.]+)$/.exec(path)?.[1];
   if (req.method !== 'POST' || !method) return false;
   try {
-    await handleWebApi(workspace, method, req, res);
+    await handleWebApi(workspace, method, req, res, intercept);
   } catch (error) {
     res.writeHead(500, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ok: false, error: 'internal_error', detail: String(error) }));
@@ -79,9 +107,13 @@ export async function routeSlackSide(
   return true;
 }
 
-export async function startWebApiServer(workspace: Workspace, port = 0): Promise<WebApiServer> {
+export async function startWebApiServer(
+  workspace: Workspace,
+  port = 0,
+  intercept?: WebApiInterceptor,
+): Promise<WebApiServer> {
   const server: Server = createServer((req, res) => {
-    void routeSlackSide(workspace, req, res).then((handled) => {
+    void routeSlackSide(workspace, req, res, intercept).then((handled) => {
       if (!handled) res.writeHead(404).end();
     });
   });

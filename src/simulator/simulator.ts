@@ -34,6 +34,11 @@ export interface Simulator {
   people: Person[];
   approvals(): SimulatedApproval[];
   decide(djbh: string, decision: 'agree' | 'refuse'): SimulatedApproval | undefined;
+  /**
+   * Deletes an approval, as an operator clearing the service's table would: from then on the
+   * service answers its number with `data: null`, like any number it never issued.
+   */
+  forget(djbh: string): boolean;
   /** Logs a person out: their token changes; the old one resolves for about a minute more. */
   logout(login: string): Person | undefined;
   setFaults(endpoint: Endpoint | 'all', faults: Faults): void;
@@ -170,6 +175,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     people: state.people,
     approvals: () => state.list(),
     decide: (djbh, decision) => state.decide(djbh, decision),
+    forget: (djbh) => state.approvals.delete(djbh),
     logout: (login) => state.logout(login),
     setFaults: (endpoint, set) => faults.set(endpoint, set),
     clearFaults: () => faults.clear(),

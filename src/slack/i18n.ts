@@ -90,8 +90,16 @@ const en = {
   openInService: 'Open in approval service',
   requestFallback: (title: string, djbh: string, d: Decision) =>
     `Approval request: ${title} (${djbh}) — ${en.statusPlain(d)}`,
-  decided: (d: Decision, by: string) => `${en.status(d)} by ${by}`,
-  decidedFallback: (d: Decision, by: string) => `${en.statusPlain(d)} by ${by}`,
+  // The requester is named first: Slack notifies nobody of replies in a thread the app started.
+  decided: (d: Decision, by: string, requester: string) => `${requester} ${en.status(d)} by ${by}`,
+  decidedFallback: (d: Decision, by: string, requester: string) =>
+    `${requester} ${en.statusPlain(d)} by ${by}`,
+  ended: (requester: string) =>
+    `${requester} :heavy_minus_sign: The approval service closed this approval without a decision, so the app stopped following it.`,
+  vanished: (requester: string, djbh: string) =>
+    `${requester} :grey_question: The approval service has not known approval \`${djbh}\` for a day, so the app stopped following it. Ask whoever runs the approval service.`,
+  closedStatus: ':heavy_minus_sign: Closed without a decision',
+  notFollowedStatus: `:zzz: No longer followed here · ${SERVICE_WORDS.pending}`,
   backToPending: 'The approval is pending again in the approval service.',
   aboutApproval: (title: string, djbh: string) =>
     `About your request *${title}* \`${djbh}\` (the app can no longer post in its thread):`,
@@ -235,8 +243,14 @@ const zh: Messages = {
   followInThread: '审批系统中的结果会出现在此讨论串中。',
   openInService: '在审批系统中打开',
   requestFallback: (title, djbh, d) => `审批申请：${title}（${djbh}）— ${zh.statusPlain(d)}`,
-  decided: (d, by) => `${zh.status(d)}，审批人 ${by}`,
-  decidedFallback: (d, by) => `${zh.statusPlain(d)}，审批人 ${by}`,
+  decided: (d, by, requester) => `${requester} ${zh.status(d)}，审批人 ${by}`,
+  decidedFallback: (d, by, requester) => `${requester} ${zh.statusPlain(d)}，审批人 ${by}`,
+  ended: (requester) =>
+    `${requester} :heavy_minus_sign: 审批系统已关闭此审批，没有给出结果；本应用已停止跟进。`,
+  vanished: (requester, djbh) =>
+    `${requester} :grey_question: 审批系统已有一天不认识审批单 \`${djbh}\`，本应用已停止跟进。请联系审批系统的管理员。`,
+  closedStatus: ':heavy_minus_sign: 已关闭，没有结果',
+  notFollowedStatus: `:zzz: 本应用已停止跟进 · ${SERVICE_WORDS.pending}`,
   backToPending: '该审批在审批系统中重新变为待审批。',
   aboutApproval: (title, djbh) =>
     `关于你的申请 *${title}* \`${djbh}\`（本应用已无法在其讨论串中发言）：`,

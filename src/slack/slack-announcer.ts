@@ -1,5 +1,11 @@
 import type { WebClient } from '@slack/web-api';
-import { AnnounceError, type Announcer, type Posted } from '../approvals/announcer.ts';
+import {
+  AnnounceError,
+  type Announcer,
+  type AttemptClock,
+  NOTHING_POSTED,
+  type Posted,
+} from '../approvals/announcer.ts';
 import type { Announcement, TrackedApproval } from '../approvals/tracked-approval.ts';
 import {
   buildApproverDm,
@@ -17,6 +23,10 @@ import { ANNOUNCEMENT_EVENT } from './ids.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 export interface SlackAnnouncerOptions {
+  /**
+   * The background client: it must not retry by itself (a retried post after a timeout or a 5xx
+   * may post twice) and must throw on 429 rather than wait, so the dispatcher paces the lane.
+   */
   client: WebClient;
   people: SlackPeople;
   identities: Identities;
@@ -24,6 +34,8 @@ export interface SlackAnnouncerOptions {
   home?: HomePublisher;
   webUrl?: string;
   giveUpAfterDays: number;
+  /** Where the approver's DM of an approval went, to edit it once decided. */
+  sentDm?: (djbh: string) => Promise<Posted | undefined>;
 }
 
 // Where the request cannot go to the channel, it goes to the requester's DM with the app.
@@ -41,21 +53,25 @@ const RETRYABLE = new Set([
   'service_unavailable',
   'request_timeout',
 ]);
-// Delivered by posting nothing: a reminder for an approver who is not on Slack.
-const NOTHING_POSTED: Posted = { channel: '', ts: '' };
-// How far back a recovery looks for a post of an interrupted attempt.
-const RECOVERY_WINDOW_S = 15 * 60;
+// Slack answered, but may have taken the post before failing.
+const MAYBE_POSTED = new Set(['internal_error', 'fatal_error', 'request_timeout']);
+// A recovery looks for an earlier post from a little before the announcement was recorded
+// (clocks differ) up to now, page by page, at most this many pages.
+const RECOVERY_SLACK_S = 15 * 60;
+const RECOVERY_MAX_PAGES = 50;
 
 /** Posts announcements to Slack, each tagged with its id in message metadata. */
 export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
   const { client, people } = options;
 
   async function post(
+    attempt: AttemptClock,
     channel: string,
     message: SlackMessage,
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted> {
+    attempt.check();
     const result = await client.chat.postMessage({
       channel,
       text: message.text,
@@ -70,12 +86,18 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     return { channel: result.channel ?? channel, ts: result.ts ?? '' };
   }
 
-  async function dmChannel(userId: string): Promise<string> {
+  async function dmChannel(attempt: AttemptClock, userId: string): Promise<string> {
+    attempt.check();
     const opened = await client.conversations.open({ users: userId });
     return opened.channel?.id ?? userId;
   }
 
-  async function permalink(channel: string, ts: string): Promise<string | undefined> {
+  async function permalink(
+    attempt: AttemptClock,
+    channel: string,
+    ts: string,
+  ): Promise<string | undefined> {
+    attempt.check();
     try {
       return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
     } catch {
@@ -83,83 +105,129 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     }
   }
 
-  /**
-   * A reply in the request's thread; when the app can no longer post there (removed from the
-   * channel, channel archived), the requester gets it in their DM with the app instead, so no
-   * decision is lost.
-   */
-  async function replyOrDm(
+  async function approverOf(attempt: AttemptClock, approval: TrackedApproval) {
+    if (approval.approverSlackId) return approval.approverSlackId;
+    attempt.check();
+    // Typed in as a login: they may still be on Slack under that e-mail.
+    return options.identities.slackUserOf(approval.approverLogin);
+  }
+
+  /** Tells the requester in their DM, prefixed with which request it is about. */
+  function toRequesterDm(
+    attempt: AttemptClock,
     approval: TrackedApproval,
     message: SlackMessage,
     a: Announcement,
   ): Promise<Posted> {
+    const t = messagesFor(approval.locale);
+    const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
+    return post(
+      attempt,
+      approval.requesterSlackId,
+      { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] },
+      a,
+    );
+  }
+
+  /**
+   * A reply in the request's thread. When there is no thread (the request message could not be
+   * posted) or the app can no longer post there (removed from the channel, channel archived), the
+   * requester gets it in their DM with the app instead, so no decision is lost.
+   */
+  async function replyOrDm(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    message: SlackMessage,
+    a: Announcement,
+  ): Promise<Posted> {
+    if (!approval.messageTs) return toRequesterDm(attempt, approval, message, a);
     try {
-      return await post(approval.channelId, message, a, approval.messageTs ?? undefined);
+      return await post(attempt, approval.channelId, message, a, approval.messageTs);
     } catch (error) {
       if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
-      const t = messagesFor(approval.locale);
-      const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
-      return post(
-        approval.requesterSlackId,
-        { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] },
-        a,
-      );
+      return toRequesterDm(attempt, approval, message, a);
     }
   }
 
-  async function deliver(a: Announcement, approval: TrackedApproval): Promise<Posted> {
+  async function approverDm(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+  ): Promise<Posted> {
     const t = messagesFor(approval.locale);
     const thread = approval.messageTs ?? undefined;
+    // An edit needs the DM we sent; nothing to edit when none was sent.
+    const sent =
+      a.kind === 'approver-dm-update' && options.sentDm
+        ? await options.sentDm(approval.djbh)
+        : undefined;
+    if (a.kind === 'approver-dm-update' && !sent) return NOTHING_POSTED;
+    const approverId = await approverOf(attempt, approval);
+    if (!approverId) {
+      // A reminder has no one to go to; the thread note says what happened.
+      if (a.kind === 'reminder') return NOTHING_POSTED;
+      return replyOrDm(
+        attempt,
+        approval,
+        buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
+        a,
+      );
+    }
+    attempt.check();
+    const approver = await people.get(approverId);
+    const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
+    const links = {
+      ...(link ? { thread: link } : {}),
+      ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    };
+    const at = messagesFor(approver.locale);
+    const opening =
+      a.kind === 'reminder'
+        ? at.reminderDm(
+            personRef(approval.requesterSlackId, approval.requesterLogin),
+            daysBetween(approval.createdAt, a.createdAt),
+          )
+        : undefined;
+    const dm = buildApproverDm(approval, at, links, opening);
+    if (!sent) return post(attempt, approverId, dm, a);
+    attempt.check();
+    await client.chat.update({
+      channel: sent.channel,
+      ts: sent.ts,
+      text: dm.text,
+      blocks: dm.blocks,
+    });
+    return sent;
+  }
+
+  async function deliver(
+    a: Announcement,
+    approval: TrackedApproval,
+    attempt: AttemptClock,
+  ): Promise<Posted> {
+    const t = messagesFor(approval.locale);
+    const thread = approval.messageTs ?? undefined;
+    const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
     switch (a.kind) {
       case 'request': {
         const message = buildRequestMessage(approval, t, options.webUrl);
         try {
-          return await post(approval.channelId, message, a);
+          return await post(attempt, approval.channelId, message, a);
         } catch (error) {
           if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
-          return post(approval.requesterSlackId, message, a);
+          return post(attempt, approval.requesterSlackId, message, a);
         }
       }
       case 'approver-dm':
-      case 'reminder': {
-        // Typed in as a login: they may still be on Slack under that e-mail.
-        const approverId =
-          approval.approverSlackId ??
-          (await options.identities.slackUserOf(approval.approverLogin));
-        if (!approverId) {
-          // A reminder has no one to go to; the thread note says what happened.
-          if (a.kind === 'reminder') return NOTHING_POSTED;
-          return post(
-            approval.channelId,
-            buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
-            a,
-            thread,
-          );
-        }
-        const approver = await people.get(approverId);
-        const link = thread ? await permalink(approval.channelId, thread) : undefined;
-        const links = {
-          ...(link ? { thread: link } : {}),
-          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-        };
-        const at = messagesFor(approver.locale);
-        const dm =
-          a.kind === 'reminder'
-            ? buildApproverDm(
-                approval,
-                at,
-                links,
-                at.reminderDm(
-                  personRef(approval.requesterSlackId, approval.requesterLogin),
-                  daysBetween(approval.createdAt, a.createdAt),
-                ),
-              )
-            : buildApproverDm(approval, at, links);
-        return post(approverId, dm, a);
-      }
+      case 'reminder':
+      case 'approver-dm-update':
+        return approverDm(attempt, a, approval);
       case 'reminder-note': {
         const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        // Only worth saying in the thread; without one, the requester needs no note.
+        if (!thread) return NOTHING_POSTED;
         return post(
+          attempt,
           approval.channelId,
           buildTextReply(t.reminderNote(approver, a.occurrence ?? 1)),
           a,
@@ -171,95 +239,111 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           approval.approverSlackId,
           approval.decidedBy ?? approval.approverLogin,
         );
-        return replyOrDm(approval, buildDecisionReply(a.decision ?? approval.decision, by, t), a);
+        const reply = buildDecisionReply(a.decision ?? approval.decision, by, requester, t);
+        return replyOrDm(attempt, approval, reply, a);
       }
       case 'gave-up':
-        return replyOrDm(approval, buildTextReply(t.gaveUp(options.giveUpAfterDays)), a);
+        return replyOrDm(attempt, approval, buildTextReply(t.gaveUp(options.giveUpAfterDays)), a);
+      case 'ended':
+        return replyOrDm(attempt, approval, buildTextReply(t.ended(requester)), a);
+      case 'vanished':
+        return replyOrDm(
+          attempt,
+          approval,
+          buildTextReply(t.vanished(requester, approval.djbh)),
+          a,
+        );
       case 'parent-update': {
-        // Editing is idempotent: it always shows the latest state, whichever decision queued it.
+        // Editing is idempotent: it always shows the latest state, whichever change queued it.
+        if (!thread) return NOTHING_POSTED;
         const message = buildRequestMessage(approval, t, options.webUrl);
+        attempt.check();
         await client.chat.update({
           channel: approval.channelId,
-          ts: thread ?? '',
+          ts: thread,
           text: message.text,
           blocks: message.blocks,
         });
-        return { channel: approval.channelId, ts: thread ?? '' };
+        return { channel: approval.channelId, ts: thread };
       }
     }
   }
 
+  /** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
   async function findIn(
+    attempt: AttemptClock,
     channel: string,
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted | undefined> {
-    const oldest = String(Math.floor((a.attemptedAt?.getTime() ?? 0) / 1000) - RECOVERY_WINDOW_S);
-    const page = threadTs
-      ? await client.conversations.replies({
-          channel,
-          ts: threadTs,
-          include_all_metadata: true,
-          limit: 200,
-          oldest,
-        })
-      : await client.conversations.history({
-          channel,
-          include_all_metadata: true,
-          limit: 200,
-          oldest,
-        });
-    const found = page.messages?.find((m) => {
-      const metadata = m.metadata as
-        | { event_type?: string; event_payload?: { announcement_id?: string } }
-        | undefined;
-      return (
-        metadata?.event_type === ANNOUNCEMENT_EVENT &&
-        metadata.event_payload?.announcement_id === a.id
-      );
-    });
-    return found?.ts ? { channel, ts: found.ts } : undefined;
+    const oldest = String(Math.floor(a.createdAt.getTime() / 1000) - RECOVERY_SLACK_S);
+    let cursor: string | undefined;
+    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
+      attempt.check();
+      const common = {
+        channel,
+        include_all_metadata: true,
+        limit: 200,
+        oldest,
+        ...(cursor ? { cursor } : {}),
+      };
+      const result = threadTs
+        ? await client.conversations.replies({ ...common, ts: threadTs })
+        : await client.conversations.history(common);
+      const found = result.messages?.find((m) => {
+        const metadata = m.metadata as
+          | { event_type?: string; event_payload?: { announcement_id?: string } }
+          | undefined;
+        return (
+          metadata?.event_type === ANNOUNCEMENT_EVENT &&
+          metadata.event_payload?.announcement_id === a.id
+        );
+      });
+      if (found?.ts) return { channel, ts: found.ts };
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!result.has_more || !cursor) return undefined;
+    }
+    return undefined;
   }
 
   async function findDelivered(
     a: Announcement,
     approval: TrackedApproval,
+    attempt: AttemptClock,
   ): Promise<Posted | undefined> {
     const thread = approval.messageTs ?? undefined;
+    const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
+    const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
     const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
     switch (a.kind) {
       case 'request':
-        places.push(
-          { channel: async () => approval.channelId },
-          { channel: () => dmChannel(approval.requesterSlackId) },
-        );
+        places.push({ channel: async () => approval.channelId }, requesterDm);
         break;
       case 'approver-dm':
       case 'reminder': {
-        const approverId =
-          approval.approverSlackId ??
-          (await options.identities.slackUserOf(approval.approverLogin));
-        if (approverId) places.push({ channel: () => dmChannel(approverId) });
-        else
-          places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        const approverId = await approverOf(attempt, approval);
+        if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
+        else places.push(thread ? inThread : requesterDm);
         break;
       }
       case 'reminder-note':
-        places.push({ channel: async () => approval.channelId, ...(thread ? { thread } : {}) });
+        if (thread) places.push(inThread);
         break;
       case 'decision':
       case 'gave-up':
-        places.push(
-          { channel: async () => approval.channelId, ...(thread ? { thread } : {}) },
-          { channel: () => dmChannel(approval.requesterSlackId) },
-        );
+      case 'ended':
+      case 'vanished':
+        if (thread) places.push(inThread);
+        places.push(requesterDm);
         break;
+      // Edits are idempotent: doing one again is harmless.
       case 'parent-update':
+      case 'approver-dm-update':
         return undefined;
     }
     for (const place of places) {
       try {
-        const found = await findIn(await place.channel(), a, place.thread);
+        const found = await findIn(attempt, await place.channel(), a, place.thread);
         if (found) return found;
       } catch (error) {
         // A place we cannot read holds no post of ours; anything else must not be taken for "not posted".
@@ -270,20 +354,20 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   }
 
   return {
-    async deliver(a, approval) {
-      let posted: Posted;
+    async deliver(a, approval, attempt) {
       try {
-        posted = await deliver(a, approval);
+        return await deliver(a, approval, attempt);
       } catch (error) {
         throw asAnnounceError(error);
       }
-      // What people see on their Home tab changed with a new request or a decision.
-      if (a.kind === 'request' || a.kind === 'parent-update' || a.kind === 'gave-up') {
-        await options.home?.refresh([approval.requesterSlackId, approval.approverSlackId]);
-      }
-      return posted;
     },
     findDelivered,
+    async afterDelivered(a, approval) {
+      // What people see on their Home tab changed with a new request or a change of state.
+      if (a.kind === 'request' || a.kind === 'parent-update') {
+        await options.home?.refresh([approval.requesterSlackId, approval.approverSlackId]);
+      }
+    },
   };
 }
 
@@ -291,22 +375,36 @@ function platformError(error: unknown): string | undefined {
   return (error as { data?: { error?: string } }).data?.error;
 }
 
-function asAnnounceError(error: unknown): AnnounceError {
+/**
+ * How the dispatcher should take a failed call: a 429 waits for Retry-After; a timeout, a lost
+ * connection or a 5xx may have posted (the next attempt looks first); Slack's own retryable errors
+ * are tried again; everything else Slack refused for good.
+ */
+export function asAnnounceError(error: unknown): AnnounceError {
   if (error instanceof AnnounceError) return error;
-  const code = (error as { code?: string }).code;
+  const e = error as { code?: string; retryAfter?: number; statusCode?: number };
   const platform = platformError(error);
-  const retryable =
-    code === 'slack_webapi_rate_limited_error' ||
-    code === 'slack_webapi_request_error' ||
-    code === 'slack_webapi_http_error' ||
-    (platform !== undefined && RETRYABLE.has(platform));
-  return new AnnounceError(
-    `Slack: ${platform ?? code ?? (error instanceof Error ? error.message : 'unknown error')}`,
-    retryable,
-    {
+  const label = `Slack: ${platform ?? e.code ?? (error instanceof Error ? error.message : 'unknown error')}`;
+  if (e.code === 'slack_webapi_rate_limited_error')
+    return new AnnounceError(label, {
+      retryable: true,
+      retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
       cause: error,
-    },
-  );
+    });
+  if (e.code === 'slack_webapi_request_error' || e.code === 'slack_webapi_http_error')
+    return new AnnounceError(e.statusCode ? `${label} (HTTP ${e.statusCode})` : label, {
+      retryable: true,
+      uncertain: true,
+      cause: error,
+    });
+  if (platform !== undefined)
+    return new AnnounceError(label, {
+      retryable: RETRYABLE.has(platform),
+      uncertain: MAYBE_POSTED.has(platform),
+      cause: error,
+    });
+  // Not Slack's answer at all (a bug, a failed lookup elsewhere): may pass, may have posted.
+  return new AnnounceError(label, { retryable: true, uncertain: true, cause: error });
 }
 
 /** Whole days from `from` to `to`, at least 1. */

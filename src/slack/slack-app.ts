@@ -1,5 +1,5 @@
 import { App, type CustomRoute } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from '../logger.ts';
@@ -15,8 +15,33 @@ export interface BoltAppOptions {
   logger: Logger;
   /** Extra HTTP routes beside /slack/events (HTTP mode only), e.g. /healthz. */
   routes?: CustomRoute[];
-  /** Web API retries; tests use 0 so a failure shows at once. */
-  retries?: number;
+  /** The longest one Web API call may take. */
+  timeoutMs: number;
+}
+
+/**
+ * Web API client settings, one set per use:
+ * - `interactive` (Bolt's client, used while a person waits): a couple of quick retries, and a
+ *   429 fails at once instead of waiting minutes past the trigger's 3 s.
+ * - `background` (the outbox): no retries at all, since a post retried after a timeout or a 5xx
+ *   can post twice; a 429 is thrown so the dispatcher can pace the channel and look for an
+ *   earlier post before trying again.
+ */
+export function slackClientOptions(
+  use: 'interactive' | 'background',
+  options: Pick<BoltAppOptions, 'apiUrl' | 'logger' | 'timeoutMs'>,
+): WebClientOptions {
+  return {
+    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+    logger: boltLogger(options.logger),
+    rejectRateLimitedCalls: true,
+    ...(use === 'interactive'
+      ? {
+          timeout: Math.min(options.timeoutMs, 5000),
+          retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
+        }
+      : { timeout: options.timeoutMs, retryConfig: { retries: 0 } }),
+  };
 }
 
 /**
@@ -27,16 +52,8 @@ export interface BoltAppOptions {
  * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
  */
 export async function createBoltApp(options: BoltAppOptions): Promise<App> {
-  const clientOptions = {
-    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-    // Bounded so that one delivery attempt (with its retries) ends well within its lease.
-    timeout: 8000,
-    retryConfig: { retries: options.retries ?? 3, factor: 2, minTimeout: 500, maxTimeout: 5000 },
-  };
-  const identity = await new WebClient(options.botToken, {
-    ...clientOptions,
-    retryConfig: { retries: 2 },
-  }).auth
+  const clientOptions = slackClientOptions('interactive', options);
+  const identity = await new WebClient(options.botToken, clientOptions).auth
     .test()
     .catch((error: unknown) => {
       const reason =

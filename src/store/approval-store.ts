@@ -1,4 +1,5 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { ApprovalStore, Page } from '../approvals/approval-store.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import {
@@ -38,7 +39,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
-    async recordCheck(djbh, { now, nextCheckAt, failed }) {
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }) {
       await db
         .updateTable('tracked_approvals')
         .set((eb) => ({
@@ -46,6 +47,14 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           next_check_at: nextCheckAt.getTime(),
           lease_until: null,
           check_failures: failed ? eb('check_failures', '+', 1) : 0,
+          // A failed check says nothing about whether the service knows the number.
+          ...(failed
+            ? {}
+            : {
+                unknown_since: unknown
+                  ? eb.fn.coalesce('unknown_since', eb.val(now.getTime()))
+                  : null,
+              }),
         }))
         .where('djbh', '=', djbh)
         .execute();
@@ -69,6 +78,19 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .execute();
         await insertAnnouncement(trx, djbh, 'decision', decision, now);
         await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
+        await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
+      });
+    },
+
+    async finish(djbh, reason, now) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('tracked_approvals')
+          .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
+          .where('djbh', '=', djbh)
+          .execute();
+        await insertAnnouncement(trx, djbh, reason, null, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
       });
     },
 
@@ -80,6 +102,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('djbh', '=', djbh)
           .execute();
         await insertAnnouncement(trx, djbh, 'gave-up', null, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
       });
     },
 
@@ -95,56 +118,134 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toAnnouncement);
     },
 
-    async claimAnnouncement(id, now, leaseMs) {
+    async deliverable(now, { limit, skipLanes }) {
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes]);
+      if (heads.length === 0) return [];
+      const approvals = await db
+        .selectFrom('tracked_approvals')
+        .selectAll()
+        .where(
+          'djbh',
+          'in',
+          heads.map((h) => h.djbh),
+        )
+        .execute();
+      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
+      return heads.flatMap((head) => {
+        const approval = byDjbh.get(head.djbh);
+        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
+      });
+    },
+
+    async claimAnnouncement({ id, attempts }, now, leaseMs) {
+      const token = randomUUID();
       const result = await db
         .updateTable('announcements')
         .set((eb) => ({
           attempted_at: now.getTime(),
-          lease_until: now.getTime() + leaseMs,
+          lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
+          attempt_token: token,
           attempts: eb('attempts', '+', 1),
+          // Until the attempt says otherwise, a crash leaves its post's fate unknown.
+          uncertain: 1,
         }))
         .where('id', '=', id)
         .where('state', '=', 'pending')
-        .where((eb) =>
-          eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.getTime())]),
-        )
+        .where('attempts', '=', attempts)
+        .where((eb) => leaseIsFree(eb, dialect))
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return Number(result.numUpdatedRows) === 1 ? { id, token } : undefined;
     },
 
-    async markAnnouncementSent(id, posted, now) {
-      await db.transaction().execute(async (trx) => {
+    async markAnnouncementSent(claim, posted, now) {
+      return db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable('announcements')
           .set({
             state: 'sent',
             sent_ts: posted.ts,
+            sent_channel: posted.channel,
             lease_until: null,
+            attempt_token: null,
+            uncertain: 0,
             last_error: null,
           })
-          .where('id', '=', id)
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
-        if (row?.kind === 'request') {
+        if (row?.kind === 'request' && posted.ts) {
           await trx
             .updateTable('tracked_approvals')
             .set({ channel_id: posted.channel, message_ts: posted.ts, updated_at: now.getTime() })
             .where('djbh', '=', row.djbh)
             .execute();
+          // The approver's DM did not wait for the thread; now it can link to it.
+          await insertAnnouncement(trx, row.djbh, 'approver-dm-update', null, now, null, 'thread');
         }
+        return row !== undefined;
       });
     },
 
-    async markAnnouncementFailed(id, error, final) {
-      await db
+    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }) {
+      const result = await db
         .updateTable('announcements')
         .set({
           last_error: error.slice(0, 500),
           lease_until: null,
-          ...(final ? { state: 'failed' } : {}),
+          attempt_token: null,
+          uncertain: uncertain ? 1 : 0,
+          next_attempt_at: nextAttemptAt.getTime(),
         })
+        .where('id', '=', claim.id)
+        .where('attempt_token', '=', claim.token)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async markAnnouncementFinal(claim, state, reason) {
+      const result = await db
+        .updateTable('announcements')
+        .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
+        .where('id', '=', claim.id)
+        .where('attempt_token', '=', claim.token)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async sentPost(id) {
+      const row = await db
+        .selectFrom('announcements')
+        .select(['sent_channel', 'sent_ts'])
         .where('id', '=', id)
+        .where('state', '=', 'sent')
+        .executeTakeFirst();
+      return row?.sent_channel && row.sent_ts
+        ? { channel: row.sent_channel, ts: row.sent_ts }
+        : undefined;
+    },
+
+    async failedAnnouncements(limit) {
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('state', '=', 'failed')
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(limit)
         .execute();
+      return rows.map(toAnnouncement);
+    },
+
+    async redriveAnnouncements(now, ids) {
+      if (ids?.length === 0) return 0;
+      let query = db
+        .updateTable('announcements')
+        // A redriven announcement gets a fresh retry window from now (see the dispatcher).
+        .set({ state: 'pending', next_attempt_at: now.getTime(), created_at: now.getTime() })
+        .where('state', '=', 'failed');
+      if (ids) query = query.where('id', 'in', ids);
+      return Number((await query.executeTakeFirst()).numUpdatedRows);
     },
 
     async recordReminder(djbh, occurrence, now) {
@@ -175,13 +276,34 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
   };
 }
 
-function dueApprovals(db: Db, now: Date, limit: number) {
+/**
+ * The database's clock in epoch milliseconds. Leases are measured on it, never on a replica's own
+ * clock: replicas whose clocks disagree by minutes still agree on who holds what.
+ */
+export function dbNowMs(dialect: DialectName) {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast(unixepoch('subsec') * 1000 as integer)`;
+}
+
+function leaseIsFree<T extends 'announcements' | 'tracked_approvals'>(
+  eb: ExpressionBuilder<Database, T>,
+  dialect: DialectName,
+) {
+  const lease = eb.ref('lease_until' as never) as unknown as Expression<number | null>;
+  return eb.or([eb(lease, 'is', null), eb(lease, '<', dbNowMs(dialect))]);
+}
+
+function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
   return db
     .selectFrom('tracked_approvals')
     .select('djbh')
     .where('tracking', '=', 'active')
     .where('next_check_at', '<=', now.getTime())
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.getTime())]))
+    .where((eb) =>
+      eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<', now.getTime())]),
+    )
+    .where((eb) => leaseIsFree(eb, dialect))
     .orderBy('next_check_at')
     .limit(limit);
 }
@@ -189,13 +311,13 @@ function dueApprovals(db: Db, now: Date, limit: number) {
 /** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
 function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
   return db.transaction().execute(async (trx) => {
-    const due = (await dueApprovals(trx, now, limit).forUpdate().skipLocked().execute()).map(
-      (r) => r.djbh,
-    );
+    const due = (
+      await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
+    ).map((r) => r.djbh);
     if (due.length === 0) return [];
     return trx
       .updateTable('tracked_approvals')
-      .set({ lease_until: now.getTime() + leaseMs })
+      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}` })
       .where('djbh', 'in', due)
       .returningAll()
       .execute();
@@ -206,10 +328,58 @@ function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
 function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number) {
   return db
     .updateTable('tracked_approvals')
-    .set({ lease_until: now.getTime() + leaseMs })
-    .where('djbh', 'in', dueApprovals(db, now, limit))
+    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}` })
+    .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit))
     .returningAll()
     .execute();
+}
+
+type LaneHead = AnnouncementRow & { lane: string };
+
+/** See ApprovalStore.deliverable: the head of each lane that has something deliverable now. */
+async function laneHeads(
+  db: Db,
+  dialect: DialectName,
+  now: Date,
+  limit: number,
+  skipLanes: string[],
+): Promise<LaneHead[]> {
+  const skip = skipLanes.length > 0 ? sql`and lane not in (${sql.join(skipLanes)})` : sql``;
+  const result = await sql<LaneHead>`
+    select * from (
+      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
+      from (
+        select a.*,
+          case
+            when a.kind in ('approver-dm', 'reminder', 'approver-dm-update') then 'dm:' || t.approver_login
+            when a.kind = 'parent-update' then 'edit:' || t.channel_id
+            when a.kind <> 'request' and t.message_ts is null then 'requester:' || t.requester_slack_id
+            else 'post:' || t.channel_id
+          end as lane
+        from announcements a
+        join tracked_approvals t on t.djbh = a.djbh
+        where a.state = 'pending'
+          and a.next_attempt_at <= ${now.getTime()}
+          and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
+          and (
+            a.kind in ('request', 'approver-dm', 'reminder')
+            or (a.kind = 'approver-dm-update' and not exists (
+              select 1 from announcements d
+              where d.djbh = a.djbh and d.kind = 'approver-dm' and d.state = 'pending'))
+            or (a.kind not in ('approver-dm-update') and (t.message_ts is not null or exists (
+              select 1 from announcements r
+              where r.djbh = a.djbh and r.kind = 'request' and r.state in ('failed', 'skipped'))))
+          )
+      ) a
+    ) heads
+    where lane_rank = 1 ${skip}
+    order by next_attempt_at, created_at, id
+    limit ${limit}
+  `.execute(db);
+  return result.rows.map((row) => {
+    const { lane_rank: _rank, ...rest } = row as LaneHead & { lane_rank: unknown };
+    return rest;
+  });
 }
 
 export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
@@ -238,6 +408,7 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       lease_until: null,
       reminders_sent: 0,
       last_reminded_at: null,
+      unknown_since: null,
     })
     .execute();
 }
@@ -249,11 +420,13 @@ export async function insertAnnouncement(
   decision: Decision | null,
   now: Date,
   occurrence: number | null = null,
+  /** Names the fact when neither a decision nor an occurrence does (why the request was edited). */
+  detail?: string,
 ): Promise<void> {
   await db
     .insertInto('announcements')
     .values({
-      id: announcementId(djbh, kind, decision ?? occurrence ?? undefined),
+      id: announcementId(djbh, kind, decision ?? occurrence ?? detail),
       djbh,
       kind,
       decision,
@@ -265,6 +438,10 @@ export async function insertAnnouncement(
       last_error: null,
       created_at: now.getTime(),
       occurrence,
+      next_attempt_at: now.getTime(),
+      attempt_token: null,
+      uncertain: 0,
+      sent_channel: null,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
@@ -322,6 +499,7 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     checkFailures: row.check_failures,
     remindersSent: row.reminders_sent,
     lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),
+    unknownSince: row.unknown_since === null ? null : new Date(Number(row.unknown_since)),
   };
 }
 
@@ -334,9 +512,12 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     occurrence: row.occurrence,
     state: row.state as Announcement['state'],
     attempts: row.attempts,
-    attemptedAt: row.attempted_at === null ? null : new Date(row.attempted_at),
+    attemptedAt: row.attempted_at === null ? null : new Date(Number(row.attempted_at)),
+    uncertain: Number(row.uncertain) === 1,
+    nextAttemptAt: new Date(Number(row.next_attempt_at)),
+    sentChannel: row.sent_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,
-    createdAt: new Date(row.created_at),
+    createdAt: new Date(Number(row.created_at)),
   };
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 
 // Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
 // Types are portable between SQLite and Postgres (text, integer, bigint).
@@ -100,6 +100,49 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tracked_approvals').dropColumn('last_reminded_at').execute();
       await db.schema.alterTable('tracked_approvals').dropColumn('reminders_sent').execute();
       await db.schema.dropTable('linked_accounts').execute();
+    },
+  },
+  '2026-11-22-003-delivery-under-faults': {
+    async up(db: Kysely<unknown>) {
+      const announcements = () => db.schema.alterTable('announcements');
+      // When the next attempt may start (backoff, Retry-After); 0 means at once.
+      await announcements()
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // The current attempt's fence: only it may record the outcome.
+      await announcements().addColumn('attempt_token', 'text').execute();
+      // 1 when an earlier attempt may have posted without recording it.
+      await announcements()
+        .addColumn('uncertain', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // Where it was posted, so that it can be edited later (the approver's DM).
+      await announcements().addColumn('sent_channel', 'text').execute();
+      await db
+        .updateTable('announcements' as never)
+        .set({ uncertain: 1 } as never)
+        .where(sql<boolean>`attempted_at is not null and state = 'pending'`)
+        .execute();
+      await db.schema
+        .createIndex('announcements_due')
+        .on('announcements')
+        .columns(['state', 'next_attempt_at'])
+        .execute();
+      await db.schema
+        .createIndex('announcements_approval')
+        .on('announcements')
+        .columns(['djbh', 'kind'])
+        .execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('unknown_since', 'bigint')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('unknown_since').execute();
+      await db.schema.dropIndex('announcements_approval').execute();
+      await db.schema.dropIndex('announcements_due').execute();
+      for (const column of ['sent_channel', 'uncertain', 'attempt_token', 'next_attempt_at'])
+        await db.schema.alterTable('announcements').dropColumn(column).execute();
     },
   },
 };

@@ -24,6 +24,7 @@ export interface TrackedApprovalRow {
   lease_until: number | null;
   reminders_sent: number;
   last_reminded_at: number | null;
+  unknown_since: number | null;
 }
 
 export interface AnnouncementRow {
@@ -39,6 +40,10 @@ export interface AnnouncementRow {
   last_error: string | null;
   created_at: number;
   occurrence: number | null;
+  next_attempt_at: number;
+  attempt_token: string | null;
+  uncertain: number;
+  sent_channel: string | null;
 }
 
 export interface LinkedAccountRow {

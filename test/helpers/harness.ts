@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { SlackFaults } from '../../src/sandbox/slack-faults.ts';
 import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace, type WorkspaceOptions } from '../../src/sandbox/workspace.ts';
@@ -19,6 +20,8 @@ export interface HarnessOptions {
   extraSlackUsers?: Array<{ login: string; name: string; locale?: string; email?: string | null }>;
   env?: Record<string, string>;
   databaseUrl?: string;
+  /** The application's clock (the database's clock, which leases use, is never faked). */
+  now?: () => Date;
 }
 
 /** Captured log lines (JSON objects), for asserting what was logged and what never was. */
@@ -56,7 +59,8 @@ export async function startHarness(options: HarnessOptions = {}) {
     ],
   };
   const workspace = new Workspace(workspaceOptions);
-  const api: WebApiServer = await startWebApiServer(workspace);
+  const faults = new SlackFaults();
+  const api: WebApiServer = await startWebApiServer(workspace, 0, faults.interceptor);
   const dir = mkdtempSync(join(tmpdir(), 'slack-approvals-e2e-'));
   const databaseUrl = options.databaseUrl ?? join(dir, 'approvals.db');
   const env = {
@@ -75,10 +79,9 @@ export async function startHarness(options: HarnessOptions = {}) {
     ...options.env,
   };
   const logs = new LogCapture();
-  let app: Application = await startApplication(loadConfig(env), {
-    logDestination: logs,
-    slackRetries: 0,
-  });
+  // Production's settings throughout: the same Web API clients, retries and timeouts.
+  const overrides = { logDestination: logs, ...(options.now ? { now: options.now } : {}) };
+  let app: Application = await startApplication(loadConfig(env), overrides);
   const requester = () =>
     new SlackRequester({
       workspace,
@@ -92,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   const harness = {
     sim,
     workspace,
+    faults,
     env,
     logs,
     get app() {
@@ -106,7 +110,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     async restart(whileDown?: () => void | Promise<void>) {
       await app.stop();
       await whileDown?.();
-      app = await startApplication(loadConfig(env), { logDestination: logs, slackRetries: 0 });
+      app = await startApplication(loadConfig(env), overrides);
       slack = requester();
     },
     /** Opens the modal with /approve and waits until it is filled in. */
@@ -137,12 +141,12 @@ export async function startHarness(options: HarnessOptions = {}) {
       const view = await harness.openModal(login, channelName, title);
       await slack.submitView(view.id, { note_input: 'For the Q3 expansion' });
       const approval = await waitFor(
-        () => (sim.approvals().length > before ? sim.approvals()[0] : undefined),
+        () => sim.approvals()[before],
         5000,
         'the approval in the service',
       );
       const parent = await waitFor(
-        () => workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
+        () => workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
         5000,
         'the request message',
       );
@@ -156,11 +160,14 @@ export async function startHarness(options: HarnessOptions = {}) {
       );
       return { approval, parent };
     },
-    /** Another instance of the app on the same database, Slack and service, as a second replica. */
-    async startReplica(): Promise<Application> {
+    /**
+     * Another instance of the app on the same database, Slack and service, as a second replica;
+     * `now` gives it a clock of its own (a replica whose clock is off).
+     */
+    async startReplica(replicaOptions: { now?: () => Date } = {}): Promise<Application> {
       const replica = await startApplication(loadConfig(env), {
-        logDestination: logs,
-        slackRetries: 0,
+        ...overrides,
+        ...(replicaOptions.now ? { now: replicaOptions.now } : {}),
       });
       replicas.push(replica);
       return replica;
@@ -189,6 +196,14 @@ export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness>
     current = await startHarness(options);
     return current;
   };
+}
+
+/** The request message of an approval (not the approver's DM, which names the number too). */
+export function isRequestMessage(
+  m: { threadTs?: string; metadata?: { event_payload: Record<string, unknown> } },
+  djbh: string,
+): boolean {
+  return !m.threadTs && m.metadata?.event_payload.announcement_id === `${djbh}:request`;
 }
 
 /** Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`. */

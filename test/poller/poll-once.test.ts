@@ -14,8 +14,15 @@ import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 // One poll pass against the simulator over HTTP and a real SQLite store. Slack is out of the
 // picture here: announcements are delivered to a recorder (the end-to-end tests cover Slack).
 
-const quiet = { debug() {}, info() {}, warn() {} };
-const options = { concurrency: 3, maxIntervalMs: 3_600_000, giveUpAfterMs: 30 * 86_400_000 };
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const DAY = 86_400_000;
+const options = {
+  concurrency: 3,
+  maxIntervalMs: 3_600_000,
+  giveUpAfterMs: 30 * DAY,
+  passBudgetMs: 10_000,
+  leaseMs: 20_000,
+};
 
 let sim: Simulator;
 let dir: string;
@@ -44,19 +51,30 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A dispatcher over the real store that records what it would post. */
 function dispatcher() {
-  return createAnnouncementDispatcher({
-    store,
-    announcer: {
-      deliver: async (a) => {
-        delivered.push(a.id);
-        return { channel: 'C1', ts: `1.${delivered.length}` };
+  return createAnnouncementDispatcher(
+    {
+      store,
+      announcer: {
+        deliver: async (a) => {
+          delivered.push(a.id);
+          return { channel: 'C1', ts: `1.${delivered.length}` };
+        },
+        findDelivered: async () => undefined,
       },
-      findDelivered: async () => undefined,
+      logger: quiet,
+      now: () => new Date(),
     },
-    logger: quiet,
-    leaseMs: 60_000,
-  });
+    {
+      leaseMs: 60_000,
+      callTimeoutMs: 1000,
+      retryForMs: 86_400_000,
+      laneIntervalMs: 0,
+      concurrency: 4,
+      idleMs: 1000,
+    },
+  );
 }
 
 async function open(count: number, now: Date): Promise<string[]> {
@@ -94,11 +112,7 @@ describe('pollOnce', () => {
     const now = new Date();
     await open(10, now);
     sim.setFaults('approval-status', { latencyMs: 50 });
-    const counts = await pollOnce(
-      { store, service, dispatcher: dispatcher(), logger: quiet },
-      options,
-      now,
-    );
+    const counts = await pollOnce({ store, service, logger: quiet }, options, now);
     expect(counts.checked).toBe(10);
     expect(sim.peakConcurrency()['approval-status']).toBe(3);
   });
@@ -106,23 +120,22 @@ describe('pollOnce', () => {
   it('stops asking after three checks in a row find the service down, and announces nothing', async () => {
     const now = new Date();
     await open(10, now);
-    const d = dispatcher();
-    await d.deliverPending();
-    delivered = [];
     sim.setFaults('approval-status', { outage: true });
     const before = sim.requestCounts()['approval-status'];
     const counts = await pollOnce(
-      { store, service, dispatcher: d, logger: quiet },
+      { store, service, logger: quiet },
       { ...options, concurrency: 1 },
       now,
     );
-    expect(counts).toMatchObject({ failed: 3, deferred: 7, checked: 0, changed: 0 });
+    // The first claim took 8 (four times the concurrency, at least 8): 3 failed, 5 deferred, and
+    // the pass claimed no more once the service was found down.
+    expect(counts).toMatchObject({ failed: 3, deferred: 5, checked: 0, changed: 0 });
     expect(sim.requestCounts()['approval-status'] - before).toBe(3);
-    expect(delivered).toEqual([]);
+    expect(await store.pendingAnnouncements(100)).toHaveLength(20);
     // Deferred approvals are due again soon, not lost.
     sim.clearFaults();
     const later = await pollOnce(
-      { store, service, dispatcher: d, logger: quiet },
+      { store, service, logger: quiet },
       options,
       new Date(now.getTime() + 31_000),
     );
@@ -134,13 +147,119 @@ describe('pollOnce', () => {
     const [djbh = ''] = await open(1, now);
     const d = dispatcher();
     sim.decide(djbh, 'refuse');
-    await pollOnce({ store, service, dispatcher: d, logger: quiet }, options, now);
-    await pollOnce(
-      { store, service, dispatcher: d, logger: quiet },
-      options,
-      new Date(now.getTime() + 60_000),
-    );
+    await pollOnce({ store, service, logger: quiet }, options, now);
+    await d.drain(now);
+    await pollOnce({ store, service, logger: quiet }, options, new Date(now.getTime() + 60_000));
+    await d.drain(new Date(now.getTime() + 60_000));
     expect(delivered.filter((id) => id === `${djbh}:decision:rejected`)).toHaveLength(1);
     expect((await store.getApproval(djbh))?.tracking).toBe('finished');
+  });
+
+  it('keeps claiming while approvals are due, so one pass checks them all', async () => {
+    const now = new Date();
+    await open(50, now);
+    const counts = await pollOnce(
+      { store, service, logger: quiet },
+      { ...options, concurrency: 2 },
+      now,
+    );
+    expect(counts.checked).toBe(50);
+    // Checked once each: fresh approvals are due again at once, but not within the same pass.
+    expect(sim.requestCounts()['approval-status']).toBe(50);
+  });
+
+  it('claims no more once its budget is spent, and leaves the rest due', async () => {
+    const now = new Date();
+    await open(20, now);
+    sim.setFaults('approval-status', { latencyMs: 60 });
+    const counts = await pollOnce(
+      { store, service, logger: quiet },
+      { ...options, concurrency: 1, passBudgetMs: 100 },
+      now,
+    );
+    // One claim of 8 was under way when the budget ran out; those are checked, nothing more.
+    expect(counts.checked).toBe(8);
+    const next = await pollOnce({ store, service, logger: quiet }, options, now);
+    expect(next.checked).toBe(12);
+  });
+
+  it('checks once more before giving up, so a decision made at the last moment is announced', async () => {
+    const now = new Date();
+    const old = new Date(now.getTime() - 30 * DAY - 1);
+    const [decided = '', undecided = ''] = await open(2, old);
+    sim.decide(decided, 'agree');
+    const counts = await pollOnce({ store, service, logger: quiet }, options, now);
+    expect(counts).toMatchObject({ changed: 1, gaveUp: 1 });
+    expect((await store.getApproval(decided))?.decision).toBe('approved');
+    expect((await store.getApproval(undecided))?.tracking).toBe('gave-up');
+    const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
+    expect(ids).toContain(`${decided}:decision:approved`);
+    expect(ids).not.toContain(`${decided}:gave-up`);
+    expect(ids).toContain(`${undecided}:gave-up`);
+  });
+
+  it('finishes an approval the service closed without a decision, with its own announcement', async () => {
+    const now = new Date();
+    const [closed = '', open1 = ''] = await open(2, now);
+    // The interface allows `isend` 1 with 待办 (the real service never sends it): the client reads it
+    // as ended and undecided, which is what this port answers.
+    const closing: typeof service = {
+      ...service,
+      getStatus: async (djbh) =>
+        djbh === closed
+          ? { ended: true, decision: 'pending', unknown: false }
+          : service.getStatus(djbh),
+    };
+    const counts = await pollOnce({ store, service: closing, logger: quiet }, options, now);
+    expect(counts).toMatchObject({ finished: 1, checked: 2 });
+    expect((await store.getApproval(closed))?.tracking).toBe('finished');
+    expect((await store.getApproval(open1))?.tracking).toBe('active');
+    const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
+    expect(ids).toContain(`${closed}:ended`);
+    expect(ids).toContain(`${closed}:parent-update:ended`);
+    // Finished: the next pass no longer asks about it.
+    const before = sim.requestCounts()['approval-status'];
+    await pollOnce({ store, service, logger: quiet }, options, new Date(now.getTime() + 60_000));
+    expect(sim.requestCounts()['approval-status'] - before).toBe(1);
+  });
+
+  it('stops following an approval the service has not known for a day, and says so once', async () => {
+    const now = new Date();
+    await store.createApproval(
+      {
+        djbh: 'ZZZZZZZZZZZz',
+        teamId: 'T',
+        channelId: 'C1',
+        requesterSlackId: 'U1',
+        requesterLogin: 'sam.taylor@corp.example',
+        approverLogin: 'maria.lopez@corp.example',
+        approverSlackId: 'U2',
+        title: 'gone',
+        note: 'n',
+        locale: 'en-US',
+        createdAt: now,
+      },
+      now,
+    );
+    const at = (ms: number) => new Date(now.getTime() + ms);
+    await pollOnce({ store, service, logger: quiet }, options, now);
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.unknownSince).toEqual(now);
+    await pollOnce({ store, service, logger: quiet }, options, at(DAY - 60_000));
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.tracking).toBe('active');
+    const counts = await pollOnce({ store, service, logger: quiet }, options, at(DAY + 3_600_000));
+    expect(counts.finished).toBe(1);
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.tracking).toBe('finished');
+    const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
+    expect(ids.filter((id) => id === 'ZZZZZZZZZZZz:vanished')).toHaveLength(1);
+  });
+
+  it('releases the claims of a pass that died within its lease, measured in seconds on the database clock', async () => {
+    const now = new Date();
+    await open(3, now);
+    // A pass claims, then its process dies before recording anything.
+    expect(await store.claimDue(now, 10, 300)).toHaveLength(3);
+    expect(await store.claimDue(now, 10, 300)).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await store.claimDue(now, 10, 300)).toHaveLength(3);
   });
 });

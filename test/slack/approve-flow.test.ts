@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
-import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 
 const harness = harnessPerTest();
 
@@ -238,7 +238,9 @@ describe('the request message', () => {
       ),
     );
     expect(dm.text).toContain(approval.djbh);
-    expect(JSON.stringify(dm.blocks)).toContain('View request');
+    // Sent without waiting for the thread, then edited to link to it.
+    await waitFor(() => JSON.stringify(dm.blocks).includes('View request'), 5000, 'the link');
+    expect(hh.workspace.messages.filter((m) => m.channel === dm.channel)).toHaveLength(1);
   });
 
   it('falls back to the requester’s DM when the app is not in the channel', async () => {
@@ -246,12 +248,15 @@ describe('the request message', () => {
     await submitted(hh, 'sam.taylor@corp.example', { note_input: 'n' }, 'random');
     const approval = await waitFor(() => hh.sim.approvals()[0]);
     const parent = await waitFor(() =>
-      hh.workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
+      hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
     );
     const channel = hh.workspace.channels.get(parent.channel);
     expect(channel?.kind).toBe('im');
     expect(channel?.members.has(hh.user('sam.taylor@corp.example'))).toBe(true);
-    expect(hh.workspace.callsOf('chat.postMessage')[0]?.response.error).toBe('not_in_channel');
+    const first = hh.workspace
+      .callsOf('chat.postMessage')
+      .find((c) => c.args.channel === hh.channel('random'));
+    expect(first?.response.error).toBe('not_in_channel');
     const modal = await waitFor(() =>
       [...hh.workspace.views.values()].find((v) =>
         JSON.stringify(v.view).includes('is in your direct messages'),
@@ -265,7 +270,7 @@ describe('the request message', () => {
     await submitted(hh, 'sam.taylor@corp.example', { note_input: 'n' }, 'secret');
     const approval = await waitFor(() => hh.sim.approvals()[0]);
     const parent = await waitFor(() =>
-      hh.workspace.messages.find((m) => !m.threadTs && m.text.includes(approval.djbh)),
+      hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
     );
     expect(hh.workspace.channels.get(parent.channel)?.kind).toBe('im');
   });
@@ -473,7 +478,11 @@ describe('the HTTP endpoint', () => {
   it('logs one line per request and never a secret', async () => {
     const hh = await harness();
     await hh.startApproval();
-    const requests = hh.logs.entries().filter((e) => e.msg === 'slack request');
+    // The submission's line is written once its handler has shown the outcome.
+    const requests = await waitFor(() => {
+      const lines = hh.logs.entries().filter((e) => e.msg === 'slack request');
+      return lines.some((l) => l.kind === 'view_submission') && lines;
+    });
     expect(requests.map((r) => r.kind)).toEqual(
       expect.arrayContaining(['/approve', 'view_submission']),
     );

@@ -30,6 +30,7 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   checkFailures: 0,
   remindersSent: 0,
   lastRemindedAt: null,
+  unknownSince: null,
   ...overrides,
 });
 

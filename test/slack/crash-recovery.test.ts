@@ -39,7 +39,8 @@ beforeEach(async () => {
     STATUS_POLL_CRON: '* * * * * *',
     LOG_LEVEL: 'warn',
     // A killed attempt's lease must run out before the restarted app takes over.
-    ANNOUNCEMENT_LEASE_SECONDS: '2',
+    ANNOUNCEMENT_LEASE_SECONDS: '3',
+    SLACK_TIMEOUT_MS: '1000',
   });
   slack = new SlackRequester({
     workspace,

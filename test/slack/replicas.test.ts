@@ -38,9 +38,16 @@ describe.skipIf(skipReason)(
       };
       await Promise.all([h.app.poll(), replica.poll()]);
       h.workspace.beforeCall = undefined;
-      // …then both replicas deliver the same pending announcements at the same moment.
-      await Promise.all([h.app.deliver(), replica.deliver(), h.app.deliver(), replica.deliver()]);
-      await Promise.all([h.app.poll(), replica.poll()]);
+      // …then both replicas deliver the same pending announcements at the same moment, once
+      // their retries are due.
+      const later = new Date(Date.now() + 15 * 60_000);
+      await Promise.all([
+        h.app.deliver(later),
+        replica.deliver(later),
+        h.app.deliver(later),
+        replica.deliver(later),
+      ]);
+      await Promise.all([h.app.poll(later), replica.poll(later)]);
       for (const { parent } of started) {
         const replies = h.workspace.replies(parent.channel, parent.ts);
         expect(replies.filter((m) => m.text.includes('Approved'))).toHaveLength(1);

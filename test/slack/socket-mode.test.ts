@@ -43,7 +43,7 @@ beforeAll(async () => {
     STATUS_POLL_CRON: '0 0 1 1 *',
   });
   expect(config.mode).toBe('socket');
-  app = await startApplication(config, { logger: createLogger('fatal'), slackRetries: 0 });
+  app = await startApplication(config, { logger: createLogger('fatal') });
   await socket.connected;
   // Builds payloads only; nothing goes over HTTP in this suite.
   slack = new SlackRequester({

@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/store/database.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 
 const T0 = new Date('2026-11-21T10:00:00Z');
+const NO_CLAIM = { id: '', token: '' };
 const later = (ms: number) => new Date(T0.getTime() + ms);
 
 function approval(djbh: string, overrides: Partial<NewTrackedApproval> = {}): NewTrackedApproval {
@@ -41,6 +42,13 @@ for (const database of TEST_DATABASES) {
       afterAll(() => testDb?.close());
       beforeEach(() => testDb.clear());
 
+      /** The pending announcement of this kind, as the dispatcher reads it before claiming. */
+      async function pending(kind: string) {
+        const found = (await store.pendingAnnouncements(100)).find((a) => a.kind === kind);
+        if (!found) throw new Error(`no pending ${kind}`);
+        return found;
+      }
+
       it('migrates an existing database again without error', async () => {
         const again = await openDatabase(testDb.url);
         const applied = await sql<{
@@ -50,6 +58,7 @@ for (const database of TEST_DATABASES) {
         expect(applied.rows.map((r) => r.name)).toEqual([
           '2026-11-21-001-tracked-approvals',
           '2026-11-22-002-links-and-reminders',
+          '2026-11-22-003-delivery-under-faults',
         ]);
       });
 
@@ -83,18 +92,23 @@ for (const database of TEST_DATABASES) {
 
       it('ties the thread to the request message once it is sent', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', T0, 30_000)).toBe(true);
-        await store.markAnnouncementSent(
-          'AAAAAAAAAAAa:request',
-          { channel: 'D0DM', ts: '1700000000.000100' },
-          T0,
-        );
+        const claim = await store.claimAnnouncement(await pending('request'), T0, 30_000);
+        expect(claim).toBeDefined();
+        expect(
+          await store.markAnnouncementSent(
+            claim ?? { id: '', token: '' },
+            { channel: 'D0DM', ts: '1700000000.000100' },
+            T0,
+          ),
+        ).toBe(true);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
           channelId: 'D0DM',
           messageTs: '1700000000.000100',
         });
+        // …and queues the edit that links the approver's DM to the thread.
         expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toEqual([
           'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:approver-dm-update:thread',
         ]);
       });
 
@@ -106,14 +120,18 @@ for (const database of TEST_DATABASES) {
           nextCheckAt: later(60_000),
           failed: false,
         });
-        const first = await store.claimDue(later(1000), 10, 30_000);
+        const first = await store.claimDue(later(1000), 10, 300);
         expect(first.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
-        expect(await store.claimDue(later(2000), 10, 30_000)).toEqual([]);
-        // The lease runs out: a replica that died while holding it does not strand the approval.
-        expect((await store.claimDue(later(40_000), 10, 30_000)).map((a) => a.djbh)).toEqual([
-          'AAAAAAAAAAAa',
+        expect(await store.claimDue(later(2000), 10, 300)).toEqual([]);
+        // The lease is on the database's clock: a replica whose clock is ahead does not take over.
+        expect((await store.claimDue(later(50_000), 10, 300)).map((a) => a.djbh)).toEqual([]);
+        expect((await store.claimDue(later(65_000), 10, 300)).map((a) => a.djbh)).toEqual([
+          'BBBBBBBBBBBb',
         ]);
-        expect((await store.claimDue(later(65_000), 10, 30_000)).map((a) => a.djbh)).toEqual([
+        // The lease runs out: a replica that died while holding it does not strand the approval.
+        await new Promise((r) => setTimeout(r, 400));
+        expect((await store.claimDue(later(70_000), 10, 300)).map((a) => a.djbh)).toEqual([
+          'AAAAAAAAAAAa',
           'BBBBBBBBBBBb',
         ]);
       });
@@ -155,6 +173,9 @@ for (const database of TEST_DATABASES) {
         const ids = (await store.pendingAnnouncements(10)).map((a) => a.id);
         expect(ids.filter((id) => id === 'AAAAAAAAAAAa:decision:approved')).toHaveLength(1);
         expect(ids.filter((id) => id === 'AAAAAAAAAAAa:parent-update:approved')).toHaveLength(1);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:approver-dm-update:approved')).toHaveLength(
+          1,
+        );
         expect(await store.claimDue(later(60_000), 10, 1000)).toEqual([]);
       });
 
@@ -182,41 +203,117 @@ for (const database of TEST_DATABASES) {
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toContain('gave-up');
       });
 
-      it('lets one attempt at a time claim an announcement, until its lease runs out', async () => {
+      it('lets one attempt at a time claim an announcement, on the database clock, until its lease runs out', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(10), 30_000)).toBe(true);
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(20), 30_000)).toBe(
-          false,
+        const first = await store.claimAnnouncement(await pending('request'), later(10), 300);
+        expect(first).toBeDefined();
+        // Held: neither a second read nor a replica whose clock is 2 minutes ahead gets it.
+        expect(await store.claimAnnouncement(await pending('request'), later(20), 300)).toBe(
+          undefined,
         );
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(30_011), 30_000)).toBe(
-          true,
+        expect(await store.claimAnnouncement(await pending('request'), later(120_000), 300)).toBe(
+          undefined,
         );
-        await store.markAnnouncementSent(
-          'AAAAAAAAAAAa:request',
-          { channel: 'C1', ts: '1.000001' },
-          later(30_012),
-        );
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(90_000), 30_000)).toBe(
-          false,
-        );
+        await new Promise((r) => setTimeout(r, 400));
+        const second = await store.claimAnnouncement(await pending('request'), later(30), 300);
+        expect(second).toBeDefined();
+        // Fenced: the first attempt, overtaken, can no longer record anything.
+        const posted = { channel: 'C1', ts: '1.000001' };
+        expect(await store.markAnnouncementSent(first ?? NO_CLAIM, posted, later(40))).toBe(false);
+        expect(
+          await store.markAnnouncementRetry(first ?? NO_CLAIM, {
+            error: 'late',
+            uncertain: false,
+            nextAttemptAt: later(50),
+          }),
+        ).toBe(false);
+        expect(await store.markAnnouncementSent(second ?? NO_CLAIM, posted, later(40))).toBe(true);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual([
+          'approver-dm',
+          'approver-dm-update',
+        ]);
       });
 
-      it('remembers an attempt, so a restart knows a post may already exist', async () => {
+      it('keeps a retry for later, and marks an attempt that never finished as uncertain', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.claimAnnouncement('AAAAAAAAAAAa:request', later(10), 30_000);
-        await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'ratelimited', false);
-        const [request] = (await store.pendingAnnouncements(10)).filter(
-          (a) => a.kind === 'request',
-        );
-        expect(request).toMatchObject({
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementRetry(claim ?? NO_CLAIM, {
+          error: 'ratelimited',
+          uncertain: false,
+          nextAttemptAt: later(5000),
+        });
+        expect(await pending('request')).toMatchObject({
           attempts: 1,
           attemptedAt: later(10),
           lastError: 'ratelimited',
+          uncertain: false,
+          nextAttemptAt: later(5000),
         });
-        // A failure ends the lease: the next pass may try again at once.
-        expect(await store.claimAnnouncement('AAAAAAAAAAAa:request', later(20), 30_000)).toBe(true);
-        await store.markAnnouncementFailed('AAAAAAAAAAAa:request', 'channel archived', true);
-        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual(['approver-dm']);
+        const lanes = async (at: Date) =>
+          (await store.deliverable(at, { limit: 10, skipLanes: [] })).map(
+            (d) => d.announcement.kind,
+          );
+        expect(await lanes(later(4999))).toEqual(['approver-dm']);
+        expect((await lanes(later(5000))).sort()).toEqual(['approver-dm', 'request']);
+        // An attempt that dies after its claim leaves the post's fate unknown.
+        await store.claimAnnouncement(await pending('request'), later(5000), 300);
+        expect((await pending('request')).uncertain).toBe(true);
+      });
+
+      it('selects thread replies only once their request message exists or has failed for good', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordDecision('AAAAAAAAAAAa', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(1),
+          nextCheckAt: later(1),
+        });
+        const kinds = async () =>
+          (await store.deliverable(later(10), { limit: 10, skipLanes: [] }))
+            .map((d) => `${d.lane} ${d.announcement.kind}`)
+            .sort();
+        // The approver's DM never waits for the thread; its edit waits for the DM.
+        expect(await kinds()).toEqual([
+          'dm:maria.lopez@corp.example approver-dm',
+          'post:C2147483705 request',
+        ]);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        // Without a thread, the decision goes to the requester's DM: a lane of its own.
+        expect(await kinds()).toEqual([
+          'dm:maria.lopez@corp.example approver-dm',
+          'edit:C2147483705 parent-update',
+          'requester:U2147483697 decision',
+        ]);
+      });
+
+      it('offers one announcement per lane, oldest first, and none from the lanes it is told to skip', async () => {
+        for (const [i, djbh] of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc'].entries())
+          await store.createApproval(approval(djbh), later(i));
+        const heads = await store.deliverable(later(10), { limit: 10, skipLanes: [] });
+        expect(heads.map((d) => d.announcement.id).sort()).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:request',
+        ]);
+        const others = await store.deliverable(later(10), {
+          limit: 10,
+          skipLanes: ['post:C2147483705'],
+        });
+        expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
+      });
+
+      it('lists failed announcements and re-drives them for an operator', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        expect((await store.failedAnnouncements(10)).map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:request',
+        ]);
+        expect(await store.redriveAnnouncements(later(100), ['AAAAAAAAAAAa:nope'])).toBe(0);
+        expect(await store.redriveAnnouncements(later(100))).toBe(1);
+        expect(await store.failedAnnouncements(10)).toEqual([]);
+        expect(await pending('request')).toMatchObject({ nextAttemptAt: later(100) });
       });
 
       it('pages requests by requester and open approvals by approver, newest first, with totals', async () => {

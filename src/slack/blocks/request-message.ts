@@ -39,7 +39,7 @@ export function buildRequestMessage(
           text: `*${t.approver}*\n${personRef(a.approverSlackId, a.approverLogin)}`,
         },
         { type: 'mrkdwn', text: `*${t.number}*\n\`${a.djbh}\`` },
-        { type: 'mrkdwn', text: `*${t.statusLabel}*\n${t.status(a.decision)}` },
+        { type: 'mrkdwn', text: `*${t.statusLabel}*\n${statusText(a, t)}` },
       ],
     },
     { type: 'section', text: { type: 'mrkdwn', text: quote(truncate(a.note, NOTE_PREVIEW)) } },
@@ -49,7 +49,19 @@ export function buildRequestMessage(
   return { text: t.requestFallback(a.title, a.djbh, a.decision), blocks };
 }
 
-export function buildDecisionReply(decision: Decision, by: string, t: Messages): SlackMessage {
+/** What the request message shows as its status, including when nobody follows it any more. */
+function statusText(a: TrackedApproval, t: Messages): string {
+  if (a.decision !== 'pending' || a.tracking === 'active') return t.status(a.decision);
+  if (a.tracking === 'finished' && a.unknownSince === null) return t.closedStatus;
+  return t.notFollowedStatus;
+}
+
+export function buildDecisionReply(
+  decision: Decision,
+  by: string,
+  requester: string,
+  t: Messages,
+): SlackMessage {
   if (decision === 'pending') {
     return {
       text: t.backToPending,
@@ -57,8 +69,10 @@ export function buildDecisionReply(decision: Decision, by: string, t: Messages):
     };
   }
   return {
-    text: t.decidedFallback(decision, by),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: t.decided(decision, by) } }],
+    text: t.decidedFallback(decision, by, requester),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: t.decided(decision, by, requester) } },
+    ],
   };
 }
 
@@ -86,6 +100,13 @@ export function buildApproverDm(
       },
     },
   ];
+  // Edited once the approval is decided or no longer followed, so the DM does not go stale.
+  if (a.decision !== 'pending' || a.tracking !== 'active') {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `*${t.statusLabel}*: ${statusText(a, t)}` }],
+    });
+  }
   const buttons: Button[] = [];
   if (links.thread) buttons.push(linkButton(ACTION.viewThread, t.viewThread, links.thread));
   if (links.webUrl) buttons.push(linkButton(ACTION.openInService, t.openInService, links.webUrl));

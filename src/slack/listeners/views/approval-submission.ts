@@ -154,16 +154,27 @@ export function approvalSubmission(deps: Deps) {
     }
     // Started: from here on the form must never come back, or a second submit would start a second approval.
     deps.logger.info({ djbh, user: body.user.id, changes: prepared.changes }, 'approval started');
-    // Post first, so the modal can say where the request really went (the channel, or the DM).
-    await deps.dispatcher.deliverPending(deps.now).catch((error: unknown) => {
-      deps.logger.warn({ err: error, djbh }, 'could not deliver the request yet');
-    });
-    const tracked = await deps.store.getApproval(djbh).catch(() => undefined);
+    // Post first, so the modal can say where the request really went (the channel, or the DM);
+    // when Slack is slow the modal says it will be posted shortly, and the outbox sees to it.
+    deps.dispatcher.wake();
+    const tracked = await requestPosted(deps.store, djbh, POSTED_WAIT_MS);
     const lines = [t.submitted(djbh), where(tracked, metadata.channelId, t)];
     if (prepared.changes.length > 0)
       lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
     await show(buildMessageModal(lines, t));
   };
+}
+
+const POSTED_WAIT_MS = 4000;
+
+/** The approval once its request message is posted, or as it stands after `waitMs`. */
+async function requestPosted(store: Deps['store'], djbh: string, waitMs: number) {
+  const until = performance.now() + waitMs;
+  for (;;) {
+    const approval = await store.getApproval(djbh).catch(() => undefined);
+    if (approval?.messageTs || performance.now() > until) return approval;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export function registerViews(app: App, deps: Deps): void {

@@ -1,0 +1,308 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import { SlackApiError } from '../../src/sandbox/workspace.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+
+// The outbox against a Slack stand-in that misbehaves as Slack does on a bad day (HTTP 429 with
+// Retry-After, 5xx after the post is committed, calls hanging past the client's timeout, outages),
+// with the app's production Web API client settings. Each decision must reach its thread once.
+
+const harness = harnessPerTest();
+const MINUTE = 60_000;
+// Short leases and timeouts, so that takeovers happen within a test; production keeps the ratio.
+const FAST = { ANNOUNCEMENT_LEASE_SECONDS: '3', SLACK_TIMEOUT_MS: '1000' };
+
+/** A clock the test can move forward; the database's clock (leases) keeps real time. */
+function movableClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+    at: (ms: number) => new Date(Date.now() + offset + ms),
+  };
+}
+
+const replies = (h: Harness, parent: { channel: string; ts: string }, text: string) =>
+  h.workspace.replies(parent.channel, parent.ts).filter((m) => m.text.includes(text));
+
+async function withStore<T>(h: Harness, use: (store: ApprovalStore) => Promise<T>): Promise<T> {
+  const db = await openDatabase(h.env.DATABASE_URL);
+  try {
+    return await use(createApprovalStore(db.db, db.dialect));
+  } finally {
+    await db.close();
+  }
+}
+
+async function announcementState(h: Harness, id: string): Promise<string | undefined> {
+  return withStore(h, async (store) => {
+    const failed = (await store.failedAnnouncements(1000)).some((a) => a.id === id);
+    if (failed) return 'failed';
+    const pending = (await store.pendingAnnouncements(1000)).some((a) => a.id === id);
+    return pending ? 'pending' : (await store.sentPost(id)) ? 'sent' : 'other';
+  });
+}
+
+/** A process that holds SQLite's write lock on `path` for `ms`; says "locked" once it has it. */
+function holdWriteLock(path: string, ms: number): ChildProcess {
+  const script = `
+    const db = new (require('better-sqlite3'))(process.argv[1]);
+    db.exec('BEGIN IMMEDIATE');
+    process.stdout.write('locked');
+    setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, Number(process.argv[2]));`;
+  return spawn(process.execPath, ['-e', script, path, String(ms)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+describe('delivery under production faults', () => {
+  it('loses nothing through an hour of Slack outage, and posts the decision once it is back', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const { approval, parent } = await h.startApproval();
+    h.faults.outageStatus = 503;
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    for (let minute = 0; minute < 60; minute++) {
+      clock.advance(MINUTE);
+      await h.app.deliver();
+    }
+    expect(replies(h, parent, 'Approved')).toHaveLength(0);
+    expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('pending');
+    h.faults.outageStatus = undefined;
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('sent');
+  });
+
+  it('posts once when Slack took the post but answered 5xx', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const { approval, parent } = await h.startApproval();
+    h.faults.failAfterCommit('chat.postMessage', 503);
+    h.sim.decide(approval.djbh, 'refuse');
+    await h.app.poll();
+    expect(replies(h, parent, 'Rejected')).toHaveLength(1);
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    await h.app.poll();
+    expect(replies(h, parent, 'Rejected')).toHaveLength(1);
+    // The retry looked in the thread, found the post by its metadata and recorded it.
+    expect(h.workspace.callsOf('conversations.replies').length).toBeGreaterThan(0);
+    expect(await announcementState(h, `${approval.djbh}:decision:rejected`)).toBe('sent');
+  });
+
+  it('posts once when a post hangs past the client timeout after Slack committed it', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now, env: FAST });
+    const { approval, parent } = await h.startApproval();
+    h.faults.hang('chat.postMessage', 2500);
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('sent');
+  });
+
+  it('posts once when the database fails right after the post, once the lease runs out', async () => {
+    const h = await harness({ env: FAST });
+    const { approval, parent } = await h.startApproval();
+    // Another process takes the write lock as the post goes out and holds it for 6 s: recording
+    // the post fails (SQLITE_BUSY after the 5 s busy timeout), and the lease (3 s) runs out.
+    let locker: ChildProcess | undefined;
+    h.workspace.beforeCall = async (method, args) => {
+      if (method !== 'chat.postMessage' || !args.thread_ts || locker) return;
+      locker = holdWriteLock(h.env.DATABASE_URL, 6000);
+      await new Promise((resolve) => locker?.stdout?.once('data', resolve));
+    };
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    await waitFor(() => locker?.exitCode === 0, 15_000, 'the lock to be released');
+    await waitFor(
+      async () => (await announcementState(h, `${approval.djbh}:decision:approved`)) === 'sent',
+      15_000,
+      'the recovery',
+    );
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    // Recording failed, the retry found the post by its metadata and recorded it instead.
+    const log = h.logs.lines.join('\n');
+    expect(log).toContain('database is locked');
+    expect(log).toContain('announcement was already posted; recorded it');
+  }, 40_000);
+
+  it('posts once with two replicas when a post outlasts the lease', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now, env: FAST });
+    const replica = await h.startReplica({ now: clock.now });
+    const { approval, parent } = await h.startApproval();
+    // Committed at once, answered after 4 s: longer than the client waits and than the lease.
+    h.faults.hang('chat.postMessage', 4000);
+    h.sim.decide(approval.djbh, 'agree');
+    await Promise.all([h.app.poll(), replica.poll()]);
+    await new Promise((r) => setTimeout(r, 3500));
+    clock.advance(15 * MINUTE);
+    await Promise.all([h.app.deliver(), replica.deliver(), h.app.deliver()]);
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('sent');
+  });
+
+  it('posts once with two replicas whose clocks are 2 minutes apart', async () => {
+    const h = await harness();
+    const ahead = await h.startReplica({ now: () => new Date(Date.now() + 2 * MINUTE) });
+    const { approval, parent } = await h.startApproval();
+    // A slow answer keeps the first attempt's lease held while the other replica looks.
+    h.faults.hang('chat.postMessage', 1500, { count: 4 });
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    await Promise.all([h.app.deliver(), ahead.deliver(), ahead.deliver()]);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+  });
+
+  it('does not let 20 approvals whose requests failed for good hold up a new one', async () => {
+    // Posts to the requester's DM are spaced too; a shorter spacing keeps the test short.
+    const h = await harness({ env: { SLACK_CHANNEL_INTERVAL_MS: '100' } });
+    const sam = h.user('sam.taylor@corp.example');
+    const now = new Date();
+    await withStore(h, async (store) => {
+      for (let i = 0; i < 20; i++) {
+        const djbh = `F${String(i).padStart(10, '0')}x`;
+        await store.createApproval(
+          {
+            djbh,
+            teamId: h.workspace.teamId,
+            channelId: h.channel('general'),
+            requesterSlackId: sam,
+            requesterLogin: 'sam.taylor@corp.example',
+            approverLogin: 'maria.lopez@corp.example',
+            approverSlackId: h.user('maria.lopez@corp.example'),
+            title: `Failed ${i}`,
+            note: 'n',
+            locale: 'en-US',
+            createdAt: now,
+          },
+          now,
+        );
+        const claim = async (kind: string) => {
+          const found = (await store.pendingAnnouncements(1000)).find(
+            (a) => a.id === `${djbh}:${kind}`,
+          );
+          const claimed = found && (await store.claimAnnouncement(found, now, 60_000));
+          if (!claimed) throw new Error(`could not claim ${kind}`);
+          return claimed;
+        };
+        await store.markAnnouncementFinal(await claim('request'), 'failed', 'invalid_blocks');
+        // The approver was told long ago; this test is about the requester's side.
+        await store.markAnnouncementFinal(await claim('approver-dm'), 'skipped', 'seeded');
+        await store.recordDecision(djbh, {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now,
+          nextCheckAt: now,
+        });
+      }
+    });
+    const { approval } = await h.startApproval('sam.taylor@corp.example', 'general', 'New one');
+    expect(approval.djbh).toBeTruthy();
+    // The decisions of the failed requests reach the requester's DM instead of waiting for ever.
+    await h.app.deliver();
+    const dm = h.workspace.appDm(sam).id;
+    const decided = h.workspace.messages.filter(
+      (m) => m.channel === dm && m.text.includes('Approved'),
+    );
+    expect(decided).toHaveLength(20);
+  }, 40_000);
+
+  it('spaces posts to one busy channel so 429s are rare, and posts in another channel meanwhile', async () => {
+    const h = await harness();
+    h.faults.channelPostsPerSecond = 1;
+    const started = [];
+    for (let i = 0; i < 8; i++)
+      started.push(await h.startApproval('sam.taylor@corp.example', 'general', `Busy ${i}`));
+    await h.app.deliver();
+    const before = h.faults.rateLimited.length;
+    const other = h.workspace.addChannel(
+      'other',
+      'public',
+      new Set([...h.workspace.channelByName('general').members]),
+    );
+    const lone = await h.startApproval('sam.taylor@corp.example', 'other', 'Elsewhere');
+    for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
+    h.sim.decide(lone.approval.djbh, 'agree');
+    const t0 = performance.now();
+    const polled = h.app.poll();
+    await waitFor(() => replies(h, lone.parent, 'Approved').length === 1, 3000, 'other channel');
+    const otherMs = performance.now() - t0;
+    await polled;
+    for (const { parent } of started) expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(otherMs).toBeLessThan(3000);
+    expect(other.id).toBe(lone.parent.channel);
+    // Paced at Slack's rate: at most the odd 429, each honoured.
+    expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {
+    const h = await harness();
+    const { approval, parent } = await h.startApproval();
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const [reply] = replies(h, parent, 'Approved');
+    expect(reply?.text).toContain(`<@${h.user('sam.taylor@corp.example')}>`);
+    expect(reply?.text).toContain(`<@${h.user('maria.lopez@corp.example')}>`);
+    const dm = h.workspace.appDm(h.user('maria.lopez@corp.example')).id;
+    const [approverDm] = h.workspace.messages.filter((m) => m.channel === dm);
+    expect(JSON.stringify(approverDm?.blocks)).toContain('Approved · 同意');
+    expect(h.workspace.messages.filter((m) => m.channel === dm)).toHaveLength(1);
+  });
+
+  it('drops a reminder held up by Slack once the approval is decided', async () => {
+    const clock = movableClock();
+    const h = await harness({
+      now: clock.now,
+      env: { REMINDER_AFTER_HOURS: '1', REMINDER_INTERVAL_HOURS: '1' },
+    });
+    const { approval, parent } = await h.startApproval();
+    const maria = h.user('maria.lopez@corp.example');
+    const dm = h.workspace.appDm(maria).id;
+    h.workspace.beforeCall = (method, args) => {
+      if (method === 'chat.postMessage' && [dm, maria].includes(String(args.channel)))
+        throw new SlackApiError('service_unavailable');
+      if (method === 'chat.postMessage' && args.thread_ts)
+        throw new SlackApiError('service_unavailable');
+    };
+    clock.advance(2 * 3_600_000);
+    const first = await h.app.poll();
+    expect(first.reminded).toBe(1);
+    h.workspace.beforeCall = undefined;
+    h.sim.decide(approval.djbh, 'agree');
+    clock.advance(20 * MINUTE);
+    await h.app.poll();
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(replies(h, parent, 'Reminded')).toHaveLength(0);
+    expect(
+      h.workspace.messages.filter((m) => m.channel === dm && m.text.includes('Reminder')),
+    ).toEqual([]);
+  });
+
+  it('finishes an approval the service no longer knows with its own message in the thread', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const { approval, parent } = await h.startApproval();
+    h.sim.forget(approval.djbh);
+    await h.app.poll();
+    clock.advance(25 * 3_600_000);
+    await h.app.poll();
+    expect(replies(h, parent, 'no longer')).toHaveLength(0);
+    expect(replies(h, parent, 'has not known')).toHaveLength(1);
+  });
+});
