@@ -33,9 +33,27 @@ describe('loadConfig', () => {
         concurrency: 4,
         maxIntervalMs: 3_600_000,
         giveUpAfterMs: 30 * 86_400_000,
+        passBudgetMs: 20_000,
+      },
+      slack: { timeoutMs: 10_000 },
+      delivery: {
+        leaseMs: 120_000,
+        retryForMs: 24 * 3_600_000,
+        channelIntervalMs: 1000,
+        concurrency: 4,
       },
     });
     expect(config.approval.baseUrl).toBeUndefined();
+  });
+
+  it('refuses a delivery lease too short for the Slack timeout, since a late call could outlive it', () => {
+    expect(
+      problemsOf({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: '20', SLACK_TIMEOUT_MS: '10000' }),
+    ).toEqual(['ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (30 s)']);
+    expect(
+      loadConfig({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: '3', SLACK_TIMEOUT_MS: '1000' })
+        .delivery.leaseMs,
+    ).toBe(3000);
   });
 
   it('chooses HTTP mode with a signing secret and Socket Mode with an app token', () => {

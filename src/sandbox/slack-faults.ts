@@ -20,6 +20,7 @@ export class SlackFaults {
   channelPostsPerSecond: number | undefined;
   /** While set, every Web API call answers this HTTP status and does nothing. */
   outageStatus: number | undefined;
+  /** Every call answered 429, for tests that count them. */
   readonly rateLimited: Array<{ channel: string; at: number }> = [];
   private readonly rules: Rule[] = [];
   private readonly lastPost = new Map<string, number[]>();
@@ -49,7 +50,10 @@ export class SlackFaults {
     if (this.outageStatus !== undefined)
       return { status: this.outageStatus, body: '<html>Service Unavailable</html>' };
     const rule = this.take(method);
-    if (rule?.kind === 'rate-limited') return tooMany(rule.retryAfterS);
+    if (rule?.kind === 'rate-limited') {
+      this.rateLimited.push({ channel: String(args.channel ?? ''), at: performance.now() });
+      return tooMany(rule.retryAfterS);
+    }
     if (method === 'chat.postMessage' && this.channelPostsPerSecond !== undefined) {
       const limited = this.channelLimit(String(args.channel ?? ''));
       if (limited) return limited;

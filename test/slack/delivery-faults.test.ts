@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
@@ -225,7 +226,7 @@ describe('delivery under production faults', () => {
     const h = await harness();
     h.faults.channelPostsPerSecond = 1;
     const started = [];
-    for (let i = 0; i < 8; i++)
+    for (let i = 0; i < 5; i++)
       started.push(await h.startApproval('sam.taylor@corp.example', 'general', `Busy ${i}`));
     await h.app.deliver();
     const before = h.faults.rateLimited.length;
@@ -237,14 +238,14 @@ describe('delivery under production faults', () => {
     const lone = await h.startApproval('sam.taylor@corp.example', 'other', 'Elsewhere');
     for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
     h.sim.decide(lone.approval.djbh, 'agree');
-    const t0 = performance.now();
-    const polled = h.app.poll();
-    await waitFor(() => replies(h, lone.parent, 'Approved').length === 1, 3000, 'other channel');
-    const otherMs = performance.now() - t0;
-    await polled;
+    await h.app.poll();
     for (const { parent } of started) expect(replies(h, parent, 'Approved')).toHaveLength(1);
-    expect(otherMs).toBeLessThan(3000);
     expect(other.id).toBe(lone.parent.channel);
+    // The other channel is not queued behind the busy one: its reply came before the busy
+    // channel's second (which had to wait for Slack's per-channel spacing).
+    const busyTimes = started.map(({ parent }) => Number(replies(h, parent, 'Approved')[0]?.ts));
+    const [, second] = busyTimes.sort((a, b) => a - b);
+    expect(Number(replies(h, lone.parent, 'Approved')[0]?.ts)).toBeLessThan(second ?? 0);
     // Paced at Slack's rate: at most the odd 429, each honoured.
     expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(1);
   }, 60_000);
@@ -304,5 +305,45 @@ describe('delivery under production faults', () => {
     await h.app.poll();
     expect(replies(h, parent, 'no longer')).toHaveLength(0);
     expect(replies(h, parent, 'has not known')).toHaveLength(1);
+  });
+
+  it('ends an announcement Slack refuses for good as failed, at error, and posts it once re-driven', async () => {
+    const h = await harness();
+    const { approval, parent } = await h.startApproval();
+    h.workspace.beforeCall = (method, args) => {
+      if (method === 'chat.postMessage' && args.thread_ts)
+        throw new SlackApiError('invalid_blocks');
+    };
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const id = `${approval.djbh}:decision:approved`;
+    expect(await announcementState(h, id)).toBe('failed');
+    const failure = h.logs.entries().find((e) => e.announcement === id && e.level === 50);
+    expect(failure).toMatchObject({ reason: 'Slack: invalid_blocks' });
+    h.workspace.beforeCall = undefined;
+    const lines: string[] = [];
+    await withStore(h, (store) =>
+      announcementsCommand(['redrive', id], {
+        store,
+        now: () => new Date(),
+        out: (l) => lines.push(l),
+      }),
+    );
+    expect(lines).toEqual(['1 announcement pending again']);
+    await h.app.deliver();
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+  });
+
+  it('opens the form at once while Slack throttles the background posts', async () => {
+    const h = await harness();
+    h.faults.rateLimit('chat.postMessage', 10, 5);
+    const first = await h.openModal('sam.taylor@corp.example');
+    await h.slack.submitView(first.id, { note_input: 'n' });
+    await waitFor(() => h.faults.rateLimited.length > 0, 5000, 'a 429 on the request post');
+    // The background waits out Retry-After; a person's /approve must not wait with it (the
+    // stand-in refuses a trigger older than 3 s, as Slack does).
+    const second = await h.openModal('li.wei@corp.example');
+    expect(JSON.stringify(second.view)).toContain('initial_user');
+    expect(h.workspace.callsOf('views.open').every((c) => c.response.ok)).toBe(true);
   });
 });

@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import { announcementsCommand } from '../../src/operator/announcements-command.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+
+const T0 = new Date('2026-11-22T08:00:00Z');
+let dir: string;
+let db: DatabaseHandle;
+let store: ApprovalStore;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'operator-'));
+  db = await openDatabase(join(dir, 'a.db'));
+  store = createApprovalStore(db.db, db.dialect);
+  await store.createApproval(
+    {
+      djbh: 'AAAAAAAAAAAa',
+      teamId: 'T',
+      channelId: 'C1',
+      requesterSlackId: 'U1',
+      requesterLogin: 'a@corp.example',
+      approverLogin: 'b@corp.example',
+      approverSlackId: null,
+      title: 't',
+      note: 'n',
+      locale: 'en-US',
+      createdAt: T0,
+    },
+    T0,
+  );
+  const request = (await store.pendingAnnouncements(10)).find((a) => a.kind === 'request');
+  const claim = request && (await store.claimAnnouncement(request, T0, 60_000));
+  if (!claim) throw new Error('no claim');
+  await store.markAnnouncementFinal(claim, 'failed', 'Slack: invalid_blocks');
+});
+afterEach(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(args: string[]) {
+  const lines: string[] = [];
+  const code = await announcementsCommand(args, {
+    store,
+    now: () => T0,
+    out: (l) => lines.push(l),
+  });
+  return { code, lines };
+}
+
+describe('npm run announcements', () => {
+  it('lists failed announcements with their reason', async () => {
+    const { code, lines } = await run(['failed']);
+    expect(code).toBe(0);
+    expect(lines[0]).toBe('1 failed announcement');
+    expect(lines[1]).toContain('AAAAAAAAAAAa:request');
+    expect(lines[1]).toContain('Slack: invalid_blocks');
+  });
+
+  it('re-drives the failed announcements named, or all of them', async () => {
+    expect((await run(['redrive', 'AAAAAAAAAAAa:other'])).lines).toEqual([
+      '0 announcements pending again',
+    ]);
+    expect((await run(['redrive', '--all'])).lines).toEqual(['1 announcement pending again']);
+    expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toContain(
+      'AAAAAAAAAAAa:request',
+    );
+    expect((await run(['failed'])).lines[0]).toBe('0 failed announcements');
+  });
+
+  it('explains its usage when the words are off', async () => {
+    const { code, lines } = await run(['redrive']);
+    expect(code).toBe(2);
+    expect(lines.join('\n')).toContain('npm run announcements -- failed');
+  });
+
+  it('runs as npm run announcements on the database DATABASE_URL names', async () => {
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['run', '-s', 'announcements', '--', 'failed'],
+      {
+        env: { ...process.env, DATABASE_URL: join(dir, 'a.db') },
+      },
+    );
+    expect(stdout).toContain('AAAAAAAAAAAa:request');
+  });
+});
