@@ -456,10 +456,14 @@ export class Workspace {
       found = this.history(channel.id).reverse();
     }
     found = found.filter((m) => Number(m.ts) >= oldest && !m.ephemeralTo);
-    const limit = Number(a.limit ?? 100);
+    // Slack pages with an opaque cursor; here it is the offset of the next page.
+    const limit = Math.min(Number(a.limit ?? 100), 1000);
+    const start = Number(a.cursor ?? 0) || 0;
+    const more = found.length > start + limit;
     return {
-      messages: found.slice(0, limit).map((m) => this.messageJson(m, withMetadata)),
-      has_more: found.length > limit,
+      messages: found.slice(start, start + limit).map((m) => this.messageJson(m, withMetadata)),
+      has_more: more,
+      ...(more ? { response_metadata: { next_cursor: String(start + limit) } } : {}),
     };
   }
 

@@ -99,6 +99,30 @@ describe('delivery under production faults', () => {
     expect(await announcementState(h, `${approval.djbh}:decision:rejected`)).toBe('sent');
   });
 
+  it('finds an earlier post beyond the first page of the channel before posting again', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const general = h.channel('general');
+    const sam = h.user('sam.taylor@corp.example');
+    // The request is posted, the answer lost; then the channel gets busy.
+    h.faults.failAfterCommit('chat.postMessage', 502);
+    const view = await h.openModal('sam.taylor@corp.example');
+    await h.slack.submitView(view.id, { note_input: 'n' });
+    const approval = await waitFor(() => h.sim.approvals()[0], 5000, 'the approval');
+    await waitFor(() => h.workspace.history(general).length === 1, 5000, 'the committed post');
+    for (let i = 0; i < 450; i++) h.workspace.postAsUser(sam, general, `chatter ${i}`);
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    const requests = h.workspace
+      .history(general)
+      .filter((m) => m.metadata?.event_payload.announcement_id === `${approval.djbh}:request`);
+    expect(requests).toHaveLength(1);
+    expect(await announcementState(h, `${approval.djbh}:request`)).toBe('sent');
+    expect(
+      h.workspace.callsOf('conversations.history').some((c) => c.args.cursor !== undefined),
+    ).toBe(true);
+  });
+
   it('posts once when a post hangs past the client timeout after Slack committed it', async () => {
     const clock = movableClock();
     const h = await harness({ now: clock.now, env: FAST });
