@@ -23,6 +23,7 @@ import { createSlackPeople } from './slack/slack-people.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
+import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
 const DELIVERY_IDLE_MS = 1000;
@@ -123,7 +124,7 @@ async function serve(
       : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
-    routes: [{ path: '/healthz', method: ['GET'], handler: (_req, res) => health(res) }],
+    routes: [{ path: '/healthz', method: 'GET', handler: (_req, res) => health(res) }],
     timeoutMs: config.slack.timeoutMs,
   });
   const people = createSlackPeople(bolt.client);
@@ -175,6 +176,7 @@ async function serve(
     service,
     store,
     dispatcher,
+    submissions: createSubmissionGuard(database.db),
     people,
     identities,
     links,

@@ -11,3 +11,14 @@ export class AppError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * One line for a log: the message and, where there is one, the code (Slack's `data.error`, our
+ * `code`), without a stack. For routine failures; genuine bugs are logged with `err` and a stack.
+ */
+export function describe(error: unknown): { message: string; code?: string } {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const platform = (error as { data?: { error?: unknown } }).data?.error;
+  const code = typeof platform === 'string' ? platform : (error as { code?: unknown }).code;
+  return { message: error.message, ...(typeof code === 'string' ? { code } : {}) };
+}

@@ -42,6 +42,8 @@ const en = {
   leaderNotOnSlack: (login: string) =>
     `Your nearest leader, ${login}, is not on Slack; pick an approver yourself.`,
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
+  checking: ':hourglass_flowing_sand: Checking your request…',
+  fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
   submitted: (djbh: string) => `:white_check_mark: Approval *${djbh}* started.`,
   postedInDmInstead: (channel: string) =>
     `The app is not a member of <#${channel}>, so the request is in your direct messages with the app, and decisions will appear in its thread. To use the channel next time, invite the app with /invite.`,
@@ -201,6 +203,8 @@ const zh: Messages = {
   noLeader: '审批系统中没有你的领导信息，请自行选择审批人。',
   leaderNotOnSlack: (login) => `你的直属领导 ${login} 不在 Slack 上，请自行选择审批人。`,
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
+  checking: ':hourglass_flowing_sand: 正在检查你的申请…',
+  fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,
   submitted: (djbh) => `:white_check_mark: 审批 *${djbh}* 已发起。`,
   postedInDmInstead: (channel) =>
     `本应用不在 <#${channel}> 中，因此申请已发到你与本应用的私信，审批结果会出现在该消息的讨论串中。下次可先用 /invite 邀请本应用进入频道。`,

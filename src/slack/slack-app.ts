@@ -1,8 +1,9 @@
-import { App, type CustomRoute } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from '../logger.ts';
+import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 
 export interface BoltAppOptions {
   botToken: string;
@@ -14,7 +15,7 @@ export interface BoltAppOptions {
   apiUrl?: string;
   logger: Logger;
   /** Extra HTTP routes beside /slack/events (HTTP mode only), e.g. /healthz. */
-  routes?: CustomRoute[];
+  routes?: Route[];
   /** The longest one Web API call may take. */
   timeoutMs: number;
 }
@@ -46,8 +47,9 @@ export function slackClientOptions(
 
 /**
  * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
- * In HTTP mode Bolt answers each request as soon as the listener acknowledges, and refuses
- * requests whose signature is wrong or older than five minutes (401).
+ * In HTTP mode our receiver (http-receiver.ts) answers each request as soon as a listener
+ * acknowledges, refuses requests whose signature is wrong or older than five minutes (401) and
+ * malformed ones (400), and answers what no listener takes.
  * The bot token is checked once here (auth.test), so a wrong token stops the start with a clear
  * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
  */
@@ -75,9 +77,11 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
     ? new App({ ...common, appToken: options.appToken, socketMode: true })
     : new App({
         ...common,
-        signingSecret: options.signingSecret ?? '',
-        customRoutes: options.routes ?? [],
-        processBeforeResponse: false,
+        receiver: new SlackHttpReceiver({
+          signingSecret: options.signingSecret ?? '',
+          logger: options.logger,
+          routes: options.routes ?? [],
+        }),
       });
 
   // One log line per request: what it was, who sent it, how long the listeners took.

@@ -2,6 +2,7 @@ import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
+import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
 import type { HomePublisher } from './home-publisher.ts';
 import type { Identities } from './identities.ts';
@@ -12,6 +13,7 @@ export interface SlackDeps {
   service: ApprovalService;
   store: ApprovalStore;
   dispatcher: AnnouncementDispatcher;
+  submissions: SubmissionGuard;
   people: SlackPeople;
   identities: Identities;
   home: HomePublisher;

@@ -145,6 +145,19 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('announcements').dropColumn(column).execute();
     },
   },
+  '2026-11-22-004-submission-keys': {
+    async up(db: Kysely<unknown>) {
+      // Which form submissions were taken: a replay reaching any replica starts nothing.
+      await db.schema
+        .createTable('submission_keys')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('taken_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('submission_keys').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

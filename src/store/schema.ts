@@ -54,7 +54,13 @@ export interface LinkedAccountRow {
   linked_at: number;
 }
 
+export interface SubmissionKeyRow {
+  key: string;
+  taken_at: number;
+}
+
 export interface Database {
+  submission_keys: SubmissionKeyRow;
   tracked_approvals: TrackedApprovalRow;
   announcements: AnnouncementRow;
   linked_accounts: LinkedAccountRow;

@@ -59,6 +59,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-21-001-tracked-approvals',
           '2026-11-22-002-links-and-reminders',
           '2026-11-22-003-delivery-under-faults',
+          '2026-11-22-004-submission-keys',
         ]);
       });
 

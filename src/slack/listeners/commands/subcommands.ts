@@ -80,7 +80,8 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
 /** `/approve link`: the form that takes a session token of the service's web UI. */
 export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack();
-  const t = await language(deps, args.command.user_id);
+  // The trigger lives 3 s: open first, in the language we already know (English otherwise).
+  const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
   await args.client.views
     .open({ trigger_id: args.command.trigger_id, view: buildLinkModal(t) })
     .catch((error: unknown) => {

@@ -6,13 +6,13 @@ import type {
 } from '@slack/bolt';
 import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
+import { describe } from '../../../errors.ts';
 import { resolveApprover } from '../../approver-choice.ts';
 import {
   buildApprovalModal,
   buildMessageModal,
   parseModalMetadata,
 } from '../../blocks/approval-modal.ts';
-import { BoundedSet } from '../../bounded.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
@@ -20,8 +20,20 @@ import { explain, where } from '../../submission-outcome.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'store' | 'dispatcher' | 'logger' | 'webUrl' | 'now'
+  | 'people'
+  | 'identities'
+  | 'service'
+  | 'store'
+  | 'dispatcher'
+  | 'submissions'
+  | 'logger'
+  | 'webUrl'
+  | 'now'
 >;
+
+/** How long the checks before the ack may take; Slack gives up on the ack at 3 s. */
+export const ACK_BUDGET_MS = 2000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 const FIELD_BLOCKS: Record<DraftField, string> = {
@@ -36,12 +48,6 @@ const FIELD_BLOCKS: Record<DraftField, string> = {
  * modal says how it went. On failure the form comes back with everything the person typed.
  */
 export function approvalSubmission(deps: Deps) {
-  // Views whose submission started an approval (or is starting one). Such a view has no submit
-  // button any more, so a second submission can only be a replay: it must not start a second
-  // approval. A view goes back to submittable when its form is shown again after a failure.
-  // Kept per process, which covers replays reaching the same replica.
-  const submitted = new BoundedSet(10_000);
-
   return async ({ ack, body, view, client }: Args): Promise<void> => {
     const metadata = parseModalMetadata(view.private_metadata);
     if (!metadata) {
@@ -90,33 +96,85 @@ export function approvalSubmission(deps: Deps) {
       }
       return { t, requester, approver, prepared };
     };
-    let checked: Awaited<ReturnType<typeof check>>;
-    try {
-      checked = await check();
-    } catch (error) {
-      // Slack or the database failed us before the ack: keep the form and everything typed in it.
-      deps.logger.error({ err: error, user: body.user.id }, 'could not check the approval form');
-      const t = messagesFor(deps.people.cached(body.user.id)?.locale);
-      await ack({ response_action: 'errors', errors: { [BLOCK.note]: t.somethingWrong } });
-      return;
+    const fallbackT = messagesFor(deps.people.cached(body.user.id)?.locale);
+    // The form the person typed, shown again with a banner when a late check finds a problem.
+    const formAgain = (banner: string) =>
+      buildApprovalModal(
+        {
+          title,
+          note,
+          ...(approverSlackId ? { approverSlackId } : {}),
+          ...(typedLogin
+            ? {
+                approverLogin: { value: typedLogin, hint: fallbackT.approverLoginHint(typedLogin) },
+              }
+            : {}),
+          info: [],
+          banner,
+          metadata,
+        },
+        fallbackT,
+      );
+    const checking = check().catch((error: unknown) => ({ failed: error }) as const);
+    // Slack waits 3 s for the ack: the checks get a budget, past which the form says "checking…"
+    // and the outcome (field problems, or the result) arrives by views.update.
+    const early = await Promise.race([checking, sleep(ACK_BUDGET_MS).then(() => undefined)]);
+    let acked = false;
+    if (early === undefined) {
+      await ack({
+        response_action: 'update',
+        view: buildMessageModal([fallbackT.checking], fallbackT),
+      });
+      acked = true;
     }
-    if ('reply' in checked) {
-      await ack(checked.reply);
-      return;
-    }
-    const { t, requester, approver, prepared } = checked;
-    if (submitted.has(view.id)) {
-      await ack();
-      return;
-    }
-    submitted.add(view.id);
-    await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
-
-    // After the ack nothing may throw unseen: every outcome ends in a modal the person can read.
+    const checked = early ?? (await checking);
     const show = (modal: ReturnType<typeof buildMessageModal>) =>
       client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
-        deps.logger.warn({ err: error, view: view.id }, 'could not update the modal');
+        deps.logger.warn({ error: describe(error), view: view.id }, 'could not update the modal');
       });
+    if ('failed' in checked) {
+      // Slack or the database failed us: keep the form and everything typed in it.
+      deps.logger.warn(
+        { error: describe(checked.failed), user: body.user.id },
+        'could not check the approval form',
+      );
+      if (!acked)
+        return ack({
+          response_action: 'errors',
+          errors: { [BLOCK.note]: fallbackT.somethingWrong },
+        });
+      return void (await show(formAgain(fallbackT.somethingWrong)));
+    }
+    if ('reply' in checked && checked.reply) {
+      const reply = checked.reply;
+      if (!acked) return ack(reply);
+      return void (await show(
+        reply.response_action === 'errors'
+          ? formAgain(fallbackT.fixAndResubmit(Object.values(reply.errors).join(' ')))
+          : reply.view,
+      ));
+    }
+    const { t, requester, approver, prepared } = checked;
+    // Taken only now that the submission is accepted; a replay reaching any replica stops here.
+    const taken = await deps.submissions.take(view.id, deps.now()).catch((error: unknown) => {
+      deps.logger.warn({ error: describe(error), view: view.id }, 'replay guard unavailable');
+      return undefined;
+    });
+    if (taken === undefined) {
+      if (!acked)
+        return ack({ response_action: 'errors', errors: { [BLOCK.note]: t.somethingWrong } });
+      return void (await show(formAgain(t.somethingWrong)));
+    }
+    if (!taken) {
+      if (!acked)
+        await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
+      return;
+    }
+    if (!acked)
+      await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
+    else await show(buildMessageModal([t.submitting], t));
+
+    // After the ack nothing may throw unseen: every outcome ends in a modal the person can read.
     let djbh: string;
     try {
       ({ djbh } = await startTrackedApproval(deps, {
@@ -136,8 +194,9 @@ export function approvalSubmission(deps: Deps) {
         await show(buildMessageModal([t.notSaved(error.djbh)], t));
         return;
       }
-      deps.logger.warn({ err: error, user: body.user.id }, 'approval not started');
-      submitted.delete(view.id);
+      deps.logger.warn({ error: describe(error), user: body.user.id }, 'approval not started');
+      // Nothing started: the person may submit the same form again.
+      await deps.submissions.release(view.id).catch(() => undefined);
       const form = {
         title,
         note,

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * What a signed request from Slack must look like before any listener sees it. Slack's own
+ * payloads always pass; anything else (a `null` body, `actions: null`, an event that is a string,
+ * a submission without its view) is refused here with a reason, instead of making a listener or
+ * Bolt itself throw. Only the fields the app reads are checked; the rest passes through.
+ */
+
+const id = z.string().min(1);
+const user = z.looseObject({ id });
+const stateValue = z.looseObject({
+  value: z.string().nullish(),
+  selected_user: z.string().nullish(),
+  selected_conversation: z.string().nullish(),
+});
+const view = z.looseObject({
+  id,
+  callback_id: z.string(),
+  private_metadata: z.string().nullish(),
+  state: z
+    .looseObject({
+      values: z
+        .record(z.string(), z.record(z.string(), stateValue))
+        .nullish()
+        .transform((v) => v ?? {}),
+    })
+    .nullish()
+    .transform((v) => v ?? { values: {} }),
+});
+
+const INTERACTIONS = {
+  block_actions: z.looseObject({
+    user,
+    actions: z.array(z.looseObject({ action_id: z.string() })),
+  }),
+  view_submission: z.looseObject({ user, view }),
+  view_closed: z.looseObject({ user, view }),
+  shortcut: z.looseObject({ user, callback_id: z.string(), trigger_id: z.string() }),
+  message_action: z.looseObject({ user, callback_id: z.string(), trigger_id: z.string() }),
+  block_suggestion: z.looseObject({ user, action_id: z.string() }),
+  event_callback: z.looseObject({ event: z.looseObject({ type: z.string() }) }),
+} as const;
+
+const command = z.looseObject({
+  command: z.string().startsWith('/'),
+  user_id: id,
+  channel_id: id,
+  trigger_id: z.string(),
+  // Slack always sends it, empty when nothing was typed.
+  text: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
+});
+
+export type ParsedRequest =
+  /** For the app's listeners. */
+  | { kind: 'dispatch'; body: Record<string, unknown> }
+  /** Answered here: ssl_check probes, URL verification, and payload types the app has no use for. */
+  | { kind: 'answer'; status: number; body?: unknown; note?: string }
+  /** Malformed: 400, with the reason for the log. */
+  | { kind: 'refuse'; reason: string };
+
+/** Parses a (verified) request body as Slack sends it: form-encoded, `payload=` JSON, or JSON. */
+export function parseSlackRequest(raw: string, contentType: string): ParsedRequest {
+  let body: unknown;
+  try {
+    if (contentType.startsWith('application/json')) {
+      body = JSON.parse(raw);
+    } else if (contentType.startsWith('application/x-www-form-urlencoded')) {
+      const fields = Object.fromEntries(new URLSearchParams(raw));
+      body = typeof fields.payload === 'string' ? JSON.parse(fields.payload) : fields;
+    } else {
+      return { kind: 'refuse', reason: `unexpected content type ${contentType || '(none)'}` };
+    }
+  } catch {
+    return { kind: 'refuse', reason: 'the body is not valid JSON' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { kind: 'refuse', reason: 'the body is not an object' };
+  const fields = body as Record<string, unknown>;
+  if (fields.ssl_check === '1') return { kind: 'answer', status: 200 };
+  if (fields.type === 'url_verification')
+    return typeof fields.challenge === 'string'
+      ? { kind: 'answer', status: 200, body: { challenge: fields.challenge } }
+      : { kind: 'refuse', reason: 'url_verification without a challenge' };
+  if ('command' in fields) return checked(command, fields, 'command');
+  const type = typeof fields.type === 'string' ? fields.type : undefined;
+  if (type && type in INTERACTIONS)
+    return checked(INTERACTIONS[type as keyof typeof INTERACTIONS], fields, type);
+  // app_rate_limited and any type Slack may add: nothing to do, and Slack wants a 200.
+  return { kind: 'answer', status: 200, note: `payload type ${type ?? '(none)'} is not handled` };
+}
+
+function checked(schema: z.ZodType, body: Record<string, unknown>, what: string): ParsedRequest {
+  const result = schema.safeParse(body);
+  if (result.success) return { kind: 'dispatch', body: result.data as Record<string, unknown> };
+  const first = result.error.issues[0];
+  return {
+    kind: 'refuse',
+    reason:
+      `malformed ${what}: ${first?.path.join('.') || '(body)'} ${first?.message ?? ''}`.trim(),
+  };
+}
