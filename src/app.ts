@@ -11,6 +11,7 @@ import {
 import type { ApprovalService } from './approvals/approval-types.ts';
 import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
+import { describe } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
@@ -69,7 +70,7 @@ export async function startApplication(
   const now = overrides.now ?? (() => new Date());
   const database = await openDatabase(config.databaseUrl, {
     onConnectionError: (error) =>
-      logger.warn({ err: error }, 'database connection lost; it will reconnect'),
+      logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   const store = createApprovalStore(database.db, database.dialect);

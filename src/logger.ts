@@ -1,5 +1,6 @@
 import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import pino from 'pino';
+import { describe } from './errors.ts';
 
 export type Logger = pino.Logger;
 
@@ -62,4 +63,15 @@ export function boltLogger(logger: Logger): BoltLogger {
     getLevel: () => PINO_TO_BOLT[child.level] ?? LogLevel.DEBUG,
     setName: () => undefined,
   };
+}
+
+/**
+ * Logs a failure the way an operator wants to read it: a routine one (Slack or the approval
+ * service said no, a value was refused: anything carrying a code) as one line at warn with its
+ * message and code; anything else, likely a bug, at error with its stack.
+ */
+export function logFailure(logger: Logger, error: unknown, fields: object, msg: string): void {
+  const routine = describe(error).code !== undefined;
+  if (routine) logger.warn({ ...fields, error: describe(error) }, msg);
+  else logger.error({ ...fields, err: error }, msg);
 }

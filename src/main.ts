@@ -18,6 +18,17 @@ try {
 const logger = createLogger(config.logLevel);
 logger.debug({ config: redactConfig(config) }, 'configuration');
 
+// Last resort. A promise nobody awaited that failed is a bug in one piece of work; the rest of the
+// process is sound, so it keeps serving. An exception that unwound the stack may have left any
+// state half-changed: log it and exit, and let the supervisor restart a clean process.
+process.on('unhandledRejection', (reason) => {
+  logger.error({ err: reason }, 'unhandled promise rejection; still serving');
+});
+process.on('uncaughtException', (error) => {
+  logger.fatal({ err: error }, 'uncaught exception; exiting');
+  process.exit(1);
+});
+
 let sandbox: Sandbox | undefined;
 let app: Application;
 try {

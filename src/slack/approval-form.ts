@@ -1,5 +1,6 @@
 import { type Suggestion, suggestApproverFor } from '../approvals/approver-suggestion.ts';
 import type { ApprovalModalState, ModalMetadata } from './blocks/approval-modal.ts';
+import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
 import { messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
@@ -44,18 +45,19 @@ async function describeSuggestion(
   login: string,
   t: Messages,
 ): Promise<string[]> {
-  const chain = 'chain' in s && s.chain.length > 0 ? [t.chain(s.chain.join(' › '))] : [];
+  const chain =
+    'chain' in s && s.chain.length > 0 ? [t.chain(escapeMrkdwn(s.chain.join(' › ')))] : [];
   switch (s.kind) {
     case 'suggested': {
       const name = (await deps.people.get(s.approverChatId)).name;
-      return [...chain, t.suggested(name)];
+      return [...chain, t.suggested(escapeMrkdwn(name))];
     }
     case 'leader-not-in-chat':
-      return [...chain, t.leaderNotOnSlack(s.approverLogin)];
+      return [...chain, t.leaderNotOnSlack(escapeMrkdwn(s.approverLogin))];
     case 'no-leader':
       return [...chain, t.noLeader];
     case 'unknown-person':
-      return [t.unknownPerson(login)];
+      return [t.unknownPerson(escapeMrkdwn(login))];
     case 'lookup-failed':
       return [t.lookupFailed];
   }

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../approvals/approval-store.ts';
+import { logFailure } from '../logger.ts';
 import { buildHomeView, HOME_ROWS } from './blocks/home-view.ts';
 import { BoundedMap } from './bounded.ts';
 import { messagesFor } from './i18n.ts';
@@ -68,7 +69,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
       for (const userId of new Set(userIds)) {
         if (!userId || !seen.has(userId)) continue;
         await publish(userId).catch((error: unknown) => {
-          deps.logger.warn({ err: error, user: userId }, 'could not refresh the Home tab');
+          logFailure(deps.logger, error, { user: userId }, 'could not refresh the Home tab');
         });
       }
     },

@@ -169,7 +169,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       return replyOrDm(
         attempt,
         approval,
-        buildTextReply(t.approverNotOnSlack(approval.approverLogin)),
+        buildTextReply(t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))),
         a,
       );
     }

@@ -2,7 +2,7 @@ import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { boltLogger } from '../logger.ts';
+import { boltLogger, logFailure } from '../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 
 export interface BoltAppOptions {
@@ -104,7 +104,9 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
     }
   });
   app.error(async (error) => {
-    options.logger.error({ err: error }, 'unhandled error in a Slack listener');
+    // Bolt wraps a listener's error; the original tells whether it was routine.
+    const original = (error as { original?: unknown }).original ?? error;
+    logFailure(options.logger, original, {}, 'unhandled error in a Slack listener');
   });
   return app;
 }

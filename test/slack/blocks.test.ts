@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
-import { checkMessage } from '../../src/sandbox/block-kit-limits.ts';
+import { checkMessage, checkView } from '../../src/sandbox/block-kit-limits.ts';
 import { buildApprovalModal } from '../../src/slack/blocks/approval-modal.ts';
-import { buildRequestMessage, truncate } from '../../src/slack/blocks/request-message.ts';
+import { buildHomeView } from '../../src/slack/blocks/home-view.ts';
+import {
+  buildApproverDm,
+  buildDecisionReply,
+  buildRequestMessage,
+  buildTextReply,
+  escapeMrkdwn,
+  fitMrkdwn,
+  personRef,
+  truncate,
+} from '../../src/slack/blocks/request-message.ts';
+import { buildListMessage, buildStatusMessage } from '../../src/slack/blocks/status-message.ts';
 import { messagesFor } from '../../src/slack/i18n.ts';
 
 // The pure Block Kit builders: what people type must show as typed and stay within Slack's limits.
@@ -88,5 +99,96 @@ describe('buildApprovalModal', () => {
       en,
     );
     expect(ids(filled)).toEqual(ids(loading));
+  });
+});
+
+describe('hostile text through every builder', () => {
+  const zh = messagesFor('zh-CN');
+  const HOSTILE = [
+    '<!channel> please approve',
+    '<!here>',
+    '<@U999HOSTILE>',
+    '<https://evil.example|click>',
+    '&'.repeat(200),
+    '<'.repeat(200),
+  ];
+  // The longest each field can be: title 200, note 20,000 (the service's column), logins 100.
+  const atLimit = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
+  const live = /<!|<@U999|<https?:|<mailto:/;
+
+  /** Every text Slack renders as mrkdwn or uses for notifications, in a message or view. */
+  function texts(value: unknown): string[] {
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value)) return value.flatMap(texts);
+    if (value && typeof value === 'object') {
+      const o = value as Record<string, unknown>;
+      // A button's URL is ours, not typed; plain_text is never parsed for mentions.
+      if (o.type === 'plain_text') return [];
+      return Object.entries(o)
+        .filter(([k]) => k !== 'url' && k !== 'action_id' && k !== 'block_id')
+        .flatMap(([, v]) => texts(v));
+    }
+    return [];
+  }
+
+  for (const hostile of HOSTILE) {
+    it(`keeps ${JSON.stringify(hostile.slice(0, 20))} inert and within limits everywhere`, () => {
+      for (const t of [en, zh]) {
+        const a = approval({
+          title: atLimit(hostile, 200),
+          note: atLimit(hostile, 20_000),
+          approverLogin: atLimit(hostile, 100),
+          decision: 'approved',
+          tracking: 'finished',
+        });
+        const by = personRef(null, a.approverLogin);
+        const messages = [
+          buildRequestMessage(a, t, 'https://approvals.example/'),
+          buildApproverDm(a, t, {
+            thread: 'https://slack.example/p1',
+            webUrl: 'https://a.example/',
+          }),
+          buildDecisionReply('approved', by, personRef('U1', 'a@corp.example'), t),
+          buildTextReply(t.aboutApproval(escapeMrkdwn(a.title), a.djbh)),
+          buildTextReply(t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))),
+          buildStatusMessage(
+            a.djbh,
+            { ended: true, decision: 'approved', unknown: false, approver: a.approverLogin },
+            a,
+            t,
+          ),
+          buildListMessage(Array(10).fill(a), { approvals: Array(10).fill(a), total: 30 }, t),
+        ];
+        for (const message of messages) {
+          expect(checkMessage(message)).toEqual([]);
+          for (const text of texts(message)) expect(text).not.toMatch(live);
+        }
+        const home = buildHomeView(
+          {
+            login: a.approverLogin,
+            linked: {
+              slackUserId: 'U1',
+              teamId: 'T1',
+              login: a.approverLogin,
+              name: a.title,
+              linkedAt: new Date(0),
+            },
+            waiting: { approvals: Array(20).fill(a), total: 20 },
+            mine: { approvals: Array(20).fill(a), total: 20 },
+            permalinks: new Map(),
+            now: new Date(0),
+          },
+          t,
+        );
+        expect(checkView(home as unknown as Record<string, unknown>)).toEqual([]);
+        for (const text of texts(home)) expect(text).not.toMatch(live);
+      }
+    });
+  }
+
+  it('cuts escaped text without breaking an entity or a mention', () => {
+    expect(fitMrkdwn('&amp;&amp;&amp;', 7)).toBe('&amp;…');
+    expect(fitMrkdwn('hi <@U12345> there', 8)).toBe('hi …');
+    expect(fitMrkdwn('short', 10)).toBe('short');
   });
 });

@@ -4,7 +4,7 @@ import type { Page } from '../../approvals/approval-store.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
-import { escapeMrkdwn, linkButton, personRef, truncate } from './request-message.ts';
+import { escapeMrkdwn, fitMrkdwn, linkButton, personRef, SECTION_MAX } from './request-message.ts';
 
 /** Rows per section: two sections and their frame stay well within the Home tab's 100 blocks. */
 export const HOME_ROWS = 20;
@@ -21,9 +21,9 @@ export interface HomeState {
 
 export function buildHomeView(s: HomeState, t: Messages): HomeView {
   const who = s.linked
-    ? t.homeLinkedAs(s.linked.name, s.linked.login)
+    ? t.homeLinkedAs(escapeMrkdwn(s.linked.name), escapeMrkdwn(s.linked.login))
     : s.login
-      ? t.homeLoginFromEmail(s.login)
+      ? t.homeLoginFromEmail(escapeMrkdwn(s.login))
       : t.noLogin;
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: t.homeIntro } },
@@ -54,7 +54,7 @@ function section(title: string, page: Page, s: HomeState, t: Messages): KnownBlo
 
 function row(a: TrackedApproval, s: HomeState, t: Messages): KnownBlock {
   const link = s.permalinks.get(a.djbh);
-  const title = escapeMrkdwn(truncate(a.title, 150));
+  const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
   const details = [
     t.status(a.decision),
@@ -63,7 +63,10 @@ function row(a: TrackedApproval, s: HomeState, t: Messages): KnownBlock {
   ];
   return {
     type: 'section',
-    text: { type: 'mrkdwn', text: `${heading}  \`${a.djbh}\`\n${details.join(' · ')}` },
+    text: {
+      type: 'mrkdwn',
+      text: fitMrkdwn(`${heading}  \`${a.djbh}\`\n${details.join(' · ')}`, SECTION_MAX),
+    },
     ...(s.webUrl
       ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, s.webUrl) }
       : {}),

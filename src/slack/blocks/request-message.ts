@@ -11,9 +11,32 @@ export interface SlackMessage {
 
 const NOTE_PREVIEW = 600;
 
-/** Mentions a person by Slack id when we have one, else by their service login. */
+/** Mentions a person by Slack id when we have one, else by their service login (as text). */
 export function personRef(slackId: string | null, login: string): string {
-  return slackId ? `<@${slackId}>` : login;
+  return slackId ? `<@${slackId}>` : escapeMrkdwn(login);
+}
+
+/** Slack's limits on mrkdwn text: a section's text, and a field or context element. */
+export const SECTION_MAX = 3000;
+export const FIELD_MAX = 2000;
+
+/**
+ * Cuts mrkdwn that is already escaped to `max` characters without splitting an entity (`&amp;`)
+ * or a mention or link (`<…>`), marking the cut. Escaping can make text up to five times longer,
+ * so limits are applied after it, never before.
+ */
+export function fitMrkdwn(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  let cut = max - 1;
+  // Back off to before an entity or a <…> that the cut would leave open.
+  const tail = chars.slice(Math.max(0, cut - 600), cut).join('');
+  const amp = tail.lastIndexOf('&');
+  if (amp >= 0 && !tail.slice(amp).includes(';')) cut -= tail.length - amp;
+  const head = chars.slice(0, cut).join('');
+  const open = head.lastIndexOf('<');
+  if (open >= 0 && head.indexOf('>', open) < 0) cut = [...head.slice(0, open)].length;
+  return `${chars.slice(0, cut).join('')}…`;
 }
 
 /** The request message that starts the thread; re-rendered when the status changes. */
@@ -42,11 +65,15 @@ export function buildRequestMessage(
         { type: 'mrkdwn', text: `*${t.statusLabel}*\n${statusText(a, t)}` },
       ],
     },
-    { type: 'section', text: { type: 'mrkdwn', text: quote(truncate(a.note, NOTE_PREVIEW)) } },
+    { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
   if (webUrl) blocks.push(openInServiceActions(t, webUrl));
-  return { text: t.requestFallback(a.title, a.djbh, a.decision), blocks };
+  // Slack uses `text` for notifications: what a person typed must not mention or link there either.
+  return {
+    text: fitMrkdwn(t.requestFallback(escapeMrkdwn(a.title), a.djbh, a.decision), SECTION_MAX),
+    blocks,
+  };
 }
 
 /** What the request message shows as its status, including when nobody follows it any more. */
@@ -76,8 +103,10 @@ export function buildDecisionReply(
   };
 }
 
+/** A reply of one mrkdwn text, already escaped where it holds people's words. */
 export function buildTextReply(text: string): SlackMessage {
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  const fitted = fitMrkdwn(text, SECTION_MAX);
+  return { text: fitted, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: fitted } }] };
 }
 
 /** The approver's DM: who asks, what, and where to decide. */
@@ -96,7 +125,10 @@ export function buildApproverDm(
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*${escapeMrkdwn(a.title)}*  \`${a.djbh}\`\n${quote(truncate(a.note, NOTE_PREVIEW))}`,
+        text: fitMrkdwn(
+          `*${escapeMrkdwn(a.title)}*  \`${a.djbh}\`\n${quote(a.note, NOTE_PREVIEW)}`,
+          SECTION_MAX,
+        ),
       },
     },
   ];
@@ -111,7 +143,7 @@ export function buildApproverDm(
   if (links.thread) buttons.push(linkButton(ACTION.viewThread, t.viewThread, links.thread));
   if (links.webUrl) buttons.push(linkButton(ACTION.openInService, t.openInService, links.webUrl));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
-  return { text: `${first} ${a.title} (${a.djbh})`, blocks };
+  return { text: fitMrkdwn(`${first} ${escapeMrkdwn(a.title)} (${a.djbh})`, SECTION_MAX), blocks };
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {
@@ -134,8 +166,9 @@ export function escapeMrkdwn(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-function quote(text: string): string {
-  return escapeMrkdwn(text)
+/** People's text as a quote: escaped, then cut to `max`, each line marked. */
+function quote(text: string, max: number): string {
+  return fitMrkdwn(escapeMrkdwn(text), max)
     .split('\n')
     .map((line) => `>${line}`)
     .join('\n');

@@ -5,10 +5,17 @@ import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 import { bannerBlock, textInputBlock } from './approval-modal.ts';
-import { escapeMrkdwn, type SlackMessage, truncate } from './request-message.ts';
+import {
+  escapeMrkdwn,
+  FIELD_MAX,
+  fitMrkdwn,
+  SECTION_MAX,
+  type SlackMessage,
+} from './request-message.ts';
 
 export function buildTextMessage(text: string): SlackMessage {
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  const fitted = fitMrkdwn(text, SECTION_MAX);
+  return { text: fitted, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: fitted } }] };
 }
 
 /** `/approve status`: what the service says now, with the app's own record when it has one. */
@@ -21,13 +28,16 @@ export function buildStatusMessage(
 ): SlackMessage {
   const line = t.statusOf(djbh, t.status(status.decision));
   const details: string[] = [];
-  if (tracked) details.push(t.statusTitle(escapeMrkdwn(truncate(tracked.title, 200))));
+  if (tracked) details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(tracked.title), 1000)));
   const approver = status.approver ?? tracked?.approverLogin;
-  if (approver) details.push(t.statusApprover(approver));
+  if (approver) details.push(t.statusApprover(escapeMrkdwn(approver)));
   if (threadLink) details.push(`<${threadLink}|${t.threadLink}>`);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: line } }];
   if (details.length > 0)
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: details.join(' · ') }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: fitMrkdwn(details.join(' · '), FIELD_MAX) }],
+    });
   return { text: t.statusOf(djbh, t.statusPlain(status.decision)), blocks };
 }
 
@@ -40,14 +50,17 @@ export function buildListMessage(
   t: Messages,
 ): SlackMessage {
   const row = (a: TrackedApproval) =>
-    `• \`${a.djbh}\` ${escapeMrkdwn(truncate(a.title, 80))} — ${t.status(a.decision)}`;
+    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.title), 80)} — ${t.status(a.decision)}`;
   const section = (title: string, items: TrackedApproval[], total: number) => {
     const lines = items.slice(0, LIST_ROWS).map(row);
     if (lines.length === 0) lines.push(t.listNone);
     if (total > LIST_ROWS) lines.push(t.listMore(total - LIST_ROWS));
     return {
       type: 'section' as const,
-      text: { type: 'mrkdwn' as const, text: `*${title}*\n${lines.join('\n')}` },
+      text: {
+        type: 'mrkdwn' as const,
+        text: fitMrkdwn(`*${title}*\n${lines.join('\n')}`, SECTION_MAX),
+      },
     };
   };
   return {

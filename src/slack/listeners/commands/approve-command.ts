@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { logFailure } from '../../../logger.ts';
 import { fillApprovalForm } from '../../approval-form.ts';
 import { parseApproveCommand } from '../../approve-subcommand.ts';
 import { buildApprovalModal, buildMessageModal } from '../../blocks/approval-modal.ts';
@@ -62,7 +63,7 @@ function approvalForm(deps: Deps) {
       });
     } catch (error) {
       // Typically expired_trigger_id: Slack took too long to reach us. The person can run it again.
-      deps.logger.warn({ err: error, user: command.user_id }, 'could not open the approval form');
+      logFailure(deps.logger, error, { user: command.user_id }, 'could not open the approval form');
       return;
     }
     const viewId = opened.view?.id;
@@ -81,7 +82,7 @@ function approvalForm(deps: Deps) {
     } catch (error) {
       // A hash conflict means the person already moved on (submitted or closed): nothing to fill.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
-      deps.logger.error({ err: error, user: command.user_id }, 'could not fill the approval form');
+      logFailure(deps.logger, error, { user: command.user_id }, 'could not fill the approval form');
       await client.views
         .update({ view_id: viewId, view: buildMessageModal([t.somethingWrong], t) })
         .catch(() => undefined);

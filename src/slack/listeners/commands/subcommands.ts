@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { logFailure } from '../../../logger.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import {
   buildLinkModal,
@@ -54,7 +55,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     }
     return reply(args, buildStatusMessage(djbh, status, tracked, t, link));
   } catch (error) {
-    deps.logger.warn({ err: error, djbh }, 'status subcommand failed');
+    logFailure(deps.logger, error, { djbh }, 'status subcommand failed');
     const text =
       error instanceof ApprovalServiceError && error.kind !== 'unavailable' && error.serviceMessage
         ? t.serviceRejectedNow(escapeMrkdwn(error.serviceMessage))
@@ -85,7 +86,12 @@ export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.client.views
     .open({ trigger_id: args.command.trigger_id, view: buildLinkModal(t) })
     .catch((error: unknown) => {
-      deps.logger.warn({ err: error, user: args.command.user_id }, 'could not open the link form');
+      logFailure(
+        deps.logger,
+        error,
+        { user: args.command.user_id },
+        'could not open the link form',
+      );
     });
 }
 

@@ -5,6 +5,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { logFailure } from '../../../logger.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { buildLinkModal } from '../../blocks/status-message.ts';
@@ -44,11 +45,11 @@ export function linkSubmission(deps: Deps) {
       deps.logger.info({ user: body.user.id, login: profile.login }, 'account linked');
       modal = buildMessageModal([t.linked(profile.name, profile.login)], t, t.linkTitle);
     } catch (error) {
-      deps.logger.warn({ err: error, user: body.user.id }, 'account not linked');
+      logFailure(deps.logger, error, { user: body.user.id }, 'account not linked');
       modal = buildLinkModal(t, why(error, t));
     }
     await client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
-      deps.logger.warn({ err: error, view: view.id }, 'could not update the link form');
+      logFailure(deps.logger, error, { view: view.id }, 'could not update the link form');
     });
   };
 }
