@@ -61,6 +61,34 @@ describe('malformed signed requests', () => {
   });
 });
 
+describe('logs', () => {
+  it('writes a routine failure as one line with its message and code, without a stack', async () => {
+    const h = await harness();
+    // A person Slack does not know (users.info answers user_not_found) runs /approve status.
+    const fields = h.slack.commandPayload(
+      h.user('sam.taylor@corp.example'),
+      h.channel('general'),
+      'list',
+    );
+    fields.user_id = 'U0NOBODY';
+    const response = await h.slack.send(new URLSearchParams(fields).toString(), FORM);
+    expect(response.status).toBe(200);
+    await waitFor(
+      () => h.logs.lines.some((l) => l.includes('user_not_found')),
+      5000,
+      'the log line',
+    );
+    const line = h.logs.entries().find((e) => JSON.stringify(e).includes('user_not_found'));
+    expect(line?.level).toBe(40);
+    expect(JSON.stringify(h.logs.entries())).not.toContain('"stack"');
+    // …and the person is told, not left in silence.
+    // (The stand-in's response_url still names the user the payload was built for.)
+    const sam = h.user('sam.taylor@corp.example');
+    await waitFor(() => h.workspace.ephemeral(sam).length > 0, 5000, 'the reply');
+    expect(h.workspace.ephemeral(sam)[0]?.text).toContain('Something went wrong');
+  });
+});
+
 describe('payloads no listener takes', () => {
   it.each([
     [

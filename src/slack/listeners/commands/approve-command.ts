@@ -19,7 +19,7 @@ type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 /** `/approve …`: the form, or one of the subcommands (help, status, list, link, unlink). */
 export function approveCommand(deps: Deps) {
   const openForm = approvalForm(deps);
-  return async (args: Args): Promise<void> => {
+  const run = async (args: Args): Promise<void> => {
     const command = parseApproveCommand(args.command.text);
     switch (command.kind) {
       case 'new':
@@ -34,6 +34,18 @@ export function approveCommand(deps: Deps) {
         return linkSubcommand(deps, args);
       case 'unlink':
         return unlinkSubcommand(deps, args);
+    }
+  };
+  // Every subcommand acknowledges first; whatever fails after that, the person is told.
+  return async (args: Args): Promise<void> => {
+    try {
+      await run(args);
+    } catch (error) {
+      logFailure(deps.logger, error, { user: args.command.user_id }, '/approve failed');
+      const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
+      await args
+        .respond({ response_type: 'ephemeral', text: t.somethingWrong })
+        .catch(() => undefined);
     }
   };
 }
