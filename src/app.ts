@@ -4,6 +4,7 @@ import { WebClient } from '@slack/web-api';
 import { sql } from 'kysely';
 import type pino from 'pino';
 import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
+import { TEXT_LIMITS } from './approvals/acceptable-text.ts';
 import {
   createAnnouncementDispatcher,
   type DispatchCounts,
@@ -81,6 +82,7 @@ export async function startApplication(
       appName: config.approval.appName,
       appKey: config.approval.appKey,
       timeoutMs: config.approval.timeoutMs,
+      noteLimit: config.approval.noteLimit,
     });
 
   try {
@@ -178,6 +180,7 @@ async function serve(
     store,
     dispatcher,
     submissions: createSubmissionGuard(database.db),
+    textLimits: { title: TEXT_LIMITS.title, note: config.approval.noteLimit },
     people,
     identities,
     links,

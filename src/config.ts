@@ -30,6 +30,8 @@ export interface Config {
     appKey: string;
     webUrl?: string;
     timeoutMs: number;
+    /** Characters the service's note column holds: 20,000, or 5,000 on installs that missed an update. */
+    noteLimit: number;
   };
   databaseUrl: string;
   poll: {
@@ -94,6 +96,7 @@ const envSchema = z.object({
   APPROVAL_APP_KEY: z.string().min(1).optional(),
   APPROVAL_WEB_URL: url.optional(),
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+  APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
   STATUS_POLL_CRON: z
     .string()
@@ -171,6 +174,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       appKey: e.APPROVAL_APP_KEY ?? sandboxCredentials.appKey,
       ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
+      noteLimit: e.APPROVAL_NOTE_LIMIT,
     },
     // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
     // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-// Checks manifest.yml against the manifest rules in shared/slack-platform.md and against what
+// Checks manifest.yml against Slack's manifest rules and against what
 // the code calls (every Web API method needs its scope).
 
 interface Manifest {

@@ -10,12 +10,7 @@ import type {
   Profile,
   StartApprovalInput,
 } from '../approvals/approval-types.ts';
-import {
-  ApprovalServiceError,
-  type ApprovalServiceErrorKind,
-  ENDPOINT_ROUTES,
-  type Endpoint,
-} from './approval-service-error.ts';
+import { ApprovalServiceError, ENDPOINT_ROUTES, type Endpoint } from './approval-service-error.ts';
 import {
   departmentBody,
   failureBody,
@@ -30,6 +25,8 @@ export interface ApprovalServiceClientOptions {
   appKey: string;
   /** Per request. Default 10 s. */
   timeoutMs?: number;
+  /** Characters the service's note column holds (20,000; 5,000 on installs that missed an update). */
+  noteLimit?: number;
   /** Pauses before each retry of a GET that found the service unavailable. Default 250 ms, 1 s. */
   retryDelaysMs?: readonly number[];
   sleep?: (ms: number) => Promise<void>;
@@ -70,6 +67,10 @@ export function createApprovalServiceClient(
     httpsAgent: new HttpsAgent({ keepAlive: true }),
   });
   const appHeaders = { appname: options.appName, appkey: options.appKey };
+  const columnLimits: Record<string, number> = {
+    ...COLUMN_LIMITS,
+    cont: options.noteLimit ?? 20_000,
+  };
   const delays = options.retryDelaysMs ?? [250, 1000];
   const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
 
@@ -80,7 +81,7 @@ export function createApprovalServiceClient(
     const { method } = ENDPOINT_ROUTES[endpoint];
     for (let attempt = 0; ; attempt++) {
       try {
-        return await send(http, endpoint, config);
+        return await send(http, endpoint, config, columnLimits);
       } catch (error) {
         const retryable =
           error instanceof ApprovalServiceError &&
@@ -157,6 +158,7 @@ async function send(
   http: AxiosInstance,
   endpoint: Endpoint,
   config: { params?: Record<string, string>; data?: unknown; headers: Record<string, string> },
+  columnLimits: Record<string, number>,
 ): Promise<unknown> {
   const { method, path } = ENDPOINT_ROUTES[endpoint];
   let response: AxiosResponse<string>;
@@ -189,7 +191,7 @@ async function send(
     });
   }
   const failure = failureBody.safeParse(json);
-  if (failure.success) throw refusal(endpoint, failure.data);
+  if (failure.success) throw refusal(endpoint, failure.data, columnLimits);
   if (status !== 200) {
     throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
       kind: 'protocol',
@@ -217,24 +219,71 @@ function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceErro
   });
 }
 
-function refusal(endpoint: Endpoint, body: z.infer<typeof failureBody>): ApprovalServiceError {
+function refusal(
+  endpoint: Endpoint,
+  body: z.infer<typeof failureBody>,
+  columnLimits: Record<string, number>,
+): ApprovalServiceError {
   const said = (body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
   const details = { endpoint, serviceCode: body.code, serviceMessage: said };
-  let kind: ApprovalServiceErrorKind = 'rejected';
-  let field: string | undefined;
-  if (said === 'key err') kind = 'credentials';
+  if (said === 'key err')
+    return new ApprovalServiceError(
+      'the service refused the app credentials (key err); check APPROVAL_APP_NAME and APPROVAL_APP_KEY',
+      { ...details, kind: 'credentials' },
+    );
   const format = /^check format fail (\S+)/.exec(said);
-  if (format) {
-    kind = 'invalid-request';
-    field = format[1];
-  }
+  if (format)
+    return new ApprovalServiceError(`the service refused the request: ${said}`, {
+      ...details,
+      kind: 'invalid-request',
+      field: format[1],
+    });
+  const database = databaseProblem(said, columnLimits);
+  if (database)
+    return new ApprovalServiceError(`the service's database refused a value: ${database.what}`, {
+      ...details,
+      kind: 'invalid-request',
+      ...database.details,
+    });
   const what =
-    kind === 'credentials'
-      ? 'the service refused the app credentials (key err); check APPROVAL_APP_NAME and APPROVAL_APP_KEY'
-      : endpoint === 'user-info' && body.code === 10000
-        ? 'the session token is not logged in, unknown or expired (code 10000)'
-        : `the service refused the request: ${said || `code ${body.code ?? '?'}`}`;
-  return new ApprovalServiceError(what, { ...details, kind, field });
+    endpoint === 'user-info' && body.code === 10000
+      ? 'the session token is not logged in, unknown or expired (code 10000)'
+      : `the service refused the request: ${said || `code ${body.code ?? '?'}`}`;
+  return new ApprovalServiceError(what, { ...details, kind: 'rejected' });
+}
+
+// The service's INSERT names database columns; these are the request fields they hold.
+const COLUMN_FIELDS: Record<string, string> = {
+  user: 'special_approver',
+  submitter: 'user_id',
+  cont: 'apply_note',
+  name: 'title',
+};
+const COLUMN_LIMITS: Record<string, number> = { user: 100, submitter: 100, name: 200 };
+
+/** A database error of the start endpoint, mapped to the request field it concerns. */
+function databaseProblem(said: string, columnLimits: Record<string, number>) {
+  const tooLong = /Data too long for column '(\w+)'/.exec(said);
+  const column = tooLong?.[1] ?? /Incorrect string value: .* for column '(\w+)'/.exec(said)?.[1];
+  if (column) {
+    const field = COLUMN_FIELDS[column] ?? column;
+    const limit = columnLimits[column];
+    return tooLong
+      ? {
+          what: `${field} is longer than the service accepts (${limit ?? '?'} characters)`,
+          details: { field, problem: 'too-long' as const, ...(limit ? { limit } : {}) },
+        }
+      : {
+          what: `${field} holds a character the service cannot store`,
+          details: { field, problem: 'unstorable' as const },
+        };
+  }
+  if (/error in your SQL syntax/.test(said))
+    return {
+      what: 'a value broke the service’s SQL (a trailing backslash?)',
+      details: { problem: 'sql-syntax' as const },
+    };
+  return undefined;
 }
 
 function parse<T>(endpoint: Endpoint, schema: z.ZodType<T>, json: unknown): T {

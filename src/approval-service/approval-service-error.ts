@@ -26,8 +26,12 @@ export const ENDPOINT_ROUTES: Record<Endpoint, { method: 'GET' | 'POST'; path: s
 export interface ApprovalServiceErrorDetails {
   kind: ApprovalServiceErrorKind;
   endpoint: Endpoint;
-  /** The field named by a format-check failure. */
+  /** The request field a format check or a database error concerns. */
   field?: string;
+  /** What the service's database refused: a value too long, a character it cannot store, broken SQL. */
+  problem?: 'too-long' | 'unstorable' | 'sql-syntax';
+  /** With `too-long`: the characters the column holds. */
+  limit?: number;
   /** The service's own code and text, when it sent them. */
   serviceCode?: number;
   serviceMessage?: string;
@@ -44,6 +48,8 @@ export class ApprovalServiceError extends AppError {
   readonly kind: ApprovalServiceErrorKind;
   readonly endpoint: Endpoint;
   readonly field: string | undefined;
+  readonly problem: ApprovalServiceErrorDetails['problem'];
+  readonly limit: number | undefined;
   readonly serviceCode: number | undefined;
   readonly serviceMessage: string | undefined;
   readonly maybeCreated: boolean;
@@ -60,6 +66,8 @@ export class ApprovalServiceError extends AppError {
     this.kind = details.kind;
     this.endpoint = details.endpoint;
     this.field = details.field;
+    this.problem = details.problem;
+    this.limit = details.limit;
     this.serviceCode = details.serviceCode;
     this.serviceMessage = details.serviceMessage;
     this.maybeCreated = details.maybeCreated ?? false;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Shapes of the service's answers, lenient where real installs differ (see approval-service-behaviour.md):
+// Shapes of the service's answers, lenient where real installs differ (see docs/approval-service.md):
 // extra fields are ignored, `mesg` and `msg` are both accepted, missing strings read as ''.
 
 const text = z

@@ -1,4 +1,10 @@
-import { adaptText, serviceLength, TEXT_LIMITS, type TextChange } from './acceptable-text.ts';
+import {
+  adaptText,
+  serviceLength,
+  TEXT_LIMITS,
+  type TextChange,
+  type TextLimits,
+} from './acceptable-text.ts';
 import type { StartApprovalInput } from './approval-types.ts';
 
 /** What the person filled in. */
@@ -24,12 +30,16 @@ export type PreparedApproval =
  * Checks a draft and adapts its text for the service. Limits are checked on the adapted text,
  * since that is what the service stores (an emoji becomes a longer `:name:`).
  */
-export function prepareApproval(draft: ApprovalDraft, requesterLogin: string): PreparedApproval {
+export function prepareApproval(
+  draft: ApprovalDraft,
+  requesterLogin: string,
+  limits: TextLimits = TEXT_LIMITS,
+): PreparedApproval {
   const problems: Partial<Record<DraftField, DraftProblem>> = {};
   const title = adaptText(draft.title.trim());
   const note = adaptText(draft.note.trim());
-  checkText('title', title.text, TEXT_LIMITS.title, problems);
-  checkText('note', note.text, TEXT_LIMITS.note, problems);
+  checkText('title', title.text, limits.title, problems);
+  checkText('note', note.text, limits.note, problems);
   const approver = draft.approverLogin?.trim() ?? '';
   if (!approver) problems.approver = { code: 'required' };
   else if (approver.toLowerCase() === requesterLogin.toLowerCase())

@@ -1,5 +1,5 @@
 /**
- * Slack's Block Kit limits (shared/slack-platform.md), checked the way Slack refuses a surface:
+ * Slack's Block Kit limits (Slack's Block Kit reference), checked the way Slack refuses a surface:
  * the stand-in answers `invalid_blocks` / `invalid_arguments` with these messages, so a builder
  * that breaks a limit fails in tests and in the sandbox as it would in Slack.
  */

@@ -10,6 +10,8 @@ const envSchema = z.object({
   APPROVAL_APP_NAME: z.string().default(SIMULATOR_DEFAULTS.appName),
   APPROVAL_APP_KEY: z.string().default(SIMULATOR_DEFAULTS.appKey),
   SIMULATOR_DIRECTORY: z.string().optional(),
+  // 5000 plays an install that missed the schema update widening the note column.
+  SIMULATOR_NOTE_LIMIT: z.coerce.number().int().min(1).default(20_000),
 });
 
 const nonEmpty = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== ''));
@@ -27,6 +29,7 @@ const simulator = await createSimulator({
   appName: env.APPROVAL_APP_NAME,
   appKey: env.APPROVAL_APP_KEY,
   directory: loadDirectory(env.SIMULATOR_DIRECTORY),
+  noteLimit: env.SIMULATOR_NOTE_LIMIT,
 });
 process.stdout.write(
   `Approval-service simulator on ${simulator.url} (appname ${env.APPROVAL_APP_NAME}, ${simulator.people.length} people; admin routes under /simulator/api)\n`,

@@ -16,6 +16,8 @@ export interface Faults {
   legacyStatus?: boolean;
   /** The user-info endpoint fails as a broken single sign-on does. */
   ssoError?: boolean;
+  /** The start endpoint dies with an uncaught exception (HTTP 500 with `exception`). */
+  exception?: boolean;
 }
 
 export const ENDPOINTS: Endpoint[] = [
@@ -35,6 +37,7 @@ export const faultsRequest = z.object({
   federationProxy: z.boolean().optional(),
   legacyStatus: z.boolean().optional(),
   ssoError: z.boolean().optional(),
+  exception: z.boolean().optional(),
 });
 
 /** The faults in force, per endpoint. */

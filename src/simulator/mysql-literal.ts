@@ -20,7 +20,11 @@ const ESCAPES: Record<string, string> = {
   _: '\\_',
 };
 
-/** Applies MySQL's backslash escapes, the column's length and its character set, as MySQL would. */
+/**
+ * Applies MySQL's backslash escapes, then the column's length and its character set, as MySQL
+ * would. The caller checks first that the literal is not broken (an odd run of trailing
+ * backslashes). Returns the driver's error text without its prefix.
+ */
 export function storeInColumn(value: string, column: string, maxLength: number): StoreResult {
   let out = '';
   for (let i = 0; i < value.length; i++) {
@@ -29,17 +33,13 @@ export function storeInColumn(value: string, column: string, maxLength: number):
       out += c;
       continue;
     }
-    const next = value[i + 1];
-    if (next === undefined) {
-      // The backslash escapes the closing quote: the statement no longer parses.
-      return {
-        ok: false,
-        error: `DBD::mysql::db do failed: You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '' at line 1`,
-      };
-    }
+    const next = value[i + 1] ?? '';
     out += ESCAPES[next] ?? next;
     i++;
   }
+  // Strict mode checks the length first: a value both too long and holding an emoji is too long.
+  if ([...out].length > maxLength)
+    return { ok: false, error: `Data too long for column '${column}' at row 1` };
   const fourByte = /[\u{10000}-\u{10FFFF}]/u.exec(out);
   if (fourByte) {
     const bytes = [...Buffer.from(fourByte[0], 'utf8')]
@@ -47,13 +47,7 @@ export function storeInColumn(value: string, column: string, maxLength: number):
       .join('');
     return {
       ok: false,
-      error: `DBD::mysql::db do failed: Incorrect string value: '${bytes}' for column '${column}' at row 1`,
-    };
-  }
-  if ([...out].length > maxLength) {
-    return {
-      ok: false,
-      error: `DBD::mysql::db do failed: Data too long for column '${column}' at row 1`,
+      error: `Incorrect string value: '${bytes}' for column '${column}' at row 1`,
     };
   }
   return { ok: true, value: out };

@@ -13,7 +13,7 @@ export type { SimulatedApproval, SimulatorDecision } from './simulator-state.ts'
 
 /**
  * A local stand-in for the approval service that behaves like the real one (OpenC3 "to3part",
- * see shared/approval-service-behaviour.md): application errors are HTTP 200 with `stat:false`,
+ * see docs/approval-service.md): application errors are HTTP 200 with `stat:false`,
  * formats are checked before credentials, quotes are refused, 4-byte characters break the database,
  * unknown approval numbers answer `data:null`, and approvals never expire.
  * It also serves admin routes under /simulator/api (admin-routes.ts). State lives in memory.
@@ -26,6 +26,8 @@ export interface SimulatorOptions {
   appKey?: string;
   directory?: Person[];
   now?: () => Date;
+  /** Characters the note column holds: 20,000 (default), or 5,000 on installs that missed the update. */
+  noteLimit?: number;
 }
 
 export interface Simulator {
@@ -76,10 +78,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     options.now ?? (() => new Date()),
   );
   const faults = new FaultRegistry();
-  const answer = createTo3partEndpoints(state, {
-    appName: options.appName ?? SIMULATOR_DEFAULTS.appName,
-    appKey: options.appKey ?? SIMULATOR_DEFAULTS.appKey,
-  });
+  const answer = createTo3partEndpoints(
+    state,
+    {
+      appName: options.appName ?? SIMULATOR_DEFAULTS.appName,
+      appKey: options.appKey ?? SIMULATOR_DEFAULTS.appKey,
+    },
+    options.noteLimit,
+  );
   const admin = createAdminRoutes(state, faults);
   const zero = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
   const counts = zero();
@@ -141,7 +147,12 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       reply = answer(endpoint, { req, query: url.searchParams, raw, faults: f });
     } catch (error) {
       // Dancer's answer to an uncaught exception.
-      reply = new Reply(500, { stat: false, info: String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      reply = new Reply(500, {
+        stat: false,
+        info: message,
+        exception: `${message} at /data/Software/mydan/JOB/lib/api/to3part.pm line 57.\n`,
+      });
     }
     if (f.malformedJson) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });

@@ -31,21 +31,24 @@ export interface EndpointRequest {
 export function createTo3partEndpoints(
   state: SimulatorState,
   credentials: { appName: string; appKey: string },
+  /** The note column's size: 20,000 on current installs, 5,000 on those that missed the update. */
+  noteLimit = 20_000,
 ) {
-  /** The service's `check format` step: every named field, in order. */
+  /** The service's `check format` step: every named field, in the route's order. */
   function checkFormat(
     values: Record<string, unknown>,
     mandatory: string[],
     optional: string[],
     pattern?: RegExp,
+    order: string[] = [...mandatory, ...optional],
   ): Reply | undefined {
-    for (const field of [...mandatory, ...optional]) {
+    for (const field of order) {
       const value = values[field];
       if (value === undefined || value === null) {
         if (mandatory.includes(field)) return fail(`check format fail ${field} undef`);
         continue;
       }
-      const text = String(value);
+      const text = perlValue(value) ?? '';
       if (text.includes("'")) return fail(`check format fail ${field} format error`);
       if (pattern && !pattern.test(text))
         return fail(`check format fail ${field} format error ${FORMAT_TEXT}`);
@@ -62,34 +65,41 @@ export function createTo3partEndpoints(
     return fail('key err');
   }
 
-  function startApproval({ req, raw }: EndpointRequest): Reply {
+  function startApproval({ req, raw, faults }: EndpointRequest): Reply {
+    if (faults.exception) throw new Error('Can\'t call method "execute" on an undefined value');
     const body = parseRequestBody(req, raw);
+    // The route lists user_id first; route_user_id, route_node and participant are never checked.
     const refused =
-      checkFormat(
-        body,
-        ['special_approver', 'title', 'apply_note'],
-        ['user_id', 'route_user_id', 'route_node', 'participant'],
-      ) ?? checkKey(req);
+      checkFormat(body, ['special_approver', 'title', 'apply_note'], [], undefined, [
+        'user_id',
+        'special_approver',
+        'title',
+        'apply_note',
+      ]) ?? checkKey(req);
     if (refused) return refused;
+    // One INSERT, columns in this order; a broken literal fails the statement before any column.
     const columns = [
-      ['user_id', body.user_id ?? 'sys@app', 100],
-      ['special_approver', body.special_approver, 100],
-      ['title', body.title, 200],
-      ['apply_note', body.apply_note, 5000],
+      ['user', perlValue(body.special_approver), 100],
+      ['submitter', perlValue(body.user_id) ?? 'sys@app', 100],
+      ['cont', perlValue(body.apply_note), noteLimit],
+      ['name', perlValue(body.title), 200],
     ] as const;
+    const values = columns.map(([, value]) => value ?? '');
+    const broken = values.find(breaksLiteral);
+    if (broken !== undefined) return dbFailure(SYNTAX_ERROR);
     const stored: Record<string, string> = {};
     for (const [column, value, max] of columns) {
-      const result = storeInColumn(String(value), column, max);
-      if (!result.ok) return fail(result.error, `Err: ${result.error}`);
+      const result = storeInColumn(value ?? '', column, max);
+      if (!result.ok) return dbFailure(result.error);
       stored[column] = result.value;
     }
     const djbh = state.newDjbh();
     state.approvals.set(djbh, {
       djbh,
-      title: stored.title ?? '',
-      note: stored.apply_note ?? '',
-      requester: stored.user_id ?? 'sys@app',
-      approver: stored.special_approver ?? '',
+      title: stored.name ?? '',
+      note: stored.cont ?? '',
+      requester: stored.submitter ?? 'sys@app',
+      approver: stored.user ?? '',
       decision: 'pending',
       created: state.now().toISOString(),
       decided: null,
@@ -174,16 +184,55 @@ export function route(method: string, path: string): Endpoint | undefined {
   return undefined;
 }
 
-/** JSON when the caller says so; otherwise a form, read byte by byte as the service's stack does. */
+/**
+ * JSON when the caller says so, form fields otherwise, both as UTF-8. A JSON body the service's
+ * strict parser refuses (malformed, or holding an escaped lone surrogate) is ignored as if no
+ * field had been sent.
+ */
 function parseRequestBody(req: IncomingMessage, raw: string): Record<string, unknown> {
   const type = header(req, 'content-type') ?? '';
-  if (type.startsWith('application/json')) {
+  if (!type.startsWith('application/json')) return Object.fromEntries(new URLSearchParams(raw));
+  try {
     const parsed: unknown = JSON.parse(raw || '{}');
-    if (!isObject(parsed)) throw new Error('JSON body is not an object');
+    if (!isObject(parsed) || hasLoneSurrogate(parsed)) return {};
     return parsed;
+  } catch {
+    return {};
   }
-  const form = new URLSearchParams(raw);
-  return Object.fromEntries(
-    [...form].map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('latin1')]),
-  );
+}
+
+// With the u flag a surrogate pair is one code point, so this matches only lone halves.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (isObject(value))
+    return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v));
+  return false;
+}
+
+/** A JSON value as Perl turns it into text: true/false as 1/0, arrays and hashes as references. */
+function perlValue(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === true) return '1';
+  if (value === false) return '0';
+  if (Array.isArray(value)) return 'ARRAY(0x55d5c1e3a8f0)';
+  if (typeof value === 'object') return 'HASH(0x55d5c1e3a920)';
+  return String(value);
+}
+
+/** An odd run of backslashes at the end escapes the closing quote of the SQL literal. */
+function breaksLiteral(value: string): boolean {
+  const run = /\\+$/.exec(value)?.[0].length ?? 0;
+  return run % 2 === 1;
+}
+
+const SYNTAX_ERROR =
+  "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '' at line 1";
+
+/** The service's answer to a failed INSERT: the driver's text, with its place in the service. */
+function dbFailure(error: string): Reply {
+  const text = `DBD::mysql::st execute failed: ${error} at /data/Software/mydan/JOB/lib/MYDB.pm line 83.\n`;
+  return fail(text, `Err: ${text}`);
 }

@@ -75,6 +75,11 @@ const en = {
     `The approval service did not answer in time. The approval may have been created anyway, so check ${web ? `<${web}|the approval service>` : 'the approval service'} before submitting again. Your text is kept below.`,
   serviceCredentials:
     'The approval service refused this app’s credentials, so nothing was started. Please tell whoever runs this app (APPROVAL_APP_NAME / APPROVAL_APP_KEY). Your text is kept below.',
+  serviceTooLong: (field: string, limit: number | undefined) =>
+    `The ${field.toLowerCase()} is longer than the approval service accepts${limit ? ` (${limit} characters)` : ''}. Please shorten it; your text is kept below.`,
+  serviceUnstorable: (field: string) =>
+    `The ${field.toLowerCase()} holds a character the approval service cannot store. Please remove it; your text is kept below.`,
+  yourLogin: 'Your login',
   serviceRefused: (said: string) =>
     `The approval service refused the request: “${said}”. Nothing was started; your text is kept below.`,
   notSaved: (djbh: string) =>
@@ -232,6 +237,10 @@ const zh: Messages = {
     `审批系统没有及时响应，审批可能已经创建。再次提交前请先到${web ? `<${web}|审批系统>` : '审批系统'}确认。你填写的内容已保留。`,
   serviceCredentials:
     '审批系统拒绝了本应用的凭据，审批未发起。请联系本应用的管理员（APPROVAL_APP_NAME / APPROVAL_APP_KEY）。你填写的内容已保留。',
+  serviceTooLong: (field, limit) =>
+    `${field}超出审批系统允许的长度${limit ? `（${limit} 个字符）` : ''}。请缩短；你填写的内容已保留。`,
+  serviceUnstorable: (field) => `${field}中有审批系统无法保存的字符，请删除；你填写的内容已保留。`,
+  yourLogin: '你的账号',
   serviceRefused: (said) => `审批系统拒绝了该申请：“${said}”。审批未发起，你填写的内容已保留。`,
   notSaved: (djbh) =>
     `审批 *${djbh}* 已在审批系统中发起，但本应用未能保存，审批结果不会同步到 Slack。请在审批系统中跟进。`,

@@ -1,3 +1,4 @@
+import type { TextLimits } from '../approvals/acceptable-text.ts';
 import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
@@ -14,6 +15,8 @@ export interface SlackDeps {
   store: ApprovalStore;
   dispatcher: AnnouncementDispatcher;
   submissions: SubmissionGuard;
+  /** What the service's columns hold (the note depends on the install). */
+  textLimits: TextLimits;
   people: SlackPeople;
   identities: Identities;
   home: HomePublisher;

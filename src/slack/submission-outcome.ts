@@ -23,9 +23,30 @@ export function explain(error: unknown, t: Messages, webUrl?: string): string {
     case 'credentials':
       return t.serviceCredentials;
     case 'invalid-request':
+      if (error.problem === 'too-long' || error.problem === 'unstorable') {
+        const field = fieldName(error.field, t);
+        return error.problem === 'too-long'
+          ? t.serviceTooLong(field, error.limit)
+          : t.serviceUnstorable(field);
+      }
+      return t.serviceRefused(escapeMrkdwn(error.serviceMessage ?? error.message));
     case 'rejected':
       return t.serviceRefused(escapeMrkdwn(error.serviceMessage ?? error.message));
     case 'protocol':
       return t.somethingWrong;
+  }
+}
+
+/** The form's name for a field of the service's start request. */
+function fieldName(field: string | undefined, t: Messages): string {
+  switch (field) {
+    case 'title':
+      return t.titleLabel;
+    case 'apply_note':
+      return t.noteLabel;
+    case 'special_approver':
+      return t.approverLabel;
+    default:
+      return t.yourLogin;
   }
 }

@@ -84,13 +84,59 @@ describe('starting an approval', () => {
     expect(error.message).toContain('POST /api/job/to3part/v1/approval');
   });
 
-  it('reports a database refusal (emoji, 5001 characters) as rejected with the service’s words', async () => {
-    const emoji = await failure(client().startApproval({ ...request, note: 'launch 🚀' }));
-    expect(emoji.kind).toBe('rejected');
-    expect(emoji.serviceMessage).toContain('Incorrect string value');
-    const long = await failure(client().startApproval({ ...request, note: 'x'.repeat(5001) }));
-    expect(long.kind).toBe('rejected');
-    expect(long.serviceMessage).toContain('Data too long');
+  it('takes a 20,000-character note, the size of the note column on current installs', async () => {
+    const note = '长'.repeat(20_000);
+    const { djbh } = await client().startApproval({ ...request, note });
+    expect(sim.approvals().find((a) => a.djbh === djbh)?.note).toBe(note);
+  });
+
+  it.each([
+    ['note', { note: 'x'.repeat(20_001) }, 'apply_note', 'too-long', 20_000],
+    ['title', { title: 'x'.repeat(201) }, 'title', 'too-long', 200],
+    ['approver', { approver: 'x'.repeat(101) }, 'special_approver', 'too-long', 100],
+    ['requester', { requester: 'x'.repeat(101) }, 'user_id', 'too-long', 100],
+    ['note', { note: 'launch 🚀' }, 'apply_note', 'unstorable', undefined],
+    ['title', { title: 'launch 🚀' }, 'title', 'unstorable', undefined],
+  ])(
+    'maps a database refusal of the %s to its field (%o)',
+    async (_what, change, field, problem, limit) => {
+      const error = await failure(client().startApproval({ ...request, ...change }));
+      expect(error).toMatchObject({ kind: 'invalid-request', field, problem });
+      expect(error.limit).toBe(limit);
+      expect(error.serviceMessage).toMatch(/^DBD::mysql/);
+    },
+  );
+
+  it('names the 5,000-character limit of an install that missed the schema update', async () => {
+    const old = await createSimulator({ port: 0, ...CREDENTIALS, noteLimit: 5000 });
+    try {
+      const error = await failure(
+        client({ baseUrl: old.url, noteLimit: 5000 }).startApproval({
+          ...request,
+          note: 'x'.repeat(5001),
+        }),
+      );
+      expect(error).toMatchObject({ field: 'apply_note', problem: 'too-long', limit: 5000 });
+      expect(error.message).toContain(
+        'apply_note is longer than the service accepts (5000 characters)',
+      );
+    } finally {
+      await old.close();
+    }
+  });
+
+  it('gets a note with half a surrogate pair accepted once adapted, instead of an empty request', async () => {
+    const prepared = prepareApproval(
+      { title: 'Broken \udc00 text', note: 'a \ud83d b', approverLogin: request.approver },
+      request.requester,
+    );
+    if (!prepared.ok) throw new Error('draft refused');
+    expect(prepared.changes).toContain('unsupported-character');
+    const { djbh } = await client().startApproval(prepared.input);
+    expect(sim.approvals().find((a) => a.djbh === djbh)).toMatchObject({
+      title: 'Broken □ text',
+      note: 'a □ b',
+    });
   });
 
   it('reports wrong app credentials as credentials', async () => {

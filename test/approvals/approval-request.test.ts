@@ -62,11 +62,31 @@ describe('prepareApproval', () => {
     expect(prepared.ok && prepared.changes.sort()).toEqual(['emoji', 'quote']);
   });
 
-  it('refuses, not truncates, a note over 5000 characters', () => {
-    expect(prepareApproval({ ...draft, note: '长'.repeat(5001) }, 'li.wei@corp.example')).toEqual({
-      ok: false,
-      problems: { note: { code: 'too-long', limit: 5000, length: 5001 } },
-    });
+  it('takes a 20,000-character note and refuses, not truncates, one of 20,001', () => {
+    expect(prepareApproval({ ...draft, note: '长'.repeat(20_000) }, 'li.wei@corp.example').ok).toBe(
+      true,
+    );
+    expect(prepareApproval({ ...draft, note: '长'.repeat(20_001) }, 'li.wei@corp.example')).toEqual(
+      {
+        ok: false,
+        problems: { note: { code: 'too-long', limit: 20_000, length: 20_001 } },
+      },
+    );
+  });
+
+  it('holds notes to 5,000 characters for an install that missed the schema update', () => {
+    expect(
+      prepareApproval({ ...draft, note: '长'.repeat(5001) }, 'li.wei@corp.example', {
+        title: 200,
+        note: 5000,
+      }),
+    ).toEqual({ ok: false, problems: { note: { code: 'too-long', limit: 5000, length: 5001 } } });
+  });
+
+  it('replaces half a surrogate pair, which would make the service read the whole request as empty', () => {
+    const prepared = prepareApproval({ ...draft, note: 'x \ud800 y' }, 'li.wei@corp.example');
+    expect(prepared).toMatchObject({ ok: true, input: { note: 'x □ y' } });
+    expect(prepared.ok && prepared.changes).toEqual(['unsupported-character']);
   });
 
   it('counts the adapted text against the limit', () => {

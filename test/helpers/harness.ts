@@ -22,6 +22,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** The application's clock (the database's clock, which leases use, is never faked). */
   now?: () => Date;
+  /** The simulator's note column (5,000 plays an install that missed the schema update). */
+  serviceNoteLimit?: number;
 }
 
 /** Captured log lines (JSON objects), for asserting what was logged and what never was. */
@@ -43,7 +45,10 @@ export class LogCapture extends Writable {
  * a fresh SQLite database, and the real application in HTTP mode on a free port.
  */
 export async function startHarness(options: HarnessOptions = {}) {
-  const sim = await createSimulator({ port: 0 });
+  const sim = await createSimulator({
+    port: 0,
+    ...(options.serviceNoteLimit ? { noteLimit: options.serviceNoteLimit } : {}),
+  });
   const notOnSlack = new Set(options.notOnSlack ?? []);
   const workspaceOptions: WorkspaceOptions = {
     people: [

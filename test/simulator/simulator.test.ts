@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
 
-// One test per bullet of shared/approval-service-behaviour.md, over real HTTP.
+// One test per rule of docs/approval-service.md, over real HTTP.
 
 const APP = { appname: 'test-app', appkey: 'test-key' };
 const APPROVAL = '/api/job/to3part/v1/approval';
@@ -74,15 +74,29 @@ describe('transport', () => {
     expect(res.type).toContain('text/html');
   });
 
-  it('answers an uncaught exception (malformed JSON body) with HTTP 500 {stat:false, info}', async () => {
+  it('answers an uncaught exception with HTTP 500 {stat:false, info, exception}', async () => {
+    sim.setFaults('start-approval', { exception: true });
+    const res = await start(validStart);
+    expect(res.status).toBe(500);
+    expect(res.json).toMatchObject({ stat: false });
+    expect(typeof res.json?.info).toBe('string');
+    expect(typeof res.json?.exception).toBe('string');
+  });
+
+  it.each([
+    ['malformed', '{"title":'],
+    [
+      'holding an escaped lone surrogate',
+      '{"special_approver":"m@x","title":"t","apply_note":"a \\udc00"}',
+    ],
+  ])('ignores a JSON body %s, as if no field had been sent', async (_what, body) => {
     const res = await request(APPROVAL, {
       method: 'POST',
       headers: { ...APP, 'content-type': 'application/json' },
-      body: '{"title":',
+      body,
     });
-    expect(res.status).toBe(500);
-    expect(res.json?.stat).toBe(false);
-    expect(typeof res.json?.info).toBe('string');
+    expect(res.status).toBe(200);
+    expect(res.json?.info).toBe('check format fail special_approver undef');
   });
 
   it('sends UTF-8 JSON without a charset in the header', async () => {
@@ -101,16 +115,18 @@ describe('transport', () => {
     expect(res.json?.info).toBe('key err');
   });
 
-  it('mangles non-ASCII text sent form-encoded instead of as JSON', async () => {
-    const form = new URLSearchParams({ ...validStart, title: '扩容' });
-    const res = await request(APPROVAL, {
-      method: 'POST',
-      headers: { ...APP, 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
-    });
-    const djbh = djbhOf(res);
-    const stored = sim.approvals().find((a) => a.djbh === djbh);
-    expect(stored?.title).not.toBe('扩容');
+  it('reads form-encoded bodies as UTF-8, so emoji fail there as database errors too', async () => {
+    const form = (fields: Record<string, string>) =>
+      request(APPROVAL, {
+        method: 'POST',
+        headers: { ...APP, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...validStart, ...fields }).toString(),
+      });
+    const djbh = djbhOf(await form({ title: '扩容 storage' }));
+    expect(sim.approvals().find((a) => a.djbh === djbh)?.title).toBe('扩容 storage');
+    expect((await form({ title: 'launch 🚀' })).json?.info).toContain(
+      "Incorrect string value: '\\xF0\\x9F\\x9A\\x80' for column 'name'",
+    );
   });
 
   it('serves an HTML 502, a dropped connection and a cut JSON body when told to', async () => {
@@ -155,10 +171,88 @@ describe('start an approval', () => {
     expect(sim.approvals().find((a) => a.djbh === djbh)?.requester).toBe('sys@app');
   });
 
-  it('refuses an ASCII single quote in any field', async () => {
-    for (const field of ['title', 'apply_note', 'user_id', 'participant']) {
+  it('refuses an ASCII single quote in user_id, special_approver, title and apply_note', async () => {
+    for (const field of ['title', 'apply_note', 'user_id', 'special_approver']) {
       const res = await start({ ...validStart, [field]: "it's" });
       expect(res.json?.info).toBe(`check format fail ${field} format error`);
+    }
+  });
+
+  it('never checks route_user_id, route_node or participant, quotes included', async () => {
+    const res = await start({
+      ...validStart,
+      route_user_id: "o'x",
+      route_node: "'",
+      participant: "'",
+    });
+    expect(res.json?.stat).toBe(true);
+  });
+
+  it('checks formats in the order user_id, special_approver, title, apply_note', async () => {
+    expect((await start({ user_id: "o'neil", apply_note: 'n' })).json?.info).toBe(
+      'check format fail user_id format error',
+    );
+    expect((await start({ apply_note: "it's" })).json?.info).toBe(
+      'check format fail special_approver undef',
+    );
+    expect((await start({ special_approver: 'm', title: "it's" })).json?.info).toBe(
+      'check format fail title format error',
+    );
+  });
+
+  it('reports the first bad column in the INSERT order approver, submitter, note, title', async () => {
+    const both = await start({ ...validStart, title: '🚀', apply_note: '🚀' });
+    expect(both.json?.info).toContain("for column 'cont'");
+    const approver = await start({ ...validStart, special_approver: '🚀', user_id: '🚀' });
+    expect(approver.json?.info).toContain("for column 'user'");
+    const submitter = await start({ ...validStart, user_id: 'x'.repeat(101), title: '🚀' });
+    expect(submitter.json?.info).toContain("Data too long for column 'submitter'");
+  });
+
+  it('lets a SQL syntax error (an odd run of trailing backslashes) win over every other error', async () => {
+    const res = await start({ ...validStart, special_approver: '🚀', title: 'C:\\\\\\' });
+    expect(res.json?.info).toContain('You have an error in your SQL syntax');
+    expect(res.json?.info).toMatch(/^DBD::mysql::st execute failed: .* line 83\.\n$/s);
+  });
+
+  it('stores an even run of trailing backslashes halved', async () => {
+    const djbh = djbhOf(await start({ ...validStart, title: 'ab\\\\' }));
+    expect(sim.approvals().find((a) => a.djbh === djbh)?.title).toBe('ab\\');
+  });
+
+  it('reports a value both too long and holding an emoji as too long', async () => {
+    const res = await start({ ...validStart, title: `${'x'.repeat(200)}🚀` });
+    expect(res.json?.info).toContain("Data too long for column 'name'");
+  });
+
+  it('stores JSON true/false as 1/0 and arrays and objects as Perl references', async () => {
+    const djbh = djbhOf(await start({ ...validStart, title: true, apply_note: false }));
+    const stored = sim.approvals().find((a) => a.djbh === djbh);
+    expect([stored?.title, stored?.note]).toEqual(['1', '0']);
+    const refs = djbhOf(await start({ ...validStart, title: ['a'], apply_note: { a: 1 } }));
+    const kept = sim.approvals().find((a) => a.djbh === refs);
+    expect(kept?.title).toMatch(/^ARRAY\(0x[0-9a-f]+\)$/);
+    expect(kept?.note).toMatch(/^HASH\(0x[0-9a-f]+\)$/);
+  });
+
+  it('holds 5,000-character notes only, on an install that missed the schema update', async () => {
+    const old = await createSimulator({
+      port: 0,
+      appName: APP.appname,
+      appKey: APP.appkey,
+      noteLimit: 5000,
+    });
+    try {
+      const res = await fetch(`${old.url}${APPROVAL}`, {
+        method: 'POST',
+        headers: { ...APP, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...validStart, apply_note: 'x'.repeat(5001) }),
+      });
+      expect(((await res.json()) as { info: string }).info).toContain(
+        "Data too long for column 'cont'",
+      );
+    } finally {
+      await old.close();
     }
   });
 
@@ -166,7 +260,7 @@ describe('start an approval', () => {
     const res = await start({ ...validStart, apply_note: 'launch 🚀' });
     expect(res.json?.stat).toBe(false);
     expect(res.json?.info).toMatch(
-      /^DBD::mysql.*Incorrect string value: '\\xF0\\x9F\\x9A\\x80' for column 'apply_note'/,
+      /^DBD::mysql::st execute failed: Incorrect string value: '\\xF0\\x9F\\x9A\\x80' for column 'cont' at row 1 at .*MYDB\.pm line 83\.\n$/,
     );
     expect(res.json?.msg).toMatch(/^Err: /);
   });
@@ -184,16 +278,19 @@ describe('start an approval', () => {
   });
 
   it.each([
-    ['title', 200],
-    ['apply_note', 5000],
-    ['special_approver', 100],
-    ['user_id', 100],
-  ])('fails when %s is longer than %i characters', async (field, max) => {
-    const fits = await start({ ...validStart, [field]: '中'.repeat(max) });
-    expect(fits.json?.stat).toBe(true);
-    const over = await start({ ...validStart, [field]: '中'.repeat(max + 1) });
-    expect(over.json?.info).toContain(`Data too long for column '${field}'`);
-  });
+    ['title', 'name', 200],
+    ['apply_note', 'cont', 20_000],
+    ['special_approver', 'user', 100],
+    ['user_id', 'submitter', 100],
+  ])(
+    'fails when %s is longer than %i characters, naming its column %s',
+    async (field, column, max) => {
+      const fits = await start({ ...validStart, [field]: '中'.repeat(max as number) });
+      expect(fits.json?.stat).toBe(true);
+      const over = await start({ ...validStart, [field]: '中'.repeat((max as number) + 1) });
+      expect(over.json?.info).toContain(`Data too long for column '${column}'`);
+    },
+  );
 
   it('accepts and ignores route_user_id, route_node and participant', async () => {
     const res = await start({

@@ -29,7 +29,8 @@ export interface ApprovalModalState {
 }
 
 export const TITLE_MAX = 200;
-// Slack caps plain_text_input at 3000 characters; the service would take 5000.
+// Slack caps plain_text_input at 3000 characters; the service takes more (20,000, or 5,000 on
+// older installs), which matters once emoji become :short_name: (checked in prepareApproval).
 export const NOTE_MAX = 3000;
 
 /** The request form. Block and action ids stay the same across updates so Slack keeps what was typed. */

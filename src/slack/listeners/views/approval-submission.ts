@@ -4,6 +4,8 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
+import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { serviceLength } from '../../../approvals/acceptable-text.ts';
 import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
 import { describe } from '../../../errors.ts';
@@ -26,6 +28,7 @@ type Deps = Pick<
   | 'store'
   | 'dispatcher'
   | 'submissions'
+  | 'textLimits'
   | 'logger'
   | 'webUrl'
   | 'now'
@@ -86,6 +89,7 @@ export function approvalSubmission(deps: Deps) {
       const prepared = prepareApproval(
         { title, note, approverLogin: approver.login },
         requesterLogin,
+        deps.textLimits,
       );
       if (!prepared.ok) {
         const errors: Record<string, string> = {};
@@ -195,6 +199,13 @@ export function approvalSubmission(deps: Deps) {
         return;
       }
       deps.logger.warn({ error: describe(error), user: body.user.id }, 'approval not started');
+      if (noteLimitTooHigh(error, prepared.input.note)) {
+        // We let the note through at our limit and the service still found it too long.
+        deps.logger.warn(
+          { limit: deps.textLimits.note },
+          'the service holds shorter notes than APPROVAL_NOTE_LIMIT says; set it to 5000 for installs that missed the schema update',
+        );
+      }
       // Nothing started: the person may submit the same form again.
       await deps.submissions.release(view.id).catch(() => undefined);
       const form = {
@@ -205,7 +216,11 @@ export function approvalSubmission(deps: Deps) {
           ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } }
           : {}),
         info: [],
-        banner: explain(error, t, deps.webUrl),
+        banner: explain(
+          noteLimitTooHigh(error, prepared.input.note) ? withoutLimit(error) : error,
+          t,
+          deps.webUrl,
+        ),
         metadata,
       };
       await show(buildApprovalModal(form, t));
@@ -225,6 +240,27 @@ export function approvalSubmission(deps: Deps) {
 }
 
 const POSTED_WAIT_MS = 4000;
+
+/** The service refused a note that was within the limit we were configured with. */
+function noteLimitTooHigh(error: unknown, note: string): error is ApprovalServiceError {
+  return (
+    error instanceof ApprovalServiceError &&
+    error.problem === 'too-long' &&
+    error.field === 'apply_note' &&
+    error.limit !== undefined &&
+    serviceLength(note) <= error.limit
+  );
+}
+
+/** The same refusal without a limit we know to be wrong. */
+function withoutLimit(error: ApprovalServiceError): ApprovalServiceError {
+  return new ApprovalServiceError(error.message, {
+    kind: error.kind,
+    endpoint: error.endpoint,
+    ...(error.field ? { field: error.field } : {}),
+    ...(error.problem ? { problem: error.problem } : {}),
+  });
+}
 
 /** The approval once its request message is posted, or as it stands after `waitMs`. */
 async function requestPosted(store: Deps['store'], djbh: string, waitMs: number) {
