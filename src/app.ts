@@ -1,9 +1,11 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebClient } from '@slack/web-api';
-import { sql } from 'kysely';
+import { type WebAPICallResult, WebClient } from '@slack/web-api';
+import type { Kysely } from 'kysely';
 import type pino from 'pino';
 import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
+import { ApprovalServiceError } from './approval-service/approval-service-error.ts';
+import { observeService } from './approval-service/observed-service.ts';
 import { TEXT_LIMITS } from './approvals/acceptable-text.ts';
 import {
   createAnnouncementDispatcher,
@@ -12,19 +14,23 @@ import {
 import type { ApprovalService } from './approvals/approval-types.ts';
 import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
-import { describe } from './errors.ts';
+import { AppError, describe } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
+import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
+import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
-import { createBoltApp, slackClientOptions } from './slack/slack-app.ts';
+import { createBoltApp, slackClientOptions, socketModeConnection } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
+import { createMetricsSource } from './store/metrics-source.ts';
 import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
@@ -75,18 +81,34 @@ export async function startApplication(
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   const store = createApprovalStore(database.db, database.dialect);
-  const service =
+  const metrics = createMetrics(createMetricsSource(database.db), now);
+  let lastServiceOk: number | undefined;
+  const service = observeService(
     overrides.service ??
-    createApprovalServiceClient({
-      baseUrl: config.approval.baseUrl ?? '',
-      appName: config.approval.appName,
-      appKey: config.approval.appKey,
-      timeoutMs: config.approval.timeoutMs,
-      noteLimit: config.approval.noteLimit,
-    });
+      createApprovalServiceClient({
+        baseUrl: config.approval.baseUrl ?? '',
+        appName: config.approval.appName,
+        appKey: config.approval.appKey,
+        timeoutMs: config.approval.timeoutMs,
+        noteLimit: config.approval.noteLimit,
+      }),
+    (endpoint, outcome, ms) => {
+      metrics.serviceCall(endpoint, outcome, ms);
+      if (outcome === 'ok') lastServiceOk = Date.now();
+    },
+  );
 
   try {
-    return await serve(config, { logger, now, database, store, service });
+    await probeService(service, logger);
+    return await serve(config, {
+      logger,
+      now,
+      database,
+      store,
+      service,
+      metrics,
+      lastServiceOk: () => lastServiceOk,
+    });
   } catch (error) {
     // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
     await database.close().catch(() => undefined);
@@ -102,23 +124,26 @@ async function serve(
     database: DatabaseHandle;
     store: ReturnType<typeof createApprovalStore>;
     service: ApprovalService;
+    metrics: Metrics;
+    lastServiceOk: () => number | undefined;
   },
 ): Promise<Application> {
-  const { logger, now, database, store, service } = parts;
+  const { logger, now, database, store, service, metrics } = parts;
   const botToken = config.slack.botToken ?? '';
   let ready = false;
-  // 200 once serving and while the database answers; a load balancer takes a replica out otherwise.
-  const health = (res: ServerResponse) => {
-    const answer = (status: number, body: object) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (!ready) return answer(503, { ok: false, starting: true });
-    sql`select 1`.execute(database.db).then(
-      () => answer(200, { ok: true }),
-      () => answer(503, { ok: false, database: 'unreachable' }),
-    );
-  };
+  let socketConnected: (() => boolean) | undefined;
+  const probes = createProbes({
+    db: database.db as unknown as Kysely<never>,
+    registry: metrics.registry,
+    lastServiceOk: parts.lastServiceOk,
+    socketConnected: () => socketConnected?.() ?? true,
+    serving: () => ready,
+  });
+  const routes: Route[] = [
+    { path: '/healthz', method: 'GET', handler: (_req, res) => probes.healthz(res) },
+    { path: '/readyz', method: 'GET', handler: (_req, res) => void probes.readyz(res) },
+    { path: '/metrics', method: 'GET', handler: (_req, res) => void probes.metrics(res) },
+  ];
   const bolt = await createBoltApp({
     botToken,
     ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
@@ -127,14 +152,14 @@ async function serve(
       : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
-    routes: [{ path: '/healthz', method: 'GET', handler: (_req, res) => health(res) }],
+    routes,
     timeoutMs: config.slack.timeoutMs,
   });
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
   // The outbox has a client of its own, so a throttled background never slows an interaction.
-  const background = new WebClient(
+  const background = new (meteredClient(metrics))(
     botToken,
     slackClientOptions('background', {
       ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
@@ -165,6 +190,7 @@ async function serve(
       now,
       stillPending: async (approval) =>
         (await service.getStatus(approval.djbh)).decision === 'pending',
+      onOutcome: (outcome, kind, ms) => metrics.delivery(kind, outcome, ms),
     },
     {
       leaseMs: config.delivery.leaseMs,
@@ -193,9 +219,12 @@ async function serve(
   let port: number;
   let healthServer: Server | undefined;
   if (config.mode === 'socket') {
+    socketConnected = socketModeConnection(bolt);
     await bolt.start();
+    // Socket Mode needs no public port; the probes and metrics still get one.
     healthServer = createServer((req, res) => {
-      if (req.url === '/healthz') health(res);
+      const route = routes.find((r) => r.path === req.url && r.method === req.method);
+      if (route) route.handler(req, res);
       else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => healthServer?.listen(config.port, resolve));
@@ -219,9 +248,16 @@ async function serve(
   dispatcher.start();
   const schedule: PollSchedule = startPollSchedule(
     pollDeps,
-    { ...pollOptions, cron: config.poll.cron },
+    { ...pollOptions, cron: config.poll.cron, onPass: (ms) => metrics.pollPass(ms) },
     now,
   );
+  // Readiness needs a recent answer from the service; one an hour would leave it stale.
+  const reprobe = setInterval(() => {
+    const last = parts.lastServiceOk();
+    if (last === undefined || Date.now() - last > SERVICE_FRESH_MS / 2)
+      void probeService(service, logger).catch(() => undefined);
+  }, SERVICE_FRESH_MS / 4);
+  reprobe.unref();
   ready = true;
   logger.info({ mode: config.mode, port, cron: config.poll.cron }, 'slack-approvals is serving');
 
@@ -235,11 +271,56 @@ async function serve(
     deliver: (at = now()) => dispatcher.drain(at),
     async stop() {
       ready = false;
+      clearInterval(reprobe);
       await schedule.stop();
       await dispatcher.stop();
       await bolt.stop();
       if (healthServer) await new Promise<void>((resolve) => healthServer?.close(() => resolve()));
       await database.close();
     },
+  };
+}
+
+// A number the service accepts and has never issued: it answers `data: null`.
+const PROBE_DJBH = 'readiness-probe';
+
+/**
+ * Asks the service once: refused credentials stop the start with a message naming the settings;
+ * an unreachable service is a warning (the app starts, not ready, and keeps asking).
+ */
+async function probeService(service: ApprovalService, logger: Logger): Promise<void> {
+  try {
+    await service.getStatus(PROBE_DJBH);
+  } catch (error) {
+    if (error instanceof ApprovalServiceError && error.kind === 'credentials')
+      throw new AppError(
+        'service_credentials',
+        'The approval service refused APPROVAL_APP_NAME / APPROVAL_APP_KEY (key err); check both',
+      );
+    logger.warn(
+      { error: describe(error) },
+      'the approval service did not answer; starting anyway, not ready until it does',
+    );
+  }
+}
+
+/** A WebClient that counts its failed calls by method and code. */
+function meteredClient(metrics: Metrics) {
+  return class MeteredWebClient extends WebClient {
+    override async apiCall(
+      method: string,
+      options?: Record<string, unknown>,
+    ): Promise<WebAPICallResult> {
+      try {
+        return await super.apiCall(method, options);
+      } catch (error) {
+        const e = error as { data?: { error?: string }; code?: string; statusCode?: number };
+        metrics.slackError(
+          method,
+          e.data?.error ?? (e.statusCode ? `http_${e.statusCode}` : (e.code ?? 'unknown')),
+        );
+        throw error;
+      }
+    }
   };
 }

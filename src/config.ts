@@ -1,10 +1,12 @@
+import { parseEnv } from 'node:util';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
 
 /**
- * - `sandbox`: no Slack settings at all; the app runs against a local stand-in of Slack and the
- *   embedded approval-service simulator, for trying it out on one machine.
+ * - `sandbox`: no Slack setting and no DATABASE_URL or APPROVAL_BASE_URL (or APP_MODE=sandbox,
+ *   `npm start -- --sandbox`); the app runs against a local stand-in of Slack and the embedded
+ *   approval-service simulator, for trying it out on one machine.
  * - `socket`: Slack over Socket Mode (SLACK_APP_TOKEN), no public URL needed.
  * - `http`: Slack sends requests to /slack/events, verified with SLACK_SIGNING_SECRET.
  */
@@ -84,6 +86,7 @@ const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 const envSchema = z.object({
+  APP_MODE: z.enum(['sandbox', 'http', 'socket']).optional(),
   SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must be a bot token (xoxb-…)').optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
@@ -137,10 +140,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
   const slackNamed =
     has('SLACK_BOT_TOKEN') || has('SLACK_SIGNING_SECRET') || has('SLACK_APP_TOKEN');
-  const mode: Mode = !slackNamed ? 'sandbox' : has('SLACK_APP_TOKEN') ? 'socket' : 'http';
-  if (slackNamed) {
+  // The sandbox fails closed: a deployment whose Slack secrets went missing (a mistyped name)
+  // must not run the sandbox against its real database or service.
+  const deployment = has('DATABASE_URL') || has('APPROVAL_BASE_URL');
+  const asked = set.APP_MODE;
+  const mode: Mode =
+    asked === 'sandbox' || (!slackNamed && !deployment && !asked)
+      ? 'sandbox'
+      : has('SLACK_APP_TOKEN') || asked === 'socket'
+        ? 'socket'
+        : 'http';
+  if (mode !== 'sandbox' && !slackNamed) {
+    problems.push(
+      `SLACK_BOT_TOKEN and ${mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET'}: required to talk to Slack. ${deployment ? 'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox; ' : ''}to try the app locally instead, run \`npm start -- --sandbox\` or set APP_MODE=sandbox`,
+    );
+  }
+  if (slackNamed && mode !== 'sandbox') {
     if (!has('SLACK_BOT_TOKEN'))
       problems.push('SLACK_BOT_TOKEN: required to talk to Slack (xoxb-…)');
+    if (mode === 'socket' && !has('SLACK_APP_TOKEN'))
+      problems.push('SLACK_APP_TOKEN: required in Socket Mode (xapp-…)');
     if (mode === 'http' && !has('SLACK_SIGNING_SECRET'))
       problems.push(
         'SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',
@@ -214,5 +233,20 @@ export function redactConfig(config: Config): Record<string, unknown> {
     },
     approval: { ...config.approval, appKey: mask(config.approval.appKey) },
     databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'),
+  };
+}
+
+/**
+ * The variables of a `.env` file, under the real environment: a variable set in the environment
+ * wins over the file. Returns the environment unchanged when there is no file.
+ */
+export function withEnvFile(
+  env: Record<string, string | undefined>,
+  fileText: string | undefined,
+): Record<string, string | undefined> {
+  if (fileText === undefined) return env;
+  return {
+    ...parseEnv(fileText),
+    ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
   };
 }

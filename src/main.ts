@@ -1,14 +1,19 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { type Application, startApplication } from './app.ts';
-import { ConfigError, loadConfig, redactConfig } from './config.ts';
+import { ConfigError, loadConfig, redactConfig, withEnvFile } from './config.ts';
+import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox.ts';
 
-// Composition root: the only reader of process.env. Starts the app (or the local sandbox around
-// it when no Slack settings are given) and stops cleanly on SIGINT/SIGTERM.
+// Composition root: the only reader of process.env (and of .env in the working directory, under
+// it). Starts the app (or the local sandbox around it) and stops cleanly on SIGINT/SIGTERM.
+
+const env = withEnvFile(process.env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
+if (process.argv.includes('--sandbox')) env.APP_MODE = 'sandbox';
 
 let config: ReturnType<typeof loadConfig>;
 try {
-  config = loadConfig(process.env);
+  config = loadConfig(env);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(`${error.message}\n\nSee .env.example for every setting.`);
@@ -44,6 +49,10 @@ try {
     console.error(
       `Port ${config.port} is already in use. Set PORT to a free one, e.g. PORT=3001 npm start`,
     );
+  } else if (error instanceof AppError) {
+    // A known start-up failure: one line saying what and where, no stack.
+    logger.fatal({ code: error.code }, error.message);
+    console.error(error.message);
   } else {
     logger.fatal({ err: error }, 'could not start');
   }

@@ -1,17 +1,30 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startWebApiServer } from '../src/sandbox/web-api-server.ts';
+import { Workspace } from '../src/sandbox/workspace.ts';
 import { freePort } from './helpers/app-process.ts';
-import { waitFor } from './helpers/harness.ts';
+import { startHarness, waitFor } from './helpers/harness.ts';
 
 // `npm start` (src/main.ts) in each of its modes, as its own process.
 
-function run(env: Record<string, string>, entry = 'src/main.ts') {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: new URL('..', import.meta.url).pathname,
+const root = new URL('..', import.meta.url).pathname;
+
+function run(
+  env: Record<string, string>,
+  entry = 'src/main.ts',
+  args: string[] = [],
+  cwd = new URL('..', import.meta.url).pathname,
+) {
+  // tsx by file URL, so a working directory outside the project (for .env) still finds it.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const child = spawn(process.execPath, ['--import', tsx, join(root, entry), ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,7 +47,10 @@ describe('npm start', () => {
   it('runs the sandbox on embedded defaults and prints the one URL to open', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
     const port = await freePort();
-    const started = run({ PORT: String(port), DATABASE_URL: join(dir, 'a.db') });
+    // Asked for explicitly, since DATABASE_URL alone now means a deployment.
+    const started = run({ PORT: String(port), DATABASE_URL: join(dir, 'a.db') }, 'src/main.ts', [
+      '--sandbox',
+    ]);
     try {
       await waitFor(
         () => started.output().includes('slack-approvals sandbox: open'),
@@ -56,7 +72,11 @@ describe('npm start', () => {
     const { port } = blocker.address() as { port: number };
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
     try {
-      const started = run({ PORT: String(port), DATABASE_URL: join(dir, 'a.db') });
+      const started = run({
+        PORT: String(port),
+        APP_MODE: 'sandbox',
+        DATABASE_URL: join(dir, 'a.db'),
+      });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(`Port ${port} is already in use. Set PORT to a free one`);
     } finally {
@@ -65,24 +85,132 @@ describe('npm start', () => {
     }
   });
 
-  it('connects to Slack and starts no sandbox when all Slack settings are given', async () => {
-    // No Slack is reachable here: the start fails at the token check, which shows it tried Slack
-    // (and did not fall back to the sandbox).
+  it('tells an unreachable Slack apart from a refused token, and starts no sandbox', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
-    const started = run({
+    const slack = {
       SLACK_BOT_TOKEN: 'xoxb-1-abc',
       SLACK_SIGNING_SECRET: 's',
-      SLACK_API_URL: `http://127.0.0.1:${await freePort()}/api/`,
       APPROVAL_BASE_URL: 'http://127.0.0.1:9',
       APPROVAL_APP_NAME: 'n',
       APPROVAL_APP_KEY: 'k',
       DATABASE_URL: join(dir, 'a.db'),
-    });
+    };
+    const workspace = new Workspace({ people: [] });
+    const api = await startWebApiServer(workspace);
+    try {
+      const unreachable = run({
+        ...slack,
+        SLACK_API_URL: `http://127.0.0.1:${await freePort()}/api/`,
+      });
+      expect(await unreachable.exited).toBe(1);
+      expect(unreachable.output()).toContain('Could not reach Slack at');
+      const refused = run({ ...slack, SLACK_API_URL: api.apiUrl });
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(
+        'Slack did not accept SLACK_BOT_TOKEN (auth.test: invalid_auth)',
+      );
+      for (const output of [unreachable.output(), refused.output()]) {
+        expect(output).not.toContain('sandbox');
+        expect(output).not.toContain('xoxb-1-abc');
+        expect(output).not.toContain('    at ');
+      }
+    } finally {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to run the sandbox when a deployment setting is there but the Slack ones are not', async () => {
+    const started = run({ DATABASE_URL: 'postgres://db.internal/approvals' });
     expect(await started.exited).toBe(1);
-    expect(started.output()).toContain('Slack did not accept SLACK_BOT_TOKEN');
-    expect(started.output()).not.toContain('sandbox');
-    expect(started.output()).not.toContain('xoxb-1-abc');
-    rmSync(dir, { recursive: true, force: true });
+    expect(started.output()).toContain(
+      'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox',
+    );
+    expect(started.output()).toContain('npm start -- --sandbox');
+  });
+
+  it('says in one line, without a stack, when the database cannot be opened', async () => {
+    for (const url of ['/proc/nope/approvals.db', '/etc/passwd/approvals.db']) {
+      const started = run({ APP_MODE: 'sandbox', PORT: '0', DATABASE_URL: url });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`Could not open the database at ${url}`);
+      expect(started.output()).not.toContain('    at ');
+    }
+  });
+
+  it('reads .env from the working directory, the real environment winning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'main-env-'));
+    const [filePort, envPort] = [await freePort(), await freePort()];
+    writeFileSync(
+      join(dir, '.env'),
+      `APP_MODE=sandbox\nPORT=${filePort}\nDATABASE_URL=${join(dir, 'a.db')}\n`,
+    );
+    const fromFile = run({}, 'src/main.ts', [], dir);
+    const overridden = run(
+      { PORT: String(envPort), DATABASE_URL: join(dir, 'b.db') },
+      'src/main.ts',
+      [],
+      dir,
+    );
+    try {
+      await waitFor(
+        () => fromFile.output().includes(`open http://127.0.0.1:${filePort}`),
+        20_000,
+        'the file port',
+      );
+      await waitFor(
+        () => overridden.output().includes(`open http://127.0.0.1:${envPort}`),
+        20_000,
+        'the env port',
+      );
+    } finally {
+      fromFile.child.kill('SIGTERM');
+      overridden.child.kill('SIGTERM');
+      await Promise.all([fromFile.exited, overridden.exited]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
+
+  it('stops when the approval service refuses the app credentials, naming the settings', async () => {
+    const h = await startHarness();
+    try {
+      const started = run({
+        ...h.env,
+        PORT: String(await freePort()),
+        APPROVAL_APP_KEY: 'wrong-key',
+      });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain('APPROVAL_APP_NAME / APPROVAL_APP_KEY (key err)');
+      expect(started.output()).not.toContain('wrong-key');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('starts when the approval service is unreachable, and is alive but not ready until it answers', async () => {
+    const h = await startHarness();
+    const port = await freePort();
+    const started = run({
+      ...h.env,
+      PORT: String(port),
+      APPROVAL_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+    });
+    try {
+      await waitFor(
+        () => started.output().includes('slack-approvals is serving'),
+        20_000,
+        'serving',
+      );
+      expect(started.output()).toContain('the approval service did not answer');
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ approvalService: expect.any(String) });
+    } finally {
+      started.child.kill('SIGTERM');
+      await started.exited;
+      await h.close();
+    }
   });
 });
 

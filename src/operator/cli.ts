@@ -1,20 +1,14 @@
-import { ConfigError, loadConfig } from '../config.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { withEnvFile } from '../config.ts';
 import { createApprovalStore } from '../store/approval-store.ts';
 import { openDatabase } from '../store/database.ts';
 import { announcementsCommand } from './announcements-command.ts';
 
-// `npm run announcements -- …`: the operator's commands, on the database DATABASE_URL names
-// (the same .env/environment the app runs with).
+// `npm run announcements -- …`: the operator's commands, on the database the app uses:
+// DATABASE_URL from the environment or .env, else the app's default file.
 
-let databaseUrl: string;
-try {
-  databaseUrl = loadConfig(process.env).databaseUrl;
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
-const database = await openDatabase(databaseUrl);
+const env = withEnvFile(process.env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
+const database = await openDatabase(env.DATABASE_URL || './data/approvals.db');
 try {
   process.exitCode = await announcementsCommand(process.argv.slice(2), {
     store: createApprovalStore(database.db, database.dialect),

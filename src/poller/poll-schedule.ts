@@ -11,7 +11,7 @@ export interface PollSchedule {
  */
 export function startPollSchedule(
   deps: PollDeps,
-  options: PollOptions & { cron: string },
+  options: PollOptions & { cron: string; onPass?: (ms: number) => void },
   clock: () => Date = () => new Date(),
 ): PollSchedule {
   let running: Promise<PollCounts | undefined> | undefined;
@@ -22,10 +22,9 @@ export function startPollSchedule(
       .then((counts) => {
         // Quiet passes go to debug, so a log at info shows only passes that did something.
         const busy = counts.checked + counts.failed + counts.deferred > 0;
-        deps.logger[busy ? 'info' : 'debug'](
-          { ...counts, ms: Date.now() - started.getTime() },
-          'poll pass',
-        );
+        const ms = Date.now() - started.getTime();
+        deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
+        options.onPass?.(ms);
         return counts;
       })
       .catch((error: unknown) => {

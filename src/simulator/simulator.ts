@@ -41,6 +41,8 @@ export interface Simulator {
    * service answers its number with `data: null`, like any number it never issued.
    */
   forget(djbh: string): boolean;
+  /** Gives the app a new key, as an operator rotating it would: the old one answers `key err`. */
+  rotateKey(appKey: string): void;
   /** Logs a person out: their token changes; the old one resolves for about a minute more. */
   logout(login: string): Person | undefined;
   setFaults(endpoint: Endpoint | 'all', faults: Faults): void;
@@ -78,14 +80,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     options.now ?? (() => new Date()),
   );
   const faults = new FaultRegistry();
-  const answer = createTo3partEndpoints(
-    state,
-    {
-      appName: options.appName ?? SIMULATOR_DEFAULTS.appName,
-      appKey: options.appKey ?? SIMULATOR_DEFAULTS.appKey,
-    },
-    options.noteLimit,
-  );
+  const credentials = {
+    appName: options.appName ?? SIMULATOR_DEFAULTS.appName,
+    appKey: options.appKey ?? SIMULATOR_DEFAULTS.appKey,
+  };
+  const answer = createTo3partEndpoints(state, credentials, options.noteLimit);
   const admin = createAdminRoutes(state, faults);
   const zero = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
   const counts = zero();
@@ -187,6 +186,9 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     approvals: () => state.list(),
     decide: (djbh, decision) => state.decide(djbh, decision),
     forget: (djbh) => state.approvals.delete(djbh),
+    rotateKey: (appKey) => {
+      credentials.appKey = appKey;
+    },
     logout: (login) => state.logout(login),
     setFaults: (endpoint, set) => faults.set(endpoint, set),
     clearFaults: () => faults.clear(),

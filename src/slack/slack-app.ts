@@ -58,12 +58,17 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
   const identity = await new WebClient(options.botToken, clientOptions).auth
     .test()
     .catch((error: unknown) => {
-      const reason =
-        (error as { data?: { error?: string } }).data?.error ??
-        (error instanceof Error ? error.message : String(error));
+      const platform = (error as { data?: { error?: string } }).data?.error;
+      // Slack answered and refused the token, or Slack could not be reached at all.
+      if (platform)
+        throw new AppError(
+          'slack_auth_failed',
+          `Slack did not accept SLACK_BOT_TOKEN (auth.test: ${platform})`,
+        );
+      const where = options.apiUrl ?? 'https://slack.com/api/';
       throw new AppError(
-        'slack_auth_failed',
-        `Slack did not accept SLACK_BOT_TOKEN (auth.test: ${reason})`,
+        'slack_unreachable',
+        `Could not reach Slack at ${where} to check SLACK_BOT_TOKEN (${(error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error))}); check the network, a proxy, or SLACK_API_URL`,
       );
     });
   const common = {
@@ -109,4 +114,23 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
     logFailure(options.logger, original, {}, 'unhandled error in a Slack listener');
   });
   return app;
+}
+
+/**
+ * Whether the Socket Mode connection is up, for readiness; undefined in HTTP mode. Bolt builds the
+ * Socket Mode receiver itself; its client reports connections as events.
+ */
+export function socketModeConnection(app: App): (() => boolean) | undefined {
+  const client = (app as unknown as { receiver?: { client?: NodeJS.EventEmitter } }).receiver
+    ?.client;
+  if (!client || typeof client.on !== 'function') return undefined;
+  let connected = false;
+  client.on('connected', () => {
+    connected = true;
+  });
+  for (const event of ['disconnected', 'reconnecting', 'disconnecting'])
+    client.on(event, () => {
+      connected = false;
+    });
+  return () => connected;
 }

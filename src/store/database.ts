@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { AppError } from '../errors.ts';
 import { migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
 
@@ -31,46 +32,91 @@ export interface OpenOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-/** Opens the database and migrates it to the latest version. */
+/**
+ * Opens the database and migrates it to the latest version. Any failure is a DatabaseError
+ * naming the location (password hidden) and the cause in one line.
+ */
 export async function openDatabase(
   url: string,
   options: OpenOptions = {},
 ): Promise<DatabaseHandle> {
   const dialect = dialectOf(url);
+  const location =
+    dialect === 'postgres' ? redactPassword(url) : url === ':memory:' ? url : resolve(url);
   let db: Kysely<Database>;
-  let location: string;
-  if (dialect === 'postgres') {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 5,
-      // Epoch-millisecond columns are bigint; they fit a JS number, so read them as one.
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === PG_INT8
-            ? (v: string) => Number(v)
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-      },
-    });
-    pool.on('error', (error) => options.onConnectionError?.(error));
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    location = redactPassword(url);
-  } else {
-    const path = url === ':memory:' ? url : resolve(url);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const sqlite = new SQLite(path);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    location = path;
+  try {
+    db = dialect === 'postgres' ? openPostgres(url, options) : openSqlite(location);
+  } catch (error) {
+    throw new DatabaseError(location, error);
   }
   try {
     await migrateToLatest(db as Kysely<unknown>);
   } catch (error) {
-    await db.destroy();
-    throw error;
+    await db.destroy().catch(() => undefined);
+    throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error);
   }
   return { db, dialect, location, close: () => db.destroy() };
+}
+
+/** The database could not be opened or migrated. */
+export class DatabaseError extends AppError {
+  constructor(location: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const code = (cause as { code?: unknown }).code;
+    super(
+      'database_unavailable',
+      `Could not open the database at ${location}: ${reason}${typeof code === 'string' && !reason.includes(code) ? ` (${code})` : ''}`,
+      { cause },
+    );
+  }
+}
+
+function openPostgres(url: string, options: OpenOptions): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 5,
+    // An unreachable host must fail the start, not hang it.
+    connectionTimeoutMillis: 10_000,
+    // Epoch-millisecond columns are bigint; they fit a JS number, so read them as one.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === PG_INT8
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on('error', (error) => options.onConnectionError?.(error));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function openSqlite(path: string): Kysely<Database> {
+  if (path !== ':memory:') ensureFolder(dirname(path));
+  const sqlite = new SQLite(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/**
+ * Creates the folder and its missing parents one at a time (a recursive mkdir can spin for ever
+ * under /proc), failing with the first folder that cannot be made.
+ */
+function ensureFolder(dir: string): void {
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
+    return;
+  }
+  const parent = dirname(dir);
+  if (parent === dir) throw new Error(`${dir} does not exist`);
+  ensureFolder(parent);
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    throw new Error(
+      `cannot create the folder ${dir} (${(error as { code?: string }).code ?? error})`,
+    );
+  }
 }
 
 export function redactPassword(url: string): string {

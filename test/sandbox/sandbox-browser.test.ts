@@ -28,7 +28,12 @@ describe.skipIf(skipReason)(
       dir = mkdtempSync(join(tmpdir(), 'sandbox-browser-'));
       mkdirSync(artifacts, { recursive: true });
       sandbox = await startSandbox(
-        loadConfig({ PORT: '0', DATABASE_URL: join(dir, 'approvals.db'), LOG_LEVEL: 'fatal' }),
+        loadConfig({
+          APP_MODE: 'sandbox',
+          PORT: '0',
+          DATABASE_URL: join(dir, 'approvals.db'),
+          LOG_LEVEL: 'fatal',
+        }),
         createLogger('fatal'),
       );
       browser = await chromium.launch({

@@ -15,7 +15,12 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
   sandbox = await startSandbox(
-    loadConfig({ PORT: '0', DATABASE_URL: join(dir, 'a.db'), LOG_LEVEL: 'fatal' }),
+    loadConfig({
+      APP_MODE: 'sandbox',
+      PORT: '0',
+      DATABASE_URL: join(dir, 'a.db'),
+      LOG_LEVEL: 'fatal',
+    }),
     createLogger('fatal'),
   );
 });

@@ -54,12 +54,13 @@ describe.skipIf(skipReason)(
       }
     });
 
-    it('answers /healthz with 503 when the database is gone, so the load balancer takes it out', async () => {
-      expect((await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status).toBe(200);
+    it('answers /readyz with 503 when the database is gone (and /healthz stays 200, so it is not restarted), so the load balancer takes it out', async () => {
+      expect((await fetch(`http://127.0.0.1:${h.app.port}/readyz`)).status).toBe(200);
       await drop();
-      const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+      const response = await fetch(`http://127.0.0.1:${h.app.port}/readyz`);
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({ ok: false, database: 'unreachable' });
+      expect((await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status).toBe(200);
     });
   },
 );

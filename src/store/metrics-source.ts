@@ -1,0 +1,26 @@
+import { type Kysely, sql } from 'kysely';
+import type { MetricsSource } from '../metrics.ts';
+import type { Database } from './schema.ts';
+
+/** Counts for the metrics scrape: the outbox by state and kind, and the due backlog. */
+export function createMetricsSource(db: Kysely<Database>): MetricsSource {
+  return {
+    async announcementCounts() {
+      const rows = await db
+        .selectFrom('announcements')
+        .select(['state', 'kind', sql<number>`count(*)`.as('n')])
+        .groupBy(['state', 'kind'])
+        .execute();
+      return rows.map((r) => ({ state: r.state, kind: r.kind, count: Number(r.n) }));
+    },
+    async dueCount(now) {
+      const row = await db
+        .selectFrom('tracked_approvals')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('tracking', '=', 'active')
+        .where('next_check_at', '<=', now.getTime())
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+  };
+}

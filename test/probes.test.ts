@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { harnessPerTest } from './helpers/harness.ts';
+
+// /healthz, /readyz and /metrics on the app's own port.
+
+const harness = harnessPerTest();
+
+describe('probes and metrics', () => {
+  it('is alive and ready once serving with the database and the service answering', async () => {
+    const h = await harness();
+    const base = `http://127.0.0.1:${h.app.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ok: true });
+  });
+
+  it('shows the counters moving after one approval', async () => {
+    const h = await harness();
+    const base = `http://127.0.0.1:${h.app.port}`;
+    const before = await (await fetch(`${base}/metrics`)).text();
+    expect(before).not.toContain('slack_approvals_delivery_attempts_total{kind="request"');
+    const { approval } = await h.startApproval();
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const response = await fetch(`${base}/metrics`);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    for (const line of [
+      'slack_approvals_delivery_attempts_total{kind="request",outcome="sent"} 1',
+      'slack_approvals_delivery_attempts_total{kind="decision",outcome="sent"} 1',
+      'slack_approvals_service_calls_total{endpoint="start-approval",outcome="ok"} 1',
+      'slack_approvals_announcements{state="sent",kind="request"} 1',
+      'slack_approvals_announcements_failed_total',
+      'slack_approvals_due_backlog',
+      'slack_approvals_service_call_seconds_bucket',
+      'slack_approvals_delivery_attempt_seconds_count',
+    ])
+      expect(text).toContain(line);
+    expect(text).toMatch(
+      /slack_approvals_service_calls_total\{endpoint="approval-status",outcome="ok"\} [1-9]/,
+    );
+  });
+
+  it('counts Slack API errors of the background delivery by method and code', async () => {
+    const h = await harness();
+    h.workspace.failNext('chat.postMessage', 'channel_not_found');
+    await h.startApproval('sam.taylor@corp.example', 'general', 'Counted');
+    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    expect(text).toContain(
+      'slack_approvals_slack_api_errors_total{method="chat.postMessage",code="channel_not_found"} 1',
+    );
+  });
+});
