@@ -227,10 +227,13 @@ async function serve(
       if (route) route.handler(req, res);
       else res.writeHead(404).end();
     });
-    await new Promise<void>((resolve) => healthServer?.listen(config.port, resolve));
+    await new Promise<void>((resolve) => healthServer?.listen(config.port, config.host, resolve));
     port = (healthServer.address() as AddressInfo).port;
   } else {
-    const server = (await bolt.start(config.port)) as Server;
+    const server = (await bolt.start({
+      port: config.port,
+      ...(config.host ? { host: config.host } : {}),
+    })) as Server;
     port = (server.address() as AddressInfo).port;
   }
 

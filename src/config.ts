@@ -15,6 +15,8 @@ export type Mode = 'sandbox' | 'socket' | 'http';
 export interface Config {
   mode: Mode;
   port: number;
+  /** The interface to listen on; every one when unset (the sandbox uses 127.0.0.1 only). */
+  host?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   slack: {
     botToken?: string;

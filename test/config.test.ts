@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactConfig } from '../src/config.ts';
+import { ConfigError, loadConfig, redactConfig, withEnvFile } from '../src/config.ts';
 
 const slackHttp = {
   SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
@@ -20,6 +20,22 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('loadConfig', () => {
+  it('fails closed: with DATABASE_URL or APPROVAL_BASE_URL but no Slack setting it starts nothing', () => {
+    for (const env of [
+      { DATABASE_URL: 'postgres://db/approvals' },
+      { APPROVAL_BASE_URL: 'https://approvals.corp.example' },
+    ]) {
+      const [problem] = problemsOf(env);
+      expect(problem).toContain('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required');
+      expect(problem).toContain('npm start -- --sandbox');
+    }
+  });
+
+  it('runs the sandbox when asked for, on the database given', () => {
+    const config = loadConfig({ APP_MODE: 'sandbox', DATABASE_URL: '/tmp/x.db' });
+    expect(config).toMatchObject({ mode: 'sandbox', databaseUrl: '/tmp/x.db' });
+  });
+
   it('runs the sandbox on embedded defaults when no Slack setting is present', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -133,5 +149,16 @@ describe('loadConfig', () => {
       expect(printed).not.toContain(secret);
     }
     expect(printed).toContain('postgres://app:***@db/approvals');
+  });
+});
+
+describe('withEnvFile', () => {
+  it('reads a .env file under the real environment, which wins', () => {
+    const env = withEnvFile(
+      { PORT: '4000', EMPTY: undefined },
+      'PORT=3011\nLOG_LEVEL=debug\n# note\n',
+    );
+    expect(env).toMatchObject({ PORT: '4000', LOG_LEVEL: 'debug' });
+    expect(withEnvFile({ PORT: '1' }, undefined)).toEqual({ PORT: '1' });
   });
 });

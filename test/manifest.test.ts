@@ -8,7 +8,11 @@ import { parse } from 'yaml';
 interface Manifest {
   display_information: { name: string; description?: string };
   features: {
-    app_home: { home_tab_enabled: boolean; messages_tab_enabled?: boolean };
+    app_home: {
+      home_tab_enabled: boolean;
+      messages_tab_enabled?: boolean;
+      messages_tab_read_only_enabled?: boolean;
+    };
     bot_user: { display_name: string };
     slash_commands: Array<{
       command: string;
@@ -66,5 +70,12 @@ describe('manifest.yml', () => {
     ]) {
       expect(scopes).toContain(scope);
     }
+    // Nothing reads group DMs; a scope the app does not use is one more thing to trust it with.
+    expect(scopes).not.toContain('mpim:history');
+  });
+
+  it('keeps the Messages tab for the app’s DMs but read-only, since nothing answers typing there', () => {
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(true);
   });
 });

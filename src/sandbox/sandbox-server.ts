@@ -88,7 +88,25 @@ export function createSandboxRoutes(deps: {
 
   async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
     const raw = await readBody(req);
-    return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    try {
+      const parsed: unknown = raw ? JSON.parse(raw) : {};
+      return typeof parsed === 'object' && parsed !== null
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Why a POST to the page's API is not the page's own, or undefined when it is. */
+  function foreignRequest(req: IncomingMessage): string | undefined {
+    const host = String(req.headers.host ?? '');
+    if (!/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(host)) return 'unexpected Host';
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) return 'cross-origin request';
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return 'Content-Type must be application/json';
+    return undefined;
   }
 
   /** Typing in the message box: a slash command goes to the app as Slack would send it. */
@@ -145,7 +163,11 @@ export function createSandboxRoutes(deps: {
       return;
     }
     if (await routeSlackSide(workspace, req, res)) return;
-    if (path.startsWith('/simulator/api/')) return proxySimulator(req, res, path);
+    if (path.startsWith('/simulator/api/')) {
+      const refused = req.method === 'GET' ? undefined : foreignRequest(req);
+      if (refused) return json(res, 403, { error: refused });
+      return proxySimulator(req, res, path);
+    }
     if (path === '/sandbox/api/state' && req.method === 'GET')
       return json(res, 200, state(url.searchParams.get('user') ?? ''));
     if (path === '/sandbox/api/events' && req.method === 'GET') {
@@ -160,6 +182,10 @@ export function createSandboxRoutes(deps: {
       return;
     }
     if (req.method !== 'POST') return json(res, 404, { error: 'not found' });
+    // Only the page itself may drive the sandbox: JSON (which a cross-site form cannot send
+    // without a preflight), from this origin, to this host (no DNS rebinding).
+    const refused = foreignRequest(req);
+    if (refused) return json(res, 403, { error: refused });
     const b = await body(req);
     if (path === '/sandbox/api/message') return json(res, 200, await message(b));
     const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close)$/.exec(path);

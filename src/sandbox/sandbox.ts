@@ -68,7 +68,9 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
   const app = await startApplication(
     {
       ...config,
+      // The app behind the sandbox is reached only from this machine.
       port: 0,
+      host: '127.0.0.1',
       slack: {
         ...config.slack,
         botToken: workspace.botToken,

@@ -48,7 +48,9 @@ export class SlackHttpReceiver implements Receiver {
     this.app = app;
   }
 
-  async start(port: number): Promise<Server> {
+  /** Listens on `port`, on every interface unless `host` names one (the sandbox: 127.0.0.1). */
+  async start(listen: number | { port: number; host?: string }): Promise<Server> {
+    const { port, host } = typeof listen === 'number' ? { port: listen, host: undefined } : listen;
     const server = createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
         this.options.logger.error({ err: error }, 'request handling failed');
@@ -58,7 +60,7 @@ export class SlackHttpReceiver implements Receiver {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });

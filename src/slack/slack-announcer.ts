@@ -346,8 +346,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const found = await findIn(attempt, await place.channel(), a, place.thread);
         if (found) return found;
       } catch (error) {
-        // A place we cannot read holds no post of ours; anything else must not be taken for "not posted".
-        if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw asAnnounceError(error);
+        // A place we cannot read (or have no scope to read, such as a group DM) holds no post of
+        // ours; anything else must not be taken for "not posted".
+        const code = platformError(error) ?? '';
+        if (!FALL_BACK_TO_DM.has(code) && code !== 'missing_scope') throw asAnnounceError(error);
       }
     }
     return undefined;

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,41 @@ const state = (user: string) =>
   );
 
 describe('the sandbox server', () => {
+  it('takes the page’s calls only as JSON, from its own origin, addressed to this machine', async () => {
+    const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+    const general = sandbox.workspace.channelByName('general').id;
+    const body = JSON.stringify({ user: sam, channel: general, text: 'hello' });
+    const asForm = await fetch(`${sandbox.url}/sandbox/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body,
+    });
+    expect(asForm.status).toBe(403);
+    const crossSite = await fetch(`${sandbox.url}/sandbox/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body,
+    });
+    expect(crossSite.status).toBe(403);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL(`${sandbox.url}/simulator/api/approvals/x/decision`);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { host: 'attacker.example', 'content-type': 'application/json' },
+        },
+        (res) => resolve(res.statusCode ?? 0),
+      );
+      req.on('error', reject);
+      req.end('{"decision":"agree"}');
+    });
+    expect(rebound).toBe(403);
+    expect(sandbox.workspace.messages.some((m) => m.text === 'hello')).toBe(false);
+  });
+
   it('serves the page and its scripts', async () => {
     const page = await fetch(sandbox.url);
     expect(page.status).toBe(200);
