@@ -31,8 +31,8 @@ export function createProbes(deps: ProbeDeps) {
   };
   return {
     healthz(res: ServerResponse): void {
-      if (!deps.serving()) return json(res, 503, { ok: false, starting: true });
-      json(res, 200, { ok: true });
+      if (deps.serving()) json(res, 200, { ok: true });
+      else json(res, 503, { ok: false, starting: true });
     },
     async readyz(res: ServerResponse): Promise<void> {
       const problems: Record<string, string> = {};
