@@ -137,5 +137,20 @@ describe.skipIf(skipReason)(
       await expect.poll(() => page.locator('#title').textContent()).toBe('# general');
       await shot('6-approver-dm-thread');
     }, 90_000);
+
+    it('renders mrkdwn as text nodes, so nothing in a message becomes markup', async () => {
+      await page.goto(sandbox.url);
+      // As a string: the test runner would rewrite a dynamic import written here.
+      const rendered = (await page.evaluate(`(async () => {
+        const { mrkdwn } = await import('/sandbox/block-kit.js');
+        const span = document.createElement('span');
+        span.append(mrkdwn('*<https://x.example|<img src=x onerror=alert(1)>>* &lt;b&gt;hi&lt;/b&gt; \`<i>\`',
+          { name: (id) => id, channelName: (id) => id }));
+        return { text: span.textContent, elements: Array.from(span.querySelectorAll('*'), (e) => e.tagName.toLowerCase()) };
+      })()`)) as { text: string; elements: string[] };
+      expect(rendered.elements).not.toContain('img');
+      expect(rendered.elements).not.toContain('b');
+      expect(rendered.text).toContain('<b>hi</b>');
+    });
   },
 );

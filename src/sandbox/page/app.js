@@ -60,13 +60,7 @@ function messageNode(m, { inThread = false } = {}) {
     : state.data.messages.filter((r) => r.threadTs === m.ts && r.channel === m.channel);
   const content = m.blocks?.length
     ? renderBlocks(m.blocks, ctx())
-    : [
-        el(
-          'div',
-          { class: 'bk-section' },
-          Object.assign(el('span'), { innerHTML: mrkdwn(m.text, ctx()) }),
-        ),
-      ];
+    : [el('div', { class: 'bk-section' }, el('span', {}, mrkdwn(m.text, ctx())))];
   return el(
     'article',
     { class: `message${m.ephemeral ? ' ephemeral' : ''}`, 'data-ts': m.ts },

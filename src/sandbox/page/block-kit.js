@@ -31,62 +31,81 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-const html = (s) =>
+/** Slack's escapes back to the characters they stand for; the DOM shows them as text. */
+const unescapeSlack = (s) =>
   s
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;');
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&amp;', '&');
 
-/** Slack mrkdwn to HTML. The input is Slack-escaped (&amp; &lt; &gt;); raw < only opens a token. */
+const emoji = (text) => text.replace(/:([a-z0-9_+-]+):/g, (whole, name) => EMOJI[name] ?? whole);
+
+/**
+ * Slack mrkdwn as DOM nodes: quotes, code, bold, italic, strike, emoji, mentions and links.
+ * Nothing the text holds is ever parsed as HTML: every piece of it becomes a text node.
+ * The input is Slack-escaped (&amp; &lt; &gt;); a raw < only opens a mention or a link.
+ */
 export function mrkdwn(text, ctx) {
-  const tokens = [];
-  let source = text.replace(/<([^>]+)>/g, (_, inner) => {
-    tokens.push(inner);
-    return `\u{E000}${tokens.length - 1}\u{E001}`;
+  const fragment = document.createDocumentFragment();
+  const parts = text.split(/```([\s\S]+?)```/);
+  parts.forEach((part, index) => {
+    if (index % 2 === 1) {
+      fragment.append(el('pre', {}, el('code', {}, unescapeSlack(part))));
+      return;
+    }
+    let quote = null;
+    part.split('\n').forEach((line, i) => {
+      const quoted = /^(&gt;|>)(.*)$/.exec(line);
+      if (quoted) {
+        if (quote) quote.append(el('br'));
+        else {
+          quote = el('blockquote');
+          fragment.append(quote);
+        }
+        inline(quoted[2], ctx, quote);
+        return;
+      }
+      if (i > 0 && !quote) fragment.append(el('br'));
+      quote = null;
+      inline(line, ctx, fragment);
+    });
   });
-  source = source.replaceAll('"', '&quot;');
-  source = source.replace(/```([\s\S]+?)```/g, '<pre><code>$1</code></pre>');
-  source = source.replace(/`([^`\n]+)`/g, '<code>$1</code>');
-  source = source.replace(/(^|[\s(])\*([^*\n]+)\*(?=$|[\s).,:;!?])/g, '$1<strong>$2</strong>');
-  source = source.replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,:;!?])/g, '$1<em>$2</em>');
-  source = source.replace(/(^|[\s(])~([^~\n]+)~(?=$|[\s).,:;!?])/g, '$1<del>$2</del>');
-  source = source.replace(/:([a-z0-9_+-]+):/g, (whole, name) => EMOJI[name] ?? whole);
-  const lines = source.split('\n');
-  const out = [];
-  let quote = [];
-  for (const line of lines) {
-    const q = /^(&gt;|>)(.*)$/.exec(line);
-    if (q) {
-      quote.push(q[2]);
-      continue;
-    }
-    if (quote.length) {
-      out.push(`<blockquote>${quote.join('<br>')}</blockquote>`);
-      quote = [];
-    }
-    out.push(line);
-  }
-  if (quote.length) out.push(`<blockquote>${quote.join('<br>')}</blockquote>`);
-  let result = out
-    .join('<br>')
-    .replace(/<br>(<blockquote>)/g, '$1')
-    .replace(/(<\/blockquote>)<br>/g, '$1');
-  // Tokens were parked in private-use characters so the formatting above could not touch them.
-  result = result.replace(/\u{E000}(\d+)\u{E001}/gu, (_, i) => token(tokens[Number(i)], ctx));
-  return result;
+  return fragment;
 }
 
-function token(inner, ctx) {
+const INLINE = /<([^>]+)>|`([^`\n]+)`|(^|[\s(])([*_~])([^*_~\n]+)\4(?=$|[\s).,:;!?])/g;
+const STYLE = { '*': 'strong', _: 'em', '~': 'del' };
+
+function inline(text, ctx, parent) {
+  let at = 0;
+  for (const match of text.matchAll(INLINE)) {
+    const [whole, token, code, before = '', mark, inner] = match;
+    parent.append(emoji(unescapeSlack(text.slice(at, match.index))));
+    if (token !== undefined) parent.append(tokenNode(token, ctx));
+    else if (code !== undefined) parent.append(el('code', {}, unescapeSlack(code)));
+    else {
+      parent.append(before);
+      const styled = el(STYLE[mark]);
+      inline(inner, ctx, styled);
+      parent.append(styled);
+    }
+    at = match.index + whole.length;
+  }
+  parent.append(emoji(unescapeSlack(text.slice(at))));
+}
+
+function tokenNode(inner, ctx) {
   if (inner.startsWith('@'))
-    return `<span class="mention">@${html(ctx.name(inner.slice(1).split('|')[0]))}</span>`;
+    return el('span', { class: 'mention' }, `@${ctx.name(inner.slice(1).split('|')[0])}`);
   if (inner.startsWith('#'))
-    return `<span class="mention">#${html(ctx.channelName(inner.slice(1).split('|')[0]))}</span>`;
-  const [url, label] = inner.split('|');
-  if (!/^https?:\/\//.test(url)) return html(inner);
+    return el('span', { class: 'mention' }, `#${ctx.channelName(inner.slice(1).split('|')[0])}`);
+  const [url = '', label] = inner.split('|');
+  if (!/^https?:\/\//.test(url)) return unescapeSlack(inner);
+  const text = unescapeSlack(label ?? url);
   const place = permalinkTarget(url);
-  if (place) return `<a href="#" data-permalink="${html(place)}">${label ?? html(url)}</a>`;
-  return `<a href="${html(url)}" target="_blank" rel="noopener">${label ?? html(url)}</a>`;
+  if (place) return el('a', { href: '#', 'data-permalink': place }, text);
+  return el('a', { href: unescapeSlack(url), target: '_blank', rel: 'noopener' }, text);
 }
 
 /** A permalink of the stand-in workspace opens the message here, as Slack would, not a dead page. */
@@ -98,9 +117,8 @@ function permalinkTarget(url) {
 function textNode(t, ctx) {
   if (!t) return el('span');
   const span = el('span');
-  if (t.type === 'mrkdwn') span.innerHTML = mrkdwn(t.text, ctx);
-  else
-    span.textContent = t.text.replace(/:([a-z0-9_+-]+):/g, (whole, name) => EMOJI[name] ?? whole);
+  if (t.type === 'mrkdwn') span.append(mrkdwn(t.text, ctx));
+  else span.textContent = emoji(t.text);
   return span;
 }
 
