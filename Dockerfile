@@ -1,0 +1,33 @@
+# The production image: compiled app and production dependencies only, run as a non-root user.
+#   podman build -t slack-approvals .          (or docker build)
+#   BASE_IMAGE: any image with Node 20+ and Debian's apt (the default is the official slim one).
+ARG BASE_IMAGE=docker.io/library/node:20-bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+WORKDIR /app
+# better-sqlite3 compiles from source where no prebuilt binary can be fetched.
+RUN apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/copy-assets.mjs ./scripts/
+COPY src ./src
+# npm prune leaves the emptied scope folders of dev packages behind; they go too.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+  && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete
+
+FROM ${BASE_IMAGE}
+WORKDIR /app
+ENV NODE_ENV=production PORT=3000 DATABASE_URL=/app/data/approvals.db
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# A numeric user, so it works on bases without a passwd entry for it; it owns only the data folder.
+RUN mkdir -p /app/data && chown 1000:1000 /app/data
+USER 1000:1000
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,120 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/app-process.ts';
+import { startHarness, waitFor } from './helpers/harness.ts';
+
+// The Dockerfile, built and run here. No image registry is reachable, so the base image is made
+// locally (scripts/container-base.sh: debootstrap and this machine's Node). Containers cannot be
+// started on these machines (crun fails), so the image's filesystem is mounted and its command
+// run in a chroot, as the image's user, against the Slack stand-in and the simulator.
+
+const root = new URL('..', import.meta.url).pathname;
+const exec = promisify(execFile);
+const IMAGE = 'localhost/slack-approvals:test';
+const BASE = 'localhost/slack-approvals-node-base:latest';
+
+const which = (command: string) =>
+  spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim();
+const has = (command: string) => which(command) !== '';
+// Resolved here: the app's environment below has the image's PATH, not this machine's.
+const chroot = which('chroot') || '/usr/sbin/chroot';
+const skipReason =
+  process.getuid?.() !== 0
+    ? 'needs root (podman image mount, chroot)'
+    : !has('podman') || !has('debootstrap')
+      ? 'podman or debootstrap is not installed (.ci/run installs them)'
+      : undefined;
+
+describe.skipIf(skipReason)(
+  `the container image${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let mounted = '';
+    let data = '';
+
+    beforeAll(async () => {
+      await exec('bash', [join(root, 'scripts/container-base.sh'), BASE], { cwd: root });
+      await exec(
+        'podman',
+        [
+          'build',
+          '--isolation',
+          'chroot',
+          '--format',
+          'docker',
+          '--build-arg',
+          `BASE_IMAGE=${BASE}`,
+          '-t',
+          IMAGE,
+          '.',
+        ],
+        { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+      );
+      mounted = (await exec('podman', ['image', 'mount', IMAGE])).stdout.trim();
+      // The image is mounted read-only; the data folder gets a writable one of its own.
+      data = mkdtempSync(join(tmpdir(), 'image-data-'));
+      await exec('chown', ['1000:1000', data]);
+      await exec('mount', ['--bind', data, join(mounted, 'app/data')]);
+    }, 900_000);
+
+    afterAll(async () => {
+      if (mounted) await exec('umount', [join(mounted, 'app/data')]).catch(() => undefined);
+      await exec('podman', ['image', 'unmount', IMAGE]).catch(() => undefined);
+      if (data) rmSync(data, { recursive: true, force: true });
+    });
+
+    it('holds the compiled app and production dependencies only, runs as a non-root user, and checks /healthz', async () => {
+      const [config] = JSON.parse((await exec('podman', ['image', 'inspect', IMAGE])).stdout) as [
+        { Config: { User: string; Cmd: string[] }; Healthcheck?: { Test: string[] } },
+      ];
+      expect(config.Config.User).toBe('1000:1000');
+      expect(config.Config.Cmd).toEqual(['node', 'dist/main.js']);
+      expect(config.Healthcheck?.Test.join(' ')).toContain('/healthz');
+      const modules = join(mounted, 'app/node_modules');
+      const installed = (name: string) => existsSync(join(modules, name, 'package.json'));
+      expect(installed('better-sqlite3')).toBe(true);
+      expect(existsSync(join(modules, 'better-sqlite3/build/Release/better_sqlite3.node'))).toBe(
+        true,
+      );
+      for (const dev of ['typescript', 'tsx', 'vitest', '@biomejs/biome', 'playwright-core'])
+        expect(installed(dev), dev).toBe(false);
+      expect((await exec('ls', [modules])).stdout).not.toMatch(/^@vitest$/m);
+      expect((await exec('ls', [join(mounted, 'app')])).stdout.split('\n')).not.toContain('src');
+    });
+
+    it('answers /healthz and /readyz from the image, as its user, against Slack and the service', async () => {
+      const h = await startHarness();
+      const port = await freePort();
+      const env = {
+        ...h.env,
+        PORT: String(port),
+        DATABASE_URL: '/app/data/approvals.db',
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        NODE_ENV: 'production',
+      };
+      const child = spawn(
+        chroot,
+        ['--userspec=1000:1000', mounted, '/bin/sh', '-c', 'cd /app && exec node dist/main.js'],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      try {
+        await waitFor(() => output.includes('slack-approvals is serving'), 30_000, output);
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        await waitFor(
+          async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+          10_000,
+          'readiness',
+        );
+      } finally {
+        child.kill('SIGTERM');
+        await h.close();
+      }
+    }, 60_000);
+  },
+);
