@@ -1,6 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -9,6 +11,7 @@ import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import { socketModeConnection } from '../../src/slack/slack-app.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
 
@@ -63,8 +66,13 @@ afterAll(async () => {
 });
 
 describe('Socket Mode', () => {
-  it('answers /healthz on PORT once connected', async () => {
+  it('answers /healthz on PORT once connected, and /readyz counts the connection', async () => {
     expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
+    const ready = await waitFor(async () => {
+      const response = await fetch(`http://127.0.0.1:${app.port}/readyz`);
+      return response.status === 200 && response;
+    });
+    expect(await ready.json()).toEqual({ ok: true });
   });
 
   it('runs /approve end to end over the socket: modal, submission, request message', async () => {
@@ -110,5 +118,21 @@ describe('Socket Mode', () => {
     });
     await waitFor(() => workspace.homes.get(maria));
     expect(JSON.stringify(workspace.homes.get(maria))).toContain('Waiting for me (1)');
+  });
+});
+
+describe('socketModeConnection', () => {
+  it('follows the Socket Mode client’s connects and disconnects, for readiness', () => {
+    const client = new EventEmitter();
+    const connected = socketModeConnection({ receiver: { client } } as unknown as App);
+    expect(connected?.()).toBe(false);
+    client.emit('connected');
+    expect(connected?.()).toBe(true);
+    client.emit('disconnected');
+    expect(connected?.()).toBe(false);
+    client.emit('connected');
+    client.emit('reconnecting');
+    expect(connected?.()).toBe(false);
+    expect(socketModeConnection({ receiver: {} } as unknown as App)).toBeUndefined();
   });
 });
