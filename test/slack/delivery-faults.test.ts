@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
@@ -272,6 +273,82 @@ describe('delivery under production faults', () => {
     expect(Number(replies(h, lone.parent, 'Approved')[0]?.ts)).toBeLessThan(second ?? 0);
     // Paced at Slack's rate: at most the odd 429, each honoured.
     expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('delivers 60 decisions in one rate-limited channel once each, with another channel not waiting', async () => {
+    // Slack's limit is about one post per second per channel; scaled to ten here (and the app's
+    // spacing to 100 ms) so that 60 posts take seconds. npm run bench runs it at Slack's own pace.
+    const h = await harness({ env: { SLACK_CHANNEL_INTERVAL_MS: '100' } });
+    h.faults.channelPostsPerSecond = 10;
+    const general = h.channel('general');
+    const other = h.workspace.addChannel(
+      'other',
+      'public',
+      new Set([...h.workspace.channelByName('general').members]),
+    ).id;
+    const sam = h.user('sam.taylor@corp.example');
+    const service = createApprovalServiceClient({
+      baseUrl: h.sim.url,
+      appName: h.env.APPROVAL_APP_NAME,
+      appKey: h.env.APPROVAL_APP_KEY,
+    });
+    const parents: Array<{ channel: string; ts: string; djbh: string }> = [];
+    await withStore(h, async (store) => {
+      for (let i = 0; i <= 60; i++) {
+        const channel = i < 60 ? general : other;
+        const { djbh } = await service.startApproval({
+          requester: 'sam.taylor@corp.example',
+          approver: 'maria.lopez@corp.example',
+          title: `Busy ${i}`,
+          note: 'n',
+        });
+        const now = new Date();
+        await store.createApproval(
+          {
+            djbh,
+            teamId: h.workspace.teamId,
+            channelId: channel,
+            requesterSlackId: sam,
+            requesterLogin: 'sam.taylor@corp.example',
+            approverLogin: 'maria.lopez@corp.example',
+            approverSlackId: null,
+            title: `Busy ${i}`,
+            note: 'n',
+            locale: 'en-US',
+            createdAt: now,
+          },
+          now,
+        );
+        // The request message is already in its channel; the approver was told long ago.
+        const posted = await h.workspace.call('chat.postMessage', { channel, text: djbh });
+        for (const kind of ['request', 'approver-dm']) {
+          const found = (await store.pendingAnnouncements(1000)).find(
+            (a) => a.id === `${djbh}:${kind}`,
+          );
+          const claim = found && (await store.claimAnnouncement(found, now, 60_000));
+          if (!claim) throw new Error(`could not seed ${kind}`);
+          if (kind === 'request')
+            await store.markAnnouncementSent(claim, { channel, ts: String(posted.ts) }, now);
+          else await store.markAnnouncementFinal(claim, 'skipped', 'seeded');
+        }
+        parents.push({ channel, ts: String(posted.ts), djbh });
+      }
+    });
+    await h.app.deliver();
+    const before = h.faults.rateLimited.length;
+    for (const { djbh } of parents) h.sim.decide(djbh, 'agree');
+    await h.app.poll();
+    const replyTs = parents.map((p) => {
+      const found = replies(h, p, 'Approved');
+      expect(found, p.djbh).toHaveLength(1);
+      return Number(found[0]?.ts);
+    });
+    const busy = replyTs.slice(0, 60).sort((a, b) => a - b);
+    // The other channel's decision (recorded last in the pass) did not queue behind the busy
+    // channel's 60: it was out before the busy channel's tenth, a second into its six.
+    expect(replyTs[60]).toBeLessThan(busy[9] ?? 0);
+    // Paced under the limit: at most the odd 429, each honoured and retried.
+    expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(3);
   }, 60_000);
 
   it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {

@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createAnnouncementDispatcher,
+  retryDelayMs,
+} from '../../src/approvals/announcement-dispatcher.ts';
+import type { Announcer } from '../../src/approvals/announcer.ts';
+import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import { createLanePacer } from '../../src/approvals/lane-pacer.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+
+// The dispatcher's own rules, on a real SQLite store with an announcer that records its calls.
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+let dir: string;
+let db: DatabaseHandle;
+let store: ApprovalStore;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dispatcher-'));
+  db = await openDatabase(join(dir, 'a.db'));
+  store = createApprovalStore(db.db, db.dialect);
+  const now = new Date();
+  await store.createApproval(
+    {
+      djbh: 'AAAAAAAAAAAa',
+      teamId: 'T',
+      channelId: 'C1',
+      requesterSlackId: 'U1',
+      requesterLogin: 'a@corp.example',
+      approverLogin: 'b@corp.example',
+      approverSlackId: 'U2',
+      title: 't',
+      note: 'n',
+      locale: 'en-US',
+      createdAt: now,
+    },
+    now,
+  );
+});
+afterEach(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const options = {
+  leaseMs: 600,
+  callTimeoutMs: 200,
+  retryForMs: 86_400_000,
+  laneIntervalMs: 0,
+  concurrency: 4,
+  idleMs: 1000,
+};
+
+describe('the announcement dispatcher', () => {
+  it('starts no call after the attempt’s deadline (lease − 2 × call timeout), and retries later', async () => {
+    const calls: string[] = [];
+    const announcer: Announcer = {
+      async deliver(a, _approval, attempt) {
+        // A slow first step (a lookup), then the post: by then the deadline (200 ms) has passed.
+        await new Promise((r) => setTimeout(r, 300));
+        attempt.check();
+        calls.push(a.id);
+        return { channel: 'C1', ts: '1.1' };
+      },
+      findDelivered: async () => undefined,
+    };
+    const dispatcher = createAnnouncementDispatcher(
+      { store, announcer, logger: quiet, now: () => new Date() },
+      options,
+    );
+    const counts = await dispatcher.drain();
+    expect(calls).toEqual([]);
+    expect(counts.retried).toBe(2);
+    const pending = await store.pendingAnnouncements(10);
+    expect(pending.map((a) => a.lastError)).toEqual([
+      'the attempt ran out of time before its next call',
+      'the attempt ran out of time before its next call',
+    ]);
+  });
+
+  it('treats an unknown error as passing and uncertain: the next attempt looks for the post first', async () => {
+    let looked = 0;
+    let failFirst = true;
+    const announcer: Announcer = {
+      async deliver() {
+        if (failFirst) {
+          failFirst = false;
+          throw new Error('connection reset by the database');
+        }
+        return { channel: 'C1', ts: '1.2' };
+      },
+      async findDelivered() {
+        looked++;
+        return undefined;
+      },
+    };
+    const dispatcher = createAnnouncementDispatcher(
+      { store, announcer, logger: quiet, now: () => new Date(), random: () => 0 },
+      { ...options, leaseMs: 60_000, concurrency: 1 },
+    );
+    const first = await dispatcher.drain();
+    expect(first.retried).toBe(1);
+    const [retrying] = (await store.pendingAnnouncements(10)).filter((a) => a.lastError);
+    expect(retrying?.uncertain).toBe(true);
+    await dispatcher.drain(new Date(Date.now() + 60_000));
+    expect(looked).toBe(1);
+    // Everything went out in the end: the retried one, and the edit its thread link queued.
+    expect(await store.pendingAnnouncements(10)).toEqual([]);
+  });
+
+  it('backs off exponentially from 2 s to at most 10 minutes, with jitter between half and all', () => {
+    expect(retryDelayMs(1, () => 1)).toBe(2000);
+    expect(retryDelayMs(1, () => 0)).toBe(1000);
+    expect(retryDelayMs(4, () => 1)).toBe(16_000);
+    expect(retryDelayMs(30, () => 1)).toBe(600_000);
+  });
+});
+
+describe('the lane pacer', () => {
+  it('holds a lane for the interval after a post and for Retry-After after a 429', () => {
+    let now = 0;
+    const pacer = createLanePacer(1000, () => now);
+    pacer.posted('post:C1');
+    pacer.pause('post:C2', 5000);
+    expect(pacer.waitingLanes().sort()).toEqual(['post:C1', 'post:C2']);
+    expect(pacer.nextReadyInMs()).toBe(1000);
+    now = 1000;
+    expect(pacer.waitingLanes()).toEqual(['post:C2']);
+    now = 5000;
+    expect(pacer.waitingLanes()).toEqual([]);
+    expect(pacer.nextReadyInMs()).toBeUndefined();
+  });
+});
