@@ -12,6 +12,7 @@ import { Workspace } from '../src/sandbox/workspace.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
 import { createApprovalStore } from '../src/store/approval-store.ts';
 import { openDatabase } from '../src/store/database.ts';
+import { seedApproval } from '../test/helpers/outbox-seed.ts';
 import { rows, verdict } from './table.ts';
 
 const TICK_MS = 1000;
@@ -164,8 +165,10 @@ async function seedPosted(
     title: `Bench ${i}`,
     note: 'n',
   });
-  const now = new Date();
-  await store.createApproval(
+  const posted = await workspace.call('chat.postMessage', { channel, text: `Request ${djbh}` });
+  const ts = String(posted.ts);
+  await seedApproval(
+    store,
     {
       djbh,
       teamId: workspace.teamId,
@@ -177,20 +180,9 @@ async function seedPosted(
       title: `Bench ${i}`,
       note: 'n',
       locale: 'en-US',
-      createdAt: now,
+      createdAt: new Date(),
     },
-    now,
+    { posted: { channel, ts } },
   );
-  const posted = await workspace.call('chat.postMessage', { channel, text: `Request ${djbh}` });
-  const ts = String(posted.ts);
-  for (const kind of ['request', 'approver-dm'] as const) {
-    const found = (await store.pendingAnnouncements(100_000)).find(
-      (a) => a.id === `${djbh}:${kind}`,
-    );
-    const claim = found && (await store.claimAnnouncement(found, now, 60_000));
-    if (!claim) throw new Error(`could not seed ${djbh}`);
-    if (kind === 'request') await store.markAnnouncementSent(claim, { channel, ts }, now);
-    else await store.markAnnouncementFinal(claim, 'skipped', 'bench: approver not on Slack');
-  }
   return { djbh, channel, ts };
 }

@@ -7,6 +7,7 @@ import { SlackApiError } from '../../src/sandbox/workspace.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { seedApproval } from '../helpers/outbox-seed.ts';
 
 // The outbox against a Slack stand-in that misbehaves as Slack does on a bad day (HTTP 429 with
 // Retry-After, 5xx after the post is committed, calls hanging past the client's timeout, outages),
@@ -200,7 +201,8 @@ describe('delivery under production faults', () => {
     await withStore(h, async (store) => {
       for (let i = 0; i < 20; i++) {
         const djbh = `F${String(i).padStart(10, '0')}x`;
-        await store.createApproval(
+        await seedApproval(
+          store,
           {
             djbh,
             teamId: h.workspace.teamId,
@@ -214,19 +216,8 @@ describe('delivery under production faults', () => {
             locale: 'en-US',
             createdAt: now,
           },
-          now,
+          { failed: 'invalid_blocks' },
         );
-        const claim = async (kind: string) => {
-          const found = (await store.pendingAnnouncements(1000)).find(
-            (a) => a.id === `${djbh}:${kind}`,
-          );
-          const claimed = found && (await store.claimAnnouncement(found, now, 60_000));
-          if (!claimed) throw new Error(`could not claim ${kind}`);
-          return claimed;
-        };
-        await store.markAnnouncementFinal(await claim('request'), 'failed', 'invalid_blocks');
-        // The approver was told long ago; this test is about the requester's side.
-        await store.markAnnouncementFinal(await claim('approver-dm'), 'skipped', 'seeded');
         await store.recordDecision(djbh, {
           decision: 'approved',
           decidedBy: null,
@@ -302,8 +293,10 @@ describe('delivery under production faults', () => {
           title: `Busy ${i}`,
           note: 'n',
         });
-        const now = new Date();
-        await store.createApproval(
+        // The request message is already in its channel.
+        const posted = await h.workspace.call('chat.postMessage', { channel, text: djbh });
+        await seedApproval(
+          store,
           {
             djbh,
             teamId: h.workspace.teamId,
@@ -315,22 +308,10 @@ describe('delivery under production faults', () => {
             title: `Busy ${i}`,
             note: 'n',
             locale: 'en-US',
-            createdAt: now,
+            createdAt: new Date(),
           },
-          now,
+          { posted: { channel, ts: String(posted.ts) } },
         );
-        // The request message is already in its channel; the approver was told long ago.
-        const posted = await h.workspace.call('chat.postMessage', { channel, text: djbh });
-        for (const kind of ['request', 'approver-dm']) {
-          const found = (await store.pendingAnnouncements(1000)).find(
-            (a) => a.id === `${djbh}:${kind}`,
-          );
-          const claim = found && (await store.claimAnnouncement(found, now, 60_000));
-          if (!claim) throw new Error(`could not seed ${kind}`);
-          if (kind === 'request')
-            await store.markAnnouncementSent(claim, { channel, ts: String(posted.ts) }, now);
-          else await store.markAnnouncementFinal(claim, 'skipped', 'seeded');
-        }
         parents.push({ channel, ts: String(posted.ts), djbh });
       }
     });

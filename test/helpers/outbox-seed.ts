@@ -1,0 +1,31 @@
+import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
+import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
+
+/**
+ * Puts an approval in the store as an earlier run would have left it: its request message
+ * already posted (or failed for good), its approver told long ago. For tests and benchmarks that
+ * need many approvals at once, which through Slack would take a second each.
+ */
+export async function seedApproval(
+  store: ApprovalStore,
+  approval: NewTrackedApproval,
+  request: { posted: { channel: string; ts: string } } | { failed: string },
+): Promise<void> {
+  const now = approval.createdAt;
+  // Recorded as if an hour ahead, so that a running app's delivery leaves the rows alone until
+  // they are in their final state; the check schedule is put back to now after.
+  await store.createApproval(approval, new Date(now.getTime() + 3_600_000));
+  const claim = async (kind: string) => {
+    const found = (await store.pendingAnnouncements(100_000)).find(
+      (a) => a.id === `${approval.djbh}:${kind}`,
+    );
+    const claimed = found && (await store.claimAnnouncement(found, now, 60_000));
+    if (!claimed) throw new Error(`could not seed ${approval.djbh}:${kind}`);
+    return claimed;
+  };
+  if ('posted' in request)
+    await store.markAnnouncementSent(await claim('request'), request.posted, now);
+  else await store.markAnnouncementFinal(await claim('request'), 'failed', request.failed);
+  await store.markAnnouncementFinal(await claim('approver-dm'), 'skipped', 'seeded: told long ago');
+  await store.recordCheck(approval.djbh, { now, nextCheckAt: now, failed: false });
+}
