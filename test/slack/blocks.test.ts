@@ -192,3 +192,34 @@ describe('hostile text through every builder', () => {
     expect(fitMrkdwn('short', 10)).toBe('short');
   });
 });
+
+describe('buildHomeView', () => {
+  it('names who asks in what waits for me, and who decides in my own requests', () => {
+    const mine = approval({
+      requesterSlackId: 'U0ME',
+      approverSlackId: 'U0BOSS',
+      djbh: 'MINEMINEMINEa',
+    });
+    const theirs = approval({
+      requesterSlackId: 'U0ASKER',
+      approverSlackId: 'U0ME',
+      djbh: 'THEIRSTHEIRSa',
+    });
+    const home = buildHomeView(
+      {
+        login: 'me@corp.example',
+        linked: undefined,
+        waiting: { approvals: [theirs], total: 1 },
+        mine: { approvals: [mine], total: 1 },
+        permalinks: new Map(),
+        now: new Date(0),
+      },
+      en,
+    );
+    const rowOf = (djbh: string) =>
+      JSON.stringify(home.blocks.find((b) => JSON.stringify(b).includes(djbh)));
+    expect(rowOf('THEIRSTHEIRSa')).toContain('<@U0ASKER>');
+    expect(rowOf('MINEMINEMINEa')).toContain('<@U0BOSS>');
+    expect(rowOf('MINEMINEMINEa')).not.toContain('<@U0ME>');
+  });
+});

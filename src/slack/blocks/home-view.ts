@@ -28,13 +28,22 @@ export function buildHomeView(s: HomeState, t: Messages): HomeView {
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: t.homeIntro } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: who }] },
-    ...section(t.homeWaiting, s.waiting, s, t),
-    ...section(t.homeMine, s.mine, s, t),
+    // What waits for me names who asks; my own requests name who decides.
+    ...section(t.homeWaiting, s.waiting, s, t, 'requester'),
+    ...section(t.homeMine, s.mine, s, t, 'approver'),
   ];
   return { type: 'home', blocks };
 }
 
-function section(title: string, page: Page, s: HomeState, t: Messages): KnownBlock[] {
+type Counterpart = 'requester' | 'approver';
+
+function section(
+  title: string,
+  page: Page,
+  s: HomeState,
+  t: Messages,
+  counterpart: Counterpart,
+): KnownBlock[] {
   const blocks: KnownBlock[] = [
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: `${title} (${page.total})` } },
@@ -42,7 +51,7 @@ function section(title: string, page: Page, s: HomeState, t: Messages): KnownBlo
   const rows = page.approvals.slice(0, HOME_ROWS);
   if (rows.length === 0)
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: t.homeNone }] });
-  for (const a of rows) blocks.push(row(a, s, t));
+  for (const a of rows) blocks.push(row(a, s, t, counterpart));
   if (page.total > rows.length) {
     blocks.push({
       type: 'context',
@@ -52,14 +61,16 @@ function section(title: string, page: Page, s: HomeState, t: Messages): KnownBlo
   return blocks;
 }
 
-function row(a: TrackedApproval, s: HomeState, t: Messages): KnownBlock {
+function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counterpart): KnownBlock {
   const link = s.permalinks.get(a.djbh);
   const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
   const details = [
     t.status(a.decision),
     age(a.createdAt, s.now, t),
-    personRef(a.requesterSlackId, a.requesterLogin),
+    counterpart === 'requester'
+      ? personRef(a.requesterSlackId, a.requesterLogin)
+      : personRef(a.approverSlackId, a.approverLogin),
   ];
   return {
     type: 'section',
