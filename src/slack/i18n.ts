@@ -48,6 +48,8 @@ const en = {
   postedInDmInstead: (channel: string) =>
     `The app is not a member of <#${channel}>, so the request is in your direct messages with the app, and decisions will appear in its thread. To use the channel next time, invite the app with /invite.`,
   postingSoon: 'The request will be posted in a moment; decisions will appear in its thread.',
+  postedInOurDm:
+    'The request is posted in your direct messages with the app; decisions will appear in its thread.',
   postedWhere: (channel: string) =>
     `The request is posted in <#${channel}>, and decisions will appear in its thread.`,
   changed: (what: string) => `Your text was adjusted for the approval service: ${what}.`,
@@ -214,6 +216,7 @@ const zh: Messages = {
   postedInDmInstead: (channel) =>
     `本应用不在 <#${channel}> 中，因此申请已发到你与本应用的私信，审批结果会出现在该消息的讨论串中。下次可先用 /invite 邀请本应用进入频道。`,
   postingSoon: '申请稍后发布，审批结果会出现在其讨论串中。',
+  postedInOurDm: '申请已发布在你与本应用的私信中，审批结果会出现在该消息的讨论串中。',
   postedWhere: (channel) => `申请已发布在 <#${channel}>，审批结果会出现在该消息的讨论串中。`,
   changed: (what) => `为符合审批系统的要求，你的内容已调整：${what}。`,
   changeNames: {

@@ -11,6 +11,8 @@ export function where(
 ): string {
   if (!approval?.messageTs) return t.postingSoon;
   if (approval.channelId !== commandChannel) return t.postedInDmInstead(commandChannel);
+  // Run from the app's own DM: a channel mention of a DM reads oddly ("#Approvals").
+  if (approval.channelId.startsWith('D')) return t.postedInOurDm;
   return t.postedWhere(approval.channelId);
 }
 

@@ -243,6 +243,19 @@ describe('the request message', () => {
     expect(hh.workspace.messages.filter((m) => m.channel === dm.channel)).toHaveLength(1);
   });
 
+  it('says the request is in the DM with the app when /approve was run there', async () => {
+    const hh = await harness();
+    const dm = hh.workspace.appDm(hh.user('sam.taylor@corp.example'));
+    const view = await hh.openModal('sam.taylor@corp.example', dm.name);
+    await hh.slack.submitView(view.id, { note_input: 'n' });
+    const modal = await waitFor(() => {
+      const text = JSON.stringify(hh.workspace.views.get(view.id)?.view ?? {});
+      return text.includes('started') && text;
+    });
+    expect(modal).toContain('your direct messages with the app');
+    expect(modal).not.toContain(`<#${dm.id}>`);
+  });
+
   it('falls back to the requester’s DM when the app is not in the channel', async () => {
     const hh = await harness();
     await submitted(hh, 'sam.taylor@corp.example', { note_input: 'n' }, 'random');
