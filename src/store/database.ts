@@ -93,9 +93,10 @@ function openSqlite(path: string): Kysely<Database> {
   if (path !== ':memory:') ensureFolder(dirname(path));
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
-  // In WAL mode NORMAL syncs at checkpoints rather than at every commit: a power cut may lose the
-  // last commits, never corrupt the file. What could be lost is re-learnt from the service at the
-  // next check (it is the source of truth), and it saves an fsync per recorded check.
+  // In WAL mode NORMAL syncs at checkpoints rather than at every commit, which saves an fsync per
+  // recorded check. A power cut of the host (not a crash of the process) may lose the last commits,
+  // never corrupt the file: a lost decision is found again at the next check, and at worst an
+  // announcement whose `sent` was lost is posted again.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
