@@ -23,6 +23,7 @@ const en = {
   noteLabel: 'Note',
   noteHint: 'What is to be approved, and why.',
   approverLabel: 'Approver',
+  choosePerson: 'Choose a person…',
   approverLoginLabel: 'Or the approver’s login in the approval service',
   approverLoginHint: (login: string) =>
     `${login} is not on Slack. Keep this login to ask them anyway, or clear it and pick someone above.`,
@@ -196,6 +197,7 @@ const zh: Messages = {
   noteLabel: '说明',
   noteHint: '需要审批的内容和原因。',
   approverLabel: '审批人',
+  choosePerson: '选择一个人…',
   approverLoginLabel: '或填写审批人在审批系统中的账号',
   approverLoginHint: (login) =>
     `${login} 不在 Slack 上。保留此账号即可仍由他审批，或清空后在上方选择其他人。`,

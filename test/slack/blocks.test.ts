@@ -223,3 +223,17 @@ describe('buildHomeView', () => {
     expect(rowOf('MINEMINEMINEa')).not.toContain('<@U0ME>');
   });
 });
+
+describe('the approver picker', () => {
+  it('speaks the person’s language in its placeholder', () => {
+    const metadata = { channelId: 'C1', locale: 'zh-CN' };
+    const zhView = buildApprovalModal(
+      { title: '', note: '', info: [], metadata },
+      messagesFor('zh-CN'),
+    );
+    expect(JSON.stringify(zhView)).toContain(
+      '"placeholder":{"type":"plain_text","text":"选择一个人…"}',
+    );
+    expect(checkView(zhView as unknown as Record<string, unknown>)).toEqual([]);
+  });
+});

@@ -156,7 +156,8 @@ function control(element, ctx) {
       const select = el(
         'select',
         { id, 'data-action': element.action_id },
-        el('option', { value: '' }, 'Choose a person…'),
+        // The app's placeholder, as Slack shows it (in the person's language).
+        el('option', { value: '' }, element.placeholder?.text ?? ''),
       );
       for (const person of ctx.people.filter((p) => !p.isBot || p.id === element.initial_user)) {
         select.append(

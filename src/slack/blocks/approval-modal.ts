@@ -73,6 +73,7 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       element: {
         type: 'users_select',
         action_id: ACTION.approver,
+        placeholder: { type: 'plain_text', text: t.choosePerson },
         ...(state.approverSlackId ? { initial_user: state.approverSlackId } : {}),
       },
     },
