@@ -101,23 +101,21 @@ export function approvalSubmission(deps: Deps) {
       return { t, requester, approver, prepared };
     };
     const fallbackT = messagesFor(deps.people.cached(body.user.id)?.locale);
-    // The form the person typed, shown again with a banner when a late check finds a problem.
-    const formAgain = (banner: string) =>
+    // The form the person typed, shown again with a banner saying what went wrong.
+    const formAgain = (banner: string, lang = fallbackT) =>
       buildApprovalModal(
         {
           title,
           note,
           ...(approverSlackId ? { approverSlackId } : {}),
           ...(typedLogin
-            ? {
-                approverLogin: { value: typedLogin, hint: fallbackT.approverLoginHint(typedLogin) },
-              }
+            ? { approverLogin: { value: typedLogin, hint: lang.approverLoginHint(typedLogin) } }
             : {}),
           info: [],
           banner,
           metadata,
         },
-        fallbackT,
+        lang,
       );
     const checking = check().catch((error: unknown) => ({ failed: error }) as const);
     // Slack waits 3 s for the ack: the checks get a budget, past which the form says "checking…"
@@ -136,18 +134,19 @@ export function approvalSubmission(deps: Deps) {
       client.views.update({ view_id: view.id, view: modal }).catch((error: unknown) => {
         deps.logger.warn({ error: describe(error), view: view.id }, 'could not update the modal');
       });
+    // Keeps the form and everything typed in it: as a field error in the ack, or, once acked, as
+    // the form shown again with a banner.
+    const keepForm = async (message: string): Promise<void> => {
+      if (!acked) return ack({ response_action: 'errors', errors: { [BLOCK.note]: message } });
+      await show(formAgain(message));
+    };
     if ('failed' in checked) {
       // Slack or the database failed us: keep the form and everything typed in it.
       deps.logger.warn(
         { error: describe(checked.failed), user: body.user.id },
         'could not check the approval form',
       );
-      if (!acked)
-        return ack({
-          response_action: 'errors',
-          errors: { [BLOCK.note]: fallbackT.somethingWrong },
-        });
-      return void (await show(formAgain(fallbackT.somethingWrong)));
+      return keepForm(fallbackT.somethingWrong);
     }
     if ('reply' in checked && checked.reply) {
       const reply = checked.reply;
@@ -164,11 +163,7 @@ export function approvalSubmission(deps: Deps) {
       deps.logger.warn({ error: describe(error), view: view.id }, 'replay guard unavailable');
       return undefined;
     });
-    if (taken === undefined) {
-      if (!acked)
-        return ack({ response_action: 'errors', errors: { [BLOCK.note]: t.somethingWrong } });
-      return void (await show(formAgain(t.somethingWrong)));
-    }
+    if (taken === undefined) return keepForm(t.somethingWrong);
     if (!taken) {
       if (!acked)
         await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
@@ -199,7 +194,8 @@ export function approvalSubmission(deps: Deps) {
         return;
       }
       deps.logger.warn({ error: describe(error), user: body.user.id }, 'approval not started');
-      if (noteLimitTooHigh(error, prepared.input.note)) {
+      const limitTooHigh = noteLimitTooHigh(error, prepared.input.note);
+      if (limitTooHigh) {
         // We let the note through at our limit and the service still found it too long.
         deps.logger.warn(
           { limit: deps.textLimits.note },
@@ -208,22 +204,7 @@ export function approvalSubmission(deps: Deps) {
       }
       // Nothing started: the person may submit the same form again.
       await deps.submissions.release(view.id).catch(() => undefined);
-      const form = {
-        title,
-        note,
-        ...(approverSlackId ? { approverSlackId } : {}),
-        ...(typedLogin
-          ? { approverLogin: { value: typedLogin, hint: t.approverLoginHint(typedLogin) } }
-          : {}),
-        info: [],
-        banner: explain(
-          noteLimitTooHigh(error, prepared.input.note) ? withoutLimit(error) : error,
-          t,
-          deps.webUrl,
-        ),
-        metadata,
-      };
-      await show(buildApprovalModal(form, t));
+      await show(formAgain(explain(limitTooHigh ? withoutLimit(error) : error, t, deps.webUrl), t));
       return;
     }
     // Started: from here on the form must never come back, or a second submit would start a second approval.
