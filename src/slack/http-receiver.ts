@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, type Receiver, verifySlackRequest } from '@slack/bolt';
 import type { Logger } from '../logger.ts';
-import { parseSlackRequest } from './slack-request.ts';
+import { parseSlackRequest, requestKind } from './slack-request.ts';
 
 export interface Route {
   path: string;
@@ -122,7 +122,7 @@ export class SlackHttpReceiver implements Receiver {
     const timer = setTimeout(() => {
       if (answered) return;
       this.options.logger.warn(
-        { kind: kindOf(body), ms: this.ackDeadlineMs },
+        { kind: requestKind(body), ms: this.ackDeadlineMs },
         'no listener acknowledged in time; answered 200',
       );
       answer(200);
@@ -144,12 +144,12 @@ export class SlackHttpReceiver implements Receiver {
     } catch (error) {
       if (!answered) {
         this.options.logger.error(
-          { err: error, kind: kindOf(body) },
+          { err: error, kind: requestKind(body) },
           'a listener failed before acknowledging',
         );
         answer(200, 'command' in body ? { text: FALLBACK_TEXT } : undefined);
       } else {
-        this.options.logger.error({ err: error, kind: kindOf(body) }, 'a listener failed');
+        this.options.logger.error({ err: error, kind: requestKind(body) }, 'a listener failed');
       }
     }
   }
@@ -180,9 +180,4 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string | u
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function kindOf(body: Record<string, unknown>): string {
-  const event = body.event as { type?: unknown } | undefined;
-  return String(body.command ?? event?.type ?? body.type ?? 'unknown');
 }

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger, logFailure } from '../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
+import { requestKind } from './slack-request.ts';
 
 export interface BoltAppOptions {
   botToken: string;
@@ -93,9 +94,7 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
   app.use(async ({ body, next }) => {
     const started = Date.now();
     const b = body as Record<string, unknown>;
-    const kind = String(
-      b.command ?? (b.event as { type?: string } | undefined)?.type ?? b.type ?? 'unknown',
-    );
+    const kind = requestKind(b);
     const user = String(
       b.user_id ??
         (b.user as { id?: string } | undefined)?.id ??

@@ -103,3 +103,9 @@ function checked(schema: z.ZodType, body: Record<string, unknown>, what: string)
       `malformed ${what}: ${first?.path.join('.') || '(body)'} ${first?.message ?? ''}`.trim(),
   };
 }
+
+/** What a request is, for logs: the command, the event type, or the payload type. */
+export function requestKind(body: Record<string, unknown>): string {
+  const event = body.event as { type?: unknown } | undefined;
+  return String(body.command ?? event?.type ?? body.type ?? 'unknown');
+}
