@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
@@ -251,4 +252,11 @@ export function withEnvFile(
     ...parseEnv(fileText),
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
   };
+}
+
+/** The environment with `.env` of the working directory under it, when there is one. */
+export function withDotEnv(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  return withEnvFile(env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
 }

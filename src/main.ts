@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { type Application, startApplication } from './app.ts';
-import { ConfigError, loadConfig, redactConfig, withEnvFile } from './config.ts';
+import { ConfigError, loadConfig, redactConfig, withDotEnv } from './config.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox.ts';
@@ -8,7 +7,7 @@ import { type Sandbox, startSandbox } from './sandbox/sandbox.ts';
 // Composition root: the only reader of process.env (and of .env in the working directory, under
 // it). Starts the app (or the local sandbox around it) and stops cleanly on SIGINT/SIGTERM.
 
-const env = withEnvFile(process.env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
+const env = withDotEnv(process.env);
 if (process.argv.includes('--sandbox')) env.APP_MODE = 'sandbox';
 
 let config: ReturnType<typeof loadConfig>;

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { withEnvFile } from '../config.ts';
+import { withDotEnv } from '../config.ts';
 import { createApprovalStore } from '../store/approval-store.ts';
 import { openDatabase } from '../store/database.ts';
 import { announcementsCommand } from './announcements-command.ts';
@@ -7,7 +6,7 @@ import { announcementsCommand } from './announcements-command.ts';
 // `npm run announcements -- …`: the operator's commands, on the database the app uses:
 // DATABASE_URL from the environment or .env, else the app's default file.
 
-const env = withEnvFile(process.env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
+const env = withDotEnv(process.env);
 const database = await openDatabase(env.DATABASE_URL || './data/approvals.db');
 try {
   process.exitCode = await announcementsCommand(process.argv.slice(2), {
