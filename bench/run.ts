@@ -6,6 +6,7 @@ import { pollOnce } from '../src/poller/poll-once.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
 import { createApprovalStore } from '../src/store/approval-store.ts';
 import { openDatabase } from '../src/store/database.ts';
+import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 
 // `npm run bench`: how long the hot paths take at realistic volumes, printed as a table.
 // BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
@@ -31,19 +32,12 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
   let started = performance.now();
   for (let i = 0; i < count; i++) {
     await store.createApproval(
-      {
-        djbh: `B${String(i).padStart(10, '0')}x`,
-        teamId: 'T1',
-        channelId: 'C1',
-        requesterSlackId: 'U1',
-        requesterLogin: 'a@corp.example',
-        approverLogin: 'b@corp.example',
+      sampleApproval(`B${String(i).padStart(10, '0')}x`, {
         approverSlackId: 'U2',
         title: 'Bench',
         note: 'x'.repeat(200),
-        locale: 'en-US',
         createdAt: t0,
-      },
+      }),
       t0,
     );
   }

@@ -7,6 +7,7 @@ import { createApprovalServiceClient } from '../src/approval-service/approval-se
 import { pollOnce } from '../src/poller/poll-once.ts';
 import { createApprovalStore } from '../src/store/approval-store.ts';
 import { openDatabase } from '../src/store/database.ts';
+import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 import { quiet, rows, verdict } from './table.ts';
 
 /**
@@ -33,19 +34,7 @@ export async function sweepBench(
   // which is all a sweep needs, and the store holds 10,000 rows in seconds.
   for (let i = 0; i < count; i++) {
     await store.createApproval(
-      {
-        djbh: `S${String(i).padStart(10, '0')}x`,
-        teamId: 'T1',
-        channelId: 'C1',
-        requesterSlackId: 'U1',
-        requesterLogin: 'a@corp.example',
-        approverLogin: 'b@corp.example',
-        approverSlackId: null,
-        title: 'Sweep',
-        note: 'n',
-        locale: 'en-US',
-        createdAt: now,
-      },
+      sampleApproval(`S${String(i).padStart(10, '0')}x`, { title: 'Sweep', createdAt: now }),
       now,
     );
   }

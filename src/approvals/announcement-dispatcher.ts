@@ -160,7 +160,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       if (a.uncertain) {
         const earlier = await deps.announcer.findDelivered(a, approval, clock);
         if (earlier) {
-          await record(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
+          warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
           deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
           return done('recovered');
         }
@@ -168,7 +168,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       clock.check();
       const posted = await deps.announcer.deliver(a, approval, clock);
       if (posted.ts) pacer.posted(lane);
-      await record(await deps.store.markAnnouncementSent(claim, posted, now), a.id);
+      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now), a.id);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
       });
@@ -204,7 +204,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     }
   }
 
-  async function record(current: boolean, id: string): Promise<void> {
+  function warnIfOvertaken(current: boolean, id: string): void {
     // Our lease ran out and another attempt took over; it finds this post by its metadata.
     if (!current)
       deps.logger.warn({ announcement: id }, 'a later attempt took this announcement over');

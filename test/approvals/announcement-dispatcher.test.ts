@@ -11,6 +11,7 @@ import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { createLanePacer } from '../../src/approvals/lane-pacer.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { sampleApproval } from '../helpers/outbox-seed.ts';
 
 // The dispatcher's own rules, on a real SQLite store with an announcer that records its calls.
 
@@ -25,19 +26,7 @@ beforeEach(async () => {
   store = createApprovalStore(db.db, db.dialect);
   const now = new Date();
   await store.createApproval(
-    {
-      djbh: 'AAAAAAAAAAAa',
-      teamId: 'T',
-      channelId: 'C1',
-      requesterSlackId: 'U1',
-      requesterLogin: 'a@corp.example',
-      approverLogin: 'b@corp.example',
-      approverSlackId: 'U2',
-      title: 't',
-      note: 'n',
-      locale: 'en-US',
-      createdAt: now,
-    },
+    sampleApproval('AAAAAAAAAAAa', { approverSlackId: 'U2', createdAt: now }),
     now,
   );
 });

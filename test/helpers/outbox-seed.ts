@@ -1,6 +1,27 @@
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
 
+/** An approval as tests and benchmarks need one, with only what matters to them given. */
+export function sampleApproval(
+  djbh: string,
+  overrides: Partial<NewTrackedApproval> = {},
+): NewTrackedApproval {
+  return {
+    djbh,
+    teamId: 'T1',
+    channelId: 'C1',
+    requesterSlackId: 'U1',
+    requesterLogin: 'a@corp.example',
+    approverLogin: 'b@corp.example',
+    approverSlackId: null,
+    title: 't',
+    note: 'n',
+    locale: 'en-US',
+    createdAt: new Date(),
+    ...overrides,
+  };
+}
+
 /**
  * Puts an approval in the store as an earlier run would have left it: its request message
  * already posted (or failed for good), its approver told long ago. For tests and benchmarks that

@@ -8,6 +8,7 @@ import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { sampleApproval } from '../helpers/outbox-seed.ts';
 
 const T0 = new Date('2026-11-22T08:00:00Z');
 let dir: string;
@@ -18,22 +19,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'operator-'));
   db = await openDatabase(join(dir, 'a.db'));
   store = createApprovalStore(db.db, db.dialect);
-  await store.createApproval(
-    {
-      djbh: 'AAAAAAAAAAAa',
-      teamId: 'T',
-      channelId: 'C1',
-      requesterSlackId: 'U1',
-      requesterLogin: 'a@corp.example',
-      approverLogin: 'b@corp.example',
-      approverSlackId: null,
-      title: 't',
-      note: 'n',
-      locale: 'en-US',
-      createdAt: T0,
-    },
-    T0,
-  );
+  await store.createApproval(sampleApproval('AAAAAAAAAAAa', { teamId: 'T', createdAt: T0 }), T0);
   const request = (await store.pendingAnnouncements(10)).find((a) => a.kind === 'request');
   const claim = request && (await store.claimAnnouncement(request, T0, 60_000));
   if (!claim) throw new Error('no claim');
