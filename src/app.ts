@@ -179,6 +179,7 @@ async function serve(
     identities: createIdentities({ people: backgroundPeople, links }),
     home,
     ...webUrl,
+    channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
   });

@@ -19,6 +19,11 @@ export interface Config {
   /** The interface to listen on; every one when unset (the sandbox uses 127.0.0.1 only). */
   host?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /**
+   * The language of what the app posts where many read it (channels and their threads); what one
+   * person reads (forms, DMs, ephemeral answers, Home) follows that person's Slack locale.
+   */
+  language: 'en' | 'zh';
   slack: {
     botToken?: string;
     signingSecret?: string;
@@ -90,6 +95,7 @@ const integer = (min: number, max: number) => z.coerce.number().int().min(min).m
 
 const envSchema = z.object({
   APP_MODE: z.enum(['sandbox', 'http', 'socket']).optional(),
+  APP_LANGUAGE: z.enum(['en', 'zh'], { error: 'must be en or zh' }).default('en'),
   SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must be a bot token (xoxb-…)').optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
@@ -183,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
     logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
+    language: e.APP_LANGUAGE,
     slack: {
       ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
       ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),

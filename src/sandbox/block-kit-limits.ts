@@ -111,6 +111,9 @@ function checkElement(element: Json, where: string): string[] {
     const max = Number(element.max_length);
     if (!(max >= 1 && max <= 3000))
       problems.push(`${where}: max_length must be between 1 and 3000`);
+    // Strict on purpose: the app must not count on Slack taking (or quietly cutting) such a value.
+    if (typeof element.initial_value === 'string' && len(element.initial_value) > max)
+      problems.push(`${where}: initial_value is longer than max_length`);
   }
   const options = asArray(element.options);
   if (options.length > 100) problems.push(`${where}: more than 100 options`);

@@ -20,6 +20,8 @@ const en = {
   close: 'Close',
   titleLabel: 'Title',
   titleHint: 'Up to 200 characters.',
+  titleTooLong: (length: number, limit: number) =>
+    `${length} characters: the approval service takes at most ${limit}. Shorten it before you submit.`,
   noteLabel: 'Note',
   noteHint: 'What is to be approved, and why.',
   approverLabel: 'Approver',
@@ -194,6 +196,8 @@ const zh: Messages = {
   close: '关闭',
   titleLabel: '标题',
   titleHint: '最多 200 个字符。',
+  titleTooLong: (length, limit) =>
+    `共 ${length} 个字符，审批系统最多接受 ${limit} 个。请先缩短再提交。`,
   noteLabel: '说明',
   noteHint: '需要审批的内容和原因。',
   approverLabel: '审批人',
@@ -249,10 +253,10 @@ const zh: Messages = {
   serviceRefused: (said) => `审批系统拒绝了该申请：“${said}”。审批未发起，你填写的内容已保留。`,
   notSaved: (djbh) =>
     `审批 *${djbh}* 已在审批系统中发起，但本应用未能保存，审批结果不会同步到 Slack。请在审批系统中跟进。`,
+  // The service's own words are Chinese already: said once, not twice.
   status: (d) =>
-    `${{ pending: ':hourglass_flowing_sand: 待审批', approved: ':white_check_mark: 已同意', rejected: ':x: 已拒绝' }[d]} · ${SERVICE_WORDS[d]}`,
-  statusPlain: (d) =>
-    `${{ pending: '待审批', approved: '已同意', rejected: '已拒绝' }[d]} · ${SERVICE_WORDS[d]}`,
+    `${{ pending: ':hourglass_flowing_sand:', approved: ':white_check_mark:', rejected: ':x:' }[d]} ${SERVICE_WORDS[d]}`,
+  statusPlain: (d) => SERVICE_WORDS[d],
   requestHeader: '审批申请',
   requester: '申请人',
   approver: '审批人',
@@ -269,7 +273,7 @@ const zh: Messages = {
     `${requester} :grey_question: 审批系统已有一天不认识审批单 \`${djbh}\`，本应用已停止跟进。请联系审批系统的管理员。`,
   closedStatus: ':heavy_minus_sign: 已关闭，没有结果',
   notFollowedStatus: `:zzz: 本应用已停止跟进 · ${SERVICE_WORDS.pending}`,
-  backToPending: '该审批在审批系统中重新变为待审批。',
+  backToPending: '该审批在审批系统中重新变为待办。',
   aboutApproval: (title, djbh) =>
     `关于你的申请 *${title}* \`${djbh}\`（本应用已无法在其讨论串中发言）：`,
   gaveUp: (days) => `:zzz: ${days} 天内没有结果，本应用已停止跟进此审批。它在审批系统中仍然有效。`,
@@ -336,4 +340,8 @@ const MESSAGES: Record<Language, Messages> = { en, zh };
 
 export function messagesFor(locale: string | undefined): Messages {
   return MESSAGES[languageOf(locale)];
+}
+
+export function messagesIn(language: Language): Messages {
+  return MESSAGES[language];
 }

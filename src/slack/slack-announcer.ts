@@ -17,7 +17,7 @@ import {
   type SlackMessage,
 } from './blocks/request-message.ts';
 import type { HomePublisher } from './home-publisher.ts';
-import { messagesFor } from './i18n.ts';
+import { type Language, type Messages, messagesFor, messagesIn } from './i18n.ts';
 import type { Identities } from './identities.ts';
 import { ANNOUNCEMENT_EVENT } from './ids.ts';
 import type { SlackPeople } from './slack-people.ts';
@@ -33,6 +33,8 @@ export interface SlackAnnouncerOptions {
   /** Republished for requester and approver after their approval changed. */
   home?: HomePublisher;
   webUrl?: string;
+  /** The language of posts in channels and their threads; DMs speak their reader's locale. */
+  channelLanguage: Language;
   giveUpAfterDays: number;
   /** Where the approver's DM of an approval went, to edit it once decided. */
   sentDm?: (djbh: string) => Promise<Posted | undefined>;
@@ -60,9 +62,19 @@ const MAYBE_POSTED = new Set(['internal_error', 'fatal_error', 'request_timeout'
 const RECOVERY_SLACK_S = 15 * 60;
 const RECOVERY_MAX_PAGES = 50;
 
+/** A message in whichever language its destination reads. */
+type Compose = (t: Messages) => SlackMessage;
+
+// Slack's DM conversation ids start with D; a user id as channel is a DM too.
+const isDirect = (channel: string) => /^[DUW]/.test(channel);
+
 /** Posts announcements to Slack, each tagged with its id in message metadata. */
 export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
   const { client, people } = options;
+
+  /** Many read a channel: the workspace's language. One person reads a DM: their own. */
+  const languageAt = (channel: string, approval: TrackedApproval): Messages =>
+    isDirect(channel) ? messagesFor(approval.locale) : messagesIn(options.channelLanguage);
 
   async function post(
     attempt: AttemptClock,
@@ -116,10 +128,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   function toRequesterDm(
     attempt: AttemptClock,
     approval: TrackedApproval,
-    message: SlackMessage,
+    compose: Compose,
     a: Announcement,
   ): Promise<Posted> {
     const t = messagesFor(approval.locale);
+    const message = compose(t);
     const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
     return post(
       attempt,
@@ -137,15 +150,16 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   async function replyOrDm(
     attempt: AttemptClock,
     approval: TrackedApproval,
-    message: SlackMessage,
+    compose: Compose,
     a: Announcement,
   ): Promise<Posted> {
-    if (!approval.messageTs) return toRequesterDm(attempt, approval, message, a);
+    if (!approval.messageTs) return toRequesterDm(attempt, approval, compose, a);
+    const message = compose(languageAt(approval.channelId, approval));
     try {
       return await post(attempt, approval.channelId, message, a, approval.messageTs);
     } catch (error) {
       if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
-      return toRequesterDm(attempt, approval, message, a);
+      return toRequesterDm(attempt, approval, compose, a);
     }
   }
 
@@ -154,7 +168,6 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
     approval: TrackedApproval,
   ): Promise<Posted> {
-    const t = messagesFor(approval.locale);
     const thread = approval.messageTs ?? undefined;
     // An edit needs the DM we sent; nothing to edit when none was sent.
     const sent =
@@ -169,7 +182,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       return replyOrDm(
         attempt,
         approval,
-        buildTextReply(t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))),
+        (t) => buildTextReply(t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))),
         a,
       );
     }
@@ -205,17 +218,18 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     approval: TrackedApproval,
     attempt: AttemptClock,
   ): Promise<Posted> {
-    const t = messagesFor(approval.locale);
     const thread = approval.messageTs ?? undefined;
     const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
+    const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
     switch (a.kind) {
       case 'request': {
-        const message = buildRequestMessage(approval, t, options.webUrl);
+        const channel = approval.channelId;
         try {
-          return await post(attempt, approval.channelId, message, a);
+          return await post(attempt, channel, request(languageAt(channel, approval)), a);
         } catch (error) {
           if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
-          return post(attempt, approval.requesterSlackId, message, a);
+          const dm = approval.requesterSlackId;
+          return post(attempt, dm, request(languageAt(dm, approval)), a);
         }
       }
       case 'approver-dm':
@@ -226,6 +240,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const approver = personRef(approval.approverSlackId, approval.approverLogin);
         // Only worth saying in the thread; without one, the requester needs no note.
         if (!thread) return NOTHING_POSTED;
+        const t = languageAt(approval.channelId, approval);
         return post(
           attempt,
           approval.channelId,
@@ -239,24 +254,34 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           approval.approverSlackId,
           approval.decidedBy ?? approval.approverLogin,
         );
-        const reply = buildDecisionReply(a.decision ?? approval.decision, by, requester, t);
-        return replyOrDm(attempt, approval, reply, a);
+        const decision = a.decision ?? approval.decision;
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildDecisionReply(decision, by, requester, t),
+          a,
+        );
       }
       case 'gave-up':
-        return replyOrDm(attempt, approval, buildTextReply(t.gaveUp(options.giveUpAfterDays)), a);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildTextReply(t.gaveUp(options.giveUpAfterDays)),
+          a,
+        );
       case 'ended':
-        return replyOrDm(attempt, approval, buildTextReply(t.ended(requester)), a);
+        return replyOrDm(attempt, approval, (t) => buildTextReply(t.ended(requester)), a);
       case 'vanished':
         return replyOrDm(
           attempt,
           approval,
-          buildTextReply(t.vanished(requester, approval.djbh)),
+          (t) => buildTextReply(t.vanished(requester, approval.djbh)),
           a,
         );
       case 'parent-update': {
         // Editing is idempotent: it always shows the latest state, whichever change queued it.
         if (!thread) return NOTHING_POSTED;
-        const message = buildRequestMessage(approval, t, options.webUrl);
+        const message = request(languageAt(approval.channelId, approval));
         attempt.check();
         await client.chat.update({
           channel: approval.channelId,

@@ -49,6 +49,25 @@ describe('opening the modal', () => {
     expect(text).toContain('Suggested approver: Maria Lopez');
   });
 
+  it('prefills a title too long for the service whole, says so, and refuses it until shortened', async () => {
+    const hh = await harness();
+    const long = `${'Rack '.repeat(40)}X`; // 201 characters
+    const view = await hh.openModal('sam.taylor@corp.example', 'general', long);
+    const text = viewText(view);
+    expect(text).toContain(`"initial_value":"${long}"`);
+    expect(text).toContain('201 characters: the approval service takes at most 200');
+    const refused = await hh.slack.submitView(view.id, { note_input: 'n' });
+    expect(refused.errors).toEqual({
+      title: 'Too long for the approval service: 201 characters, at most 200.',
+    });
+    expect(hh.sim.approvals()).toEqual([]);
+    const fitted = await hh.slack.submitView(view.id, {
+      title_input: long.slice(0, 200),
+      note_input: 'n',
+    });
+    expect(fitted.errors).toBeUndefined();
+  });
+
   it('says there is no leader on record for the head of the product line', async () => {
     const hh = await harness();
     // Zhou Lan's Slack locale is zh-CN: she reads it in Chinese.

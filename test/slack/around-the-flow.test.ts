@@ -139,6 +139,8 @@ describe('subcommands', () => {
     const c = await command(hh, 'sam.taylor@corp.example', `status ${approval.djbh}`);
     const answer = await c.next();
     expect(answer.text).toContain(`Approval \`${approval.djbh}\`: Approved · 同意`);
+    const maria = hh.workspace.userByLogin('maria.lopez@corp.example').id;
+    expect(JSON.stringify(answer.blocks)).toContain(`Approver: <@${maria}>`);
     expect(JSON.stringify(answer.blocks)).toContain('New storage node');
     expect(JSON.stringify(answer.blocks)).toContain('/archives/');
   });
@@ -166,7 +168,10 @@ describe('subcommands', () => {
       await command(hh, 'sam.taylor@corp.example', `status ${started.data.djbh}`)
     ).next();
     expect(answer.text).toContain('Pending · 待办');
-    expect(JSON.stringify(answer.blocks)).toContain('maria.lopez@corp.example');
+    // Maria is on Slack: she is mentioned, not named by her e-mail.
+    const maria = hh.workspace.userByLogin('maria.lopez@corp.example').id;
+    expect(JSON.stringify(answer.blocks)).toContain(`Approver: <@${maria}>`);
+    expect(JSON.stringify(answer.blocks)).not.toContain('maria.lopez@corp.example');
   });
 
   it('says when the service does not know the number, or it is not a number', async () => {
@@ -360,15 +365,45 @@ describe('Chinese and English', () => {
     expect(en).toContain('Suggested approver');
   });
 
-  it('writes the thread in the requester’s language, always with the service’s own word', async () => {
+  it('writes channel messages in the workspace language, whoever asks', async () => {
     const hh = await harness();
     const { approval, parent } = await hh.startApproval('li.wei@corp.example');
-    expect(JSON.stringify(parent.blocks)).toContain('待审批 · 待办');
+    // APP_LANGUAGE is unset: English in #general, with the service's own word beside it.
+    expect(JSON.stringify(parent.blocks)).toContain('Approval request');
+    expect(JSON.stringify(parent.blocks)).toContain('Pending · 待办');
     hh.sim.decide(approval.djbh, 'refuse');
     await hh.app.poll();
     expect(hh.workspace.replies(parent.channel, parent.ts).at(-1)?.text).toContain(
-      '已拒绝 · 不同意',
+      'Rejected · 不同意',
     );
+  });
+
+  it('says each status once in Chinese when the workspace language is zh', async () => {
+    const hh = await harness({ env: { APP_LANGUAGE: 'zh' } });
+    const { approval, parent } = await hh.startApproval('sam.taylor@corp.example');
+    const blocks = JSON.stringify(parent.blocks);
+    expect(blocks).toContain('审批申请');
+    expect(blocks).toContain(':hourglass_flowing_sand: 待办');
+    expect(blocks).not.toContain('待审批');
+    hh.sim.decide(approval.djbh, 'refuse');
+    await hh.app.poll();
+    const reply = hh.workspace.replies(parent.channel, parent.ts).at(-1)?.text ?? '';
+    expect(reply).toContain('不同意');
+    expect(reply).not.toContain('已拒绝');
+  });
+
+  it('writes a request in the requester’s DM in their own language', async () => {
+    const hh = await harness();
+    const li = hh.workspace.userByLogin('li.wei@corp.example').id;
+    const { approval, parent } = await hh.startApproval(
+      'li.wei@corp.example',
+      hh.workspace.appDm(li).name,
+    );
+    expect(parent.channel).toMatch(/^D/);
+    expect(JSON.stringify(parent.blocks)).toContain('审批申请');
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    expect(hh.workspace.replies(parent.channel, parent.ts).at(-1)?.text).toContain('同意');
   });
 
   it('answers help in Chinese to a zh-CN person', async () => {

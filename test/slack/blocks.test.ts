@@ -153,8 +153,8 @@ describe('hostile text through every builder', () => {
           buildTextReply(t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))),
           buildStatusMessage(
             a.djbh,
-            { ended: true, decision: 'approved', unknown: false, approver: a.approverLogin },
-            a,
+            'approved',
+            { tracked: a, approver: personRef(null, a.approverLogin) },
             t,
           ),
           buildListMessage(Array(10).fill(a), { approvals: Array(10).fill(a), total: 30 }, t),

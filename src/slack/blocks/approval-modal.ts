@@ -32,6 +32,8 @@ export const TITLE_MAX = 200;
 // Slack caps plain_text_input at 3000 characters; the service takes more (20,000, or 5,000 on
 // older installs), which matters once emoji become :short_name: (checked in prepareApproval).
 export const NOTE_MAX = 3000;
+/** The most any plain_text_input holds in Slack. */
+const INPUT_MAX = 3000;
 
 /** The request form. Block and action ids stay the same across updates so Slack keeps what was typed. */
 export function buildApprovalModal(state: ApprovalModalState, t: Messages): ModalView {
@@ -47,14 +49,7 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
     });
   }
   blocks.push(
-    textInputBlock({
-      blockId: BLOCK.title,
-      actionId: ACTION.title,
-      label: t.titleLabel,
-      hint: t.titleHint,
-      maxLength: TITLE_MAX,
-      value: state.title,
-    }),
+    titleBlock(state.title, t),
     textInputBlock({
       blockId: BLOCK.note,
       actionId: ACTION.note,
@@ -102,6 +97,24 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
   };
 }
 
+/**
+ * The title field. A prefilled title longer than the service takes (`/approve <long text>`) is
+ * shown whole, never cut: the field makes room for it and its hint says what to shorten; the
+ * submission refuses it with a field error until it fits.
+ */
+function titleBlock(title: string, t: Messages): KnownBlock {
+  const length = [...title].length;
+  const tooLong = length > TITLE_MAX;
+  return textInputBlock({
+    blockId: BLOCK.title,
+    actionId: ACTION.title,
+    label: t.titleLabel,
+    hint: tooLong ? t.titleTooLong(length, TITLE_MAX) : t.titleHint,
+    maxLength: tooLong ? Math.min(length, INPUT_MAX) : TITLE_MAX,
+    value: title,
+  });
+}
+
 /** A modal with only text and a Close button: "submitting…", "started", or a failure. */
 export function buildMessageModal(lines: string[], t: Messages, title = t.modalTitle): ModalView {
   return {
@@ -133,7 +146,10 @@ export function bannerBlock(text: string): KnownBlock {
   };
 }
 
-/** A plain-text input block; the prefilled value is cut to what the input can hold. */
+/**
+ * A plain-text input block. A prefilled value must fit `maxLength` (Slack refuses or cuts a longer
+ * one); only beyond Slack's own 3000 is it cut, which no title or login reaches.
+ */
 export function textInputBlock(input: {
   blockId: string;
   actionId: string;

@@ -1,6 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Page } from '../../approvals/approval-store.ts';
-import type { ApprovalStatus } from '../../approvals/approval-types.ts';
+import type { Decision } from '../../approvals/approval-types.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
@@ -21,24 +21,28 @@ export function buildTextMessage(text: string): SlackMessage {
 /** `/approve status`: what the service says now, with the app's own record when it has one. */
 export function buildStatusMessage(
   djbh: string,
-  status: ApprovalStatus,
-  tracked: TrackedApproval | undefined,
+  decision: Decision,
+  about: {
+    tracked?: TrackedApproval | undefined;
+    /** mrkdwn: a mention, or the escaped login of someone not on Slack. */
+    approver?: string | undefined;
+    link?: string | undefined;
+  },
   t: Messages,
-  threadLink?: string,
 ): SlackMessage {
-  const line = t.statusOf(djbh, t.status(status.decision));
+  const line = t.statusOf(djbh, t.status(decision));
   const details: string[] = [];
-  if (tracked) details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(tracked.title), 1000)));
-  const approver = status.approver ?? tracked?.approverLogin;
-  if (approver) details.push(t.statusApprover(escapeMrkdwn(approver)));
-  if (threadLink) details.push(`<${threadLink}|${t.threadLink}>`);
+  if (about.tracked)
+    details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(about.tracked.title), 1000)));
+  if (about.approver) details.push(t.statusApprover(about.approver));
+  if (about.link) details.push(`<${about.link}|${t.threadLink}>`);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: line } }];
   if (details.length > 0)
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: fitMrkdwn(details.join(' · '), FIELD_MAX) }],
     });
-  return { text: t.statusOf(djbh, t.statusPlain(status.decision)), blocks };
+  return { text: t.statusOf(djbh, t.statusPlain(decision)), blocks };
 }
 
 const LIST_ROWS = 10;

@@ -1,7 +1,8 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
-import { escapeMrkdwn } from '../../blocks/request-message.ts';
+import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
 import {
   buildLinkModal,
   buildListMessage,
@@ -44,6 +45,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     const status = await deps.service.getStatus(djbh);
     if (status.unknown) return reply(args, buildTextMessage(t.statusUnknown(djbh)));
     const tracked = await deps.store.getApproval(djbh);
+    const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin, tracked);
     let link: string | undefined;
     if (tracked?.messageTs) {
       link = await args.client.chat
@@ -53,7 +55,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
           () => undefined,
         );
     }
-    return reply(args, buildStatusMessage(djbh, status, tracked, t, link));
+    return reply(args, buildStatusMessage(djbh, status.decision, { tracked, approver, link }, t));
   } catch (error) {
     logFailure(deps.logger, error, { djbh }, 'status subcommand failed');
     const text =
@@ -62,6 +64,20 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
         : t.serviceUnavailableNow;
     return reply(args, buildTextMessage(text));
   }
+}
+
+/** The approver as a mention when they are on Slack, else their service login. */
+async function approverRef(
+  deps: Pick<Deps, 'identities'>,
+  login: string | undefined,
+  tracked: TrackedApproval | undefined,
+): Promise<string | undefined> {
+  if (!login) return undefined;
+  if (tracked?.approverSlackId && tracked.approverLogin === login)
+    return personRef(tracked.approverSlackId, login);
+  // Someone the app did not start, or a service that names another approver: look them up.
+  const slackId = await deps.identities.slackUserOf(login).catch(() => null);
+  return personRef(slackId, login);
 }
 
 /** `/approve list`: my open requests and what waits for me, from the app's own records. */
