@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { search } from 'node-emoji';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import type { SlackRequester } from './slack-requests.ts';
@@ -29,12 +30,16 @@ export function createSandboxRoutes(deps: {
     '/sandbox/app.js': 'app.js',
     '/sandbox/block-kit.js': 'block-kit.js',
     '/sandbox/styles.css': 'styles.css',
+    '/sandbox/favicon.svg': 'favicon.svg',
   };
   const types: Record<string, string> = {
     html: 'text/html',
     js: 'text/javascript',
     css: 'text/css',
+    svg: 'image/svg+xml',
   };
+  // Slack's emoji names (the same data the app writes emoji with), for the page to draw them.
+  const emoji = JSON.stringify(Object.fromEntries(search('').map((e) => [e.name, e.emoji])));
 
   function json(res: ServerResponse, status: number, body: unknown): void {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
@@ -71,6 +76,7 @@ export function createSandboxRoutes(deps: {
         threadTs: m.threadTs ?? null,
         ephemeral: Boolean(m.ephemeralTo),
         edited: Boolean(m.edited),
+        subtype: m.subtype ?? null,
       }));
     const views = [...workspace.views.values()]
       .filter((v) => v.user === userId)
@@ -78,6 +84,7 @@ export function createSandboxRoutes(deps: {
     return {
       me: userId,
       botUserId: workspace.botUserId,
+      slackbotId: workspace.slackbotId,
       people,
       channels,
       messages,
@@ -120,10 +127,14 @@ export function createSandboxRoutes(deps: {
       return { ok: true };
     }
     const [command = '', ...rest] = text.split(/\s+/);
+    if (command === '/invite') return { ok: invite(user, channel, rest.join(' ')) };
     if (command !== '/approve') {
-      workspace.respond(user, channel, {
-        text: `${command} is not a command in this workspace. Try /approve.`,
-      });
+      // Slack, not the app, answers a command no app in the workspace has.
+      workspace.slackbotSays(
+        user,
+        channel,
+        `\`${command}\` is not a valid command. In Slack, all messages that start with "/" are interpreted as commands; this workspace has /approve and /invite.`,
+      );
       return { ok: false };
     }
     const response = await deps.slack().command(user, channel, rest.join(' '), command);
@@ -131,8 +142,34 @@ export function createSandboxRoutes(deps: {
     if (response.json?.text || response.json?.blocks)
       workspace.respond(user, channel, response.json);
     if (response.status !== 200)
-      workspace.respond(user, channel, { text: `/approve failed with status ${response.status}.` });
+      workspace.slackbotSays(
+        user,
+        channel,
+        `${command} failed with the error "dispatch_failed" (the app answered ${response.status}).`,
+      );
     return { ok: response.status === 200 };
+  }
+
+  /** Slack's `/invite @name`: adds a person or the app to the channel it is typed in. */
+  function invite(user: string, channelId: string, who: string): boolean {
+    const channel = workspace.channels.get(channelId);
+    const say = (text: string) => {
+      workspace.slackbotSays(user, channelId, text);
+      return false;
+    };
+    if (!channel || channel.kind === 'im') return say('You can only invite to a channel.');
+    const name = who.replace(/^@/, '').trim().toLowerCase();
+    if (!name) return say('Usage: `/invite @name`, for example `/invite @Approvals`.');
+    const invited = [...workspace.users.values()].find(
+      (u) =>
+        u.id !== workspace.slackbotId &&
+        [u.name, u.realName, u.email ?? ''].some((n) => n.toLowerCase() === name),
+    );
+    if (!invited) return say(`No one called ${who} is in this workspace.`);
+    if (channel.members.has(invited.id))
+      return say(`<@${invited.id}> is already in <#${channel.id}>.`);
+    workspace.invite(user, channel.id, invited.id);
+    return true;
   }
 
   async function proxySimulator(
@@ -162,6 +199,11 @@ export function createSandboxRoutes(deps: {
       res.end(await readFile(new URL(asset, page)));
       return;
     }
+    if (req.method === 'GET' && path === '/sandbox/emoji.json') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(emoji);
+      return;
+    }
     if (await routeSlackSide(workspace, req, res)) return;
     if (path.startsWith('/simulator/api/')) {
       const refused = req.method === 'GET' ? undefined : foreignRequest(req);
@@ -188,6 +230,10 @@ export function createSandboxRoutes(deps: {
     if (refused) return json(res, 403, { error: refused });
     const b = await body(req);
     if (path === '/sandbox/api/message') return json(res, 200, await message(b));
+    if (path === '/sandbox/api/session') {
+      workspace.forgetClient(String(b.user ?? ''));
+      return json(res, 200, { ok: true });
+    }
     const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close)$/.exec(path);
     if (viewAction) {
       const [, viewId = '', action] = viewAction;
@@ -195,6 +241,9 @@ export function createSandboxRoutes(deps: {
         workspace.closeView(viewId);
         return json(res, 200, { ok: true });
       }
+      // Already submitted and closed (a second click), or gone with a reload.
+      if (!workspace.views.has(viewId))
+        return json(res, 409, { ok: false, error: 'This form is no longer open.' });
       const result = await deps
         .slack()
         .submitView(viewId, (b.values ?? {}) as Record<string, string | undefined>);

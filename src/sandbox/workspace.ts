@@ -36,6 +36,8 @@ export interface Message {
   edited?: boolean;
   /** Ephemeral messages are seen by one person and never stored by Slack. */
   ephemeralTo?: string;
+  /** Slack's own notices in a channel, e.g. someone joining it. */
+  subtype?: 'channel_join';
 }
 
 export interface View {
@@ -77,6 +79,8 @@ export class Workspace {
   readonly teamId: string;
   readonly botUserId = 'U0APPROVALS';
   readonly botId = 'B0APPROVALS';
+  /** Slack's own voice: it answers commands no app handles. */
+  readonly slackbotId = 'USLACKBOT';
   readonly botToken = `xoxb-sandbox-${randomBytes(8).toString('hex')}`;
   /** The app-level token that apps.connections.open takes (Socket Mode). */
   readonly appToken = `xapp-sandbox-${randomBytes(8).toString('hex')}`;
@@ -104,6 +108,14 @@ export class Workspace {
       id: this.botUserId,
       name: 'approvals',
       realName: 'Approvals',
+      email: null,
+      locale: 'en-US',
+      isBot: true,
+    });
+    this.users.set(this.slackbotId, {
+      id: this.slackbotId,
+      name: 'slackbot',
+      realName: 'Slackbot',
       email: null,
       locale: 'en-US',
       isBot: true,
@@ -209,6 +221,48 @@ export class Workspace {
     this.messages.push(message);
     this.calls.push({ method: 'response_url', args: body, at: this.now(), response: { ok: true } });
     this.emit('message');
+  }
+
+  /** What Slack itself tells one person in a channel, e.g. about a command it does not know. */
+  slackbotSays(userId: string, channelId: string, text: string): void {
+    this.messages.push({
+      channel: channelId,
+      ts: this.nextTs(),
+      user: this.slackbotId,
+      text,
+      blocks: [],
+      ephemeralTo: userId,
+    });
+    this.emit('message');
+  }
+
+  /**
+   * `/invite @someone` in a channel, as Slack runs it: the person (or the app) joins and the
+   * channel shows that they joined.
+   */
+  invite(byUserId: string, channelId: string, userId: string): void {
+    const channel = this.requireChannel(channelId);
+    channel.members.add(userId);
+    this.messages.push({
+      channel: channel.id,
+      ts: this.nextTs(),
+      user: userId,
+      text: `<@${userId}> has joined the channel. Added by <@${byUserId}>.`,
+      blocks: [],
+      subtype: 'channel_join',
+    });
+    this.emit('message');
+  }
+
+  /**
+   * A Slack client reloaded: what lived only in it goes (its open modals, the ephemeral messages
+   * it was shown), as in Slack, where neither survives a reload.
+   */
+  forgetClient(userId: string): void {
+    for (const [id, view] of this.views) if (view.user === userId) this.views.delete(id);
+    for (let i = this.messages.length - 1; i >= 0; i--)
+      if (this.messages[i]?.ephemeralTo === userId) this.messages.splice(i, 1);
+    this.emit('view');
   }
 
   /** Ephemeral messages a person sees in a channel, oldest first. */
@@ -361,7 +415,8 @@ export class Workspace {
   /** What Slack does with `response_action: update` in a view_submission ack. */
   replaceView(viewId: string, view: Json): void {
     const stored = this.views.get(viewId);
-    if (!stored) throw new Error(`no view ${viewId}`);
+    // The person closed it meanwhile; Slack drops the update.
+    if (!stored) return;
     stored.view = this.parseView(view);
     stored.hash = this.hash();
     this.emit('view');
@@ -510,6 +565,7 @@ export class Workspace {
       blocks: m.blocks,
       ts: m.ts,
       ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      ...(m.subtype ? { subtype: m.subtype } : {}),
       ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
     };
   }

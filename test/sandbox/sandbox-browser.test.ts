@@ -60,9 +60,40 @@ describe.skipIf(skipReason)(
 
     const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`) });
 
-    it('starts an approval with /approve, shows the decision in the thread, and opens App Home', async () => {
+    /** Who is on the page: the first person whose label starts with `name`. */
+    async function beAs(name: string) {
       await page.goto(sandbox.url);
-      await page.getByLabel('You are').selectOption({ label: 'Sam Taylor · en-US' });
+      await page.locator('body[data-ready="true"]').waitFor();
+      const option = page.locator('#who option').filter({ hasText: name });
+      await page.getByLabel('You are').selectOption({ label: (await option.textContent()) ?? '' });
+    }
+
+    async function type(text: string) {
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill(text);
+      await box.press('Enter');
+      await expect.poll(() => box.inputValue()).toBe('');
+    }
+
+    /** Types a command that opens the form, waits for it to be filled in, and writes the note. */
+    async function openForm(command: string, note: string) {
+      await type(command);
+      const modal = page.getByRole('dialog');
+      await expect
+        .poll(() => modal.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByLabel('Note').fill(note);
+      return modal;
+    }
+
+    /** The box of an element, or null when it is not laid out. */
+    const box = (selector: string) => page.locator(selector).last().boundingBox();
+    const viewport = { width: 1440, height: 900 };
+    const inView = (b: { x: number; y: number; width: number; height: number } | null) =>
+      b !== null && b.height > 0 && b.y >= 0 && b.y + b.height <= viewport.height;
+
+    it('starts an approval with /approve, shows the decision in the thread, and opens App Home', async () => {
+      await beAs('Sam Taylor');
       await expect.poll(() => page.locator('#title').textContent()).toBe('# general');
       await shot('1-channel');
 
@@ -137,6 +168,170 @@ describe.skipIf(skipReason)(
       await expect.poll(() => page.locator('#title').textContent()).toBe('# general');
       await shot('6-approver-dm-thread');
     }, 90_000);
+
+    it('keeps the header, the composer and the latest message in view in a long channel, with a thread and the service panel side by side', async () => {
+      await beAs('Sam Taylor');
+      await page.locator('#channels button', { hasText: 'general' }).click();
+      for (let i = 1; i <= 20; i++) await type(`Status line ${i} of the storage migration`);
+      const last = page.locator('#messages article').filter({ hasText: 'Status line 20 of' });
+      await expect.poll(() => last.count()).toBe(1);
+
+      const checkLayout = async ({ latestInView = true } = {}) => {
+        // The page itself does not scroll; the message list does.
+        expect(
+          await page.evaluate(() => document.scrollingElement?.scrollHeight ?? 0),
+        ).toBeLessThanOrEqual(viewport.height);
+        expect(inView(await box('#title'))).toBe(true);
+        expect(inView(await box('#who'))).toBe(true);
+        expect(inView(await box('#composer-input'))).toBe(true);
+        if (!latestInView) return;
+        const list = await box('#messages');
+        const latest = await last.boundingBox();
+        expect(latest && list && latest.y + latest.height <= list.y + list.height + 1).toBe(true);
+        expect(latest && list && latest.y >= list.y).toBe(true);
+      };
+      await expect.poll(async () => inView(await last.boundingBox())).toBe(true);
+      await checkLayout();
+      await shot('7-long-channel');
+
+      // A channel opens at its latest message, after a reload too.
+      await page.reload();
+      await page.locator('body[data-ready="true"]').waitFor();
+      await expect.poll(async () => inView(await last.boundingBox())).toBe(true);
+      await checkLayout();
+
+      // A thread opens beside the channel; the approval service panel stays in view below it.
+      const first = page.locator('#messages article').filter({ hasText: 'Status line 1 of' });
+      const ts = (await first.getAttribute('data-ts')) ?? '';
+      const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+      const general = sandbox.workspace.channelByName('general').id;
+      sandbox.workspace.postAsUser(sam, general, 'Moved to Tuesday.', ts);
+      await first.getByRole('button', { name: '1 reply' }).click();
+      await expect.poll(async () => inView(await box('#thread-input'))).toBe(true);
+      expect(inView(await box('#service h2'))).toBe(true);
+      // Scrolled up to the first message to open its thread: the list stays where the person put it.
+      await checkLayout({ latestInView: false });
+      await shot('7b-thread-and-service');
+    }, 60_000);
+
+    it('submits the form once when Submit is double-clicked, and shows the confirmation', async () => {
+      const failures: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() >= 500) failures.push(`${r.status()} ${r.url()}`);
+      });
+      await beAs('Sam Taylor');
+      const modal = await openForm('/approve Double-clicked request', 'Clicked twice in a hurry.');
+      await modal.getByRole('button', { name: 'Submit' }).dblclick();
+      await expect
+        .poll(() => modal.getByText(/Approval \S+ started/).count(), { timeout: 10_000 })
+        .toBe(1);
+      expect(
+        sandbox.simulator.approvals().filter((a) => a.title === 'Double-clicked request'),
+      ).toHaveLength(1);
+      expect(failures).toEqual([]);
+      await shot('8-double-click');
+
+      // The service panel's two decisions are the same size; the page has its icon.
+      const card = page.locator('.approval').filter({ hasText: 'Double-clicked request' });
+      const agree = await card.getByRole('button', { name: 'Agree' }).boundingBox();
+      const refuse = await card.getByRole('button', { name: 'Refuse' }).boundingBox();
+      expect(agree && refuse && [agree.width, agree.height]).toEqual(
+        refuse && [refuse.width, refuse.height],
+      );
+      const icon = await page.evaluate(async () => {
+        const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href ?? '';
+        const r = await fetch(href);
+        return `${r.status} ${r.headers.get('content-type')}`;
+      });
+      expect(icon).toBe('200 image/svg+xml; charset=utf-8');
+    }, 60_000);
+
+    it('answers an unknown command as Slackbot, adds the app to a channel with /invite, and forgets forms and ephemeral messages on reload', async () => {
+      await beAs('Sam Taylor');
+      const random = page.locator('#channels button', { hasText: 'random' });
+      await expect.poll(() => random.textContent()).toContain('app not in channel');
+      await random.click();
+      await expect.poll(() => page.locator('#title').textContent()).toBe('# random');
+
+      await type('/frobnicate now');
+      const slackbot = page.locator('#messages article').filter({ hasText: 'Slackbot' });
+      await expect.poll(() => slackbot.textContent()).toContain('is not a valid command');
+      await expect.poll(() => slackbot.textContent()).toContain('Only visible to you');
+      expect(await page.locator('#messages article .app-tag').count()).toBe(0);
+
+      await type('/invite @Approvals');
+      await expect
+        .poll(() => page.locator('#messages').textContent())
+        .toContain('@Approvals has joined the channel');
+      await expect.poll(() => random.textContent()).not.toContain('app not in channel');
+
+      const modal = await openForm('/approve Monitors for the NOC', 'Two 27-inch monitors.');
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => modal.getByText(/posted in #random/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByRole('button', { name: 'Close' }).first().click();
+      await expect
+        .poll(
+          () =>
+            page
+              .locator('#messages article')
+              .filter({ hasText: 'Approval request: Monitors for the NOC' })
+              .count(),
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      await shot('9-invite');
+
+      // An open form and an answer only Sam saw do not survive a reload, as in Slack.
+      await type('/approve Left open');
+      await expect.poll(() => page.getByRole('dialog').count(), { timeout: 10_000 }).toBe(1);
+      await page.reload();
+      await page.locator('body[data-ready="true"]').waitFor();
+      await page.locator('#channels button', { hasText: 'random' }).click();
+      await expect.poll(() => page.locator('#title').textContent()).toBe('# random');
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      expect(await page.locator('#messages article.ephemeral').count()).toBe(0);
+      const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+      expect([...sandbox.workspace.views.values()].filter((v) => v.user === sam)).toEqual([]);
+    }, 60_000);
+
+    it('shows the form in Chinese to a zh-CN person, draws emoji in the header, and keeps a too-long title whole', async () => {
+      await beAs('Li Wei');
+      await type('/approve :pizza: 团队午餐');
+      const modal = page.getByRole('dialog', { name: '发起审批' });
+      await expect.poll(() => modal.getByText('建议审批人').count(), { timeout: 10_000 }).toBe(1);
+      expect(await modal.getByLabel('标题').inputValue()).toBe(':pizza: 团队午餐');
+      expect(await modal.getByLabel('审批人').locator('option').first().textContent()).toBe(
+        '选择一个人…',
+      );
+      expect(await modal.getByRole('button', { name: '提交' }).count()).toBe(1);
+      await shot('10-chinese-form');
+      await modal.getByLabel('说明').fill('周五的团队午餐。');
+      await modal.getByRole('button', { name: '提交' }).click();
+      await expect.poll(() => modal.getByText(/已发起/).count(), { timeout: 10_000 }).toBe(1);
+      await modal.getByRole('button', { name: '关闭' }).first().click();
+      // The channel reads the workspace's language (English here); Slack draws :pizza: as 🍕.
+      const header = page
+        .locator('#messages article .bk-header')
+        .filter({ hasText: 'Approval request: 🍕 团队午餐' });
+      await expect.poll(() => header.count(), { timeout: 10_000 }).toBe(1);
+      expect(await page.locator('#messages').textContent()).not.toContain(':pizza:');
+
+      const long = `${'机架'.repeat(100)}X`;
+      await type(`/approve ${long}`);
+      const form = page.getByRole('dialog', { name: '发起审批' });
+      await expect.poll(() => form.getByLabel('标题').inputValue(), { timeout: 10_000 }).toBe(long);
+      await expect
+        .poll(() => form.locator('[data-block="title"] .hint').textContent())
+        .toContain('共 201 个字符');
+      await form.getByLabel('说明').fill('太长的标题。');
+      await form.getByRole('button', { name: '提交' }).click();
+      await expect
+        .poll(() => form.locator('[data-block="title"] [role="alert"]').textContent())
+        .toContain('201');
+      await shot('11-long-title');
+    }, 60_000);
 
     it('renders mrkdwn as text nodes, so nothing in a message becomes markup', async () => {
       await page.goto(sandbox.url);

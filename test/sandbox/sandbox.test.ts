@@ -40,7 +40,7 @@ const state = (user: string) =>
   fetch(`${sandbox.url}/sandbox/api/state?user=${user}`).then(
     (r) =>
       r.json() as Promise<{
-        messages: Array<{ text: string; ephemeral: boolean; channel: string }>;
+        messages: Array<{ text: string; ephemeral: boolean; channel: string; user: string }>;
         views: Array<{ id: string; view: { blocks: unknown[] } }>;
         channels: Array<{ id: string; kind: string }>;
       }>,
@@ -103,16 +103,51 @@ describe('the sandbox server', () => {
     expect(maria.messages.some((m) => m.text.includes('/approve status'))).toBe(false);
   });
 
-  it('says so for a command the workspace does not have', async () => {
+  it('answers a command the workspace does not have as Slackbot, only to the person', async () => {
     const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
     await post('/sandbox/api/message', {
       user: sam,
       channel: sandbox.workspace.channelByName('general').id,
       text: '/weather',
     });
-    expect(
-      (await state(sam)).messages.some((m) => m.text.includes('/weather is not a command')),
-    ).toBe(true);
+    const answer = (await state(sam)).messages.find((m) => m.text.includes('/weather'));
+    expect(answer).toMatchObject({ user: 'USLACKBOT', ephemeral: true });
+    expect(answer?.text).toContain('is not a valid command');
+  });
+
+  it('adds the app to a channel with /invite, and says who is in already', async () => {
+    const sam = sandbox.workspace.userByLogin('sam.taylor@corp.example').id;
+    const random = sandbox.workspace.channelByName('random');
+    const say = (text: string) =>
+      post('/sandbox/api/message', { user: sam, channel: random.id, text });
+    expect(random.members.has(sandbox.workspace.botUserId)).toBe(false);
+    await say('/invite @Approvals');
+    expect(random.members.has(sandbox.workspace.botUserId)).toBe(true);
+    expect(sandbox.workspace.history(random.id).at(-1)?.text).toContain('has joined the channel');
+    await say('/invite @approvals');
+    expect((await state(sam)).messages.at(-1)?.text).toContain('is already in');
+    await say('/invite @nobody');
+    expect((await state(sam)).messages.at(-1)?.text).toContain('No one called @nobody');
+  });
+
+  it('forgets a reloaded client’s open forms and ephemeral messages, and refuses a second submit', async () => {
+    const priya = sandbox.workspace.userByLogin('priya.nair@corp.example').id;
+    const general = sandbox.workspace.channelByName('general').id;
+    await post('/sandbox/api/message', { user: priya, channel: general, text: '/approve help' });
+    await post('/sandbox/api/message', { user: priya, channel: general, text: '/approve Desk' });
+    const view = await waitFor(async () => (await state(priya)).views[0]);
+    expect((await state(priya)).messages.some((m) => m.ephemeral)).toBe(true);
+    await post('/sandbox/api/session', { user: priya });
+    const after = await state(priya);
+    expect(after.views).toEqual([]);
+    expect(after.messages.some((m) => m.ephemeral)).toBe(false);
+    const late = await fetch(`${sandbox.url}/sandbox/api/views/${view.id}/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ values: {} }),
+    });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toEqual({ ok: false, error: 'This form is no longer open.' });
   });
 
   it('opens the app’s modal, submits it and shows the approval in the service panel', async () => {

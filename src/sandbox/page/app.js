@@ -1,4 +1,4 @@
-import { collectValues, el, mrkdwn, renderBlocks } from '/sandbox/block-kit.js';
+import { collectValues, el, mrkdwn, renderBlocks, useEmoji } from '/sandbox/block-kit.js';
 
 // The sandbox page: plays the Slack client for one person at a time. Everything it does goes to
 // the sandbox server, which turns it into what Slack would send the app.
@@ -53,7 +53,15 @@ const initials = (name) =>
     .toUpperCase();
 
 function messageNode(m, { inThread = false } = {}) {
+  if (m.subtype === 'channel_join')
+    return el(
+      'article',
+      { class: 'message notice', 'data-ts': m.ts },
+      el('div', {}),
+      el('div', { class: 'notice-text' }, mrkdwn(m.text, ctx())),
+    );
   const isBot = m.user === state.data.botUserId;
+  const isSlackbot = m.user === state.data.slackbotId;
   const name = isBot ? 'Approvals' : (names().get(m.user) ?? m.user);
   const replies = inThread
     ? []
@@ -67,12 +75,13 @@ function messageNode(m, { inThread = false } = {}) {
     el(
       'div',
       {
-        class: `avatar${isBot ? ' bot' : ''}`,
-        style: isBot
-          ? null
-          : `background:hsl(${[...name].reduce((a, c) => a + c.charCodeAt(0), 0) % 360} 45% 55%)`,
+        class: `avatar${isBot ? ' bot' : ''}${isSlackbot ? ' slackbot' : ''}`,
+        style:
+          isBot || isSlackbot
+            ? null
+            : `background:hsl(${[...name].reduce((a, c) => a + c.charCodeAt(0), 0) % 360} 45% 55%)`,
       },
-      isBot ? '✓' : initials(name),
+      isBot ? '✓' : isSlackbot ? '✱' : initials(name),
     ),
     el(
       'div',
@@ -178,7 +187,10 @@ function renderMain() {
   }
   const list = state.data.messages.filter((m) => m.channel === channel?.id && !m.threadTs);
   const box = $('messages');
-  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  // A channel opens at its latest message; new ones keep it there unless the person scrolled up.
+  const atBottom =
+    box.dataset.channel !== channel?.id || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  box.dataset.channel = channel?.id ?? '';
   box.replaceChildren(
     ...(list.length
       ? list.map((m) => messageNode(m))
@@ -196,9 +208,13 @@ function renderThread() {
   const pane = $('thread');
   if (!state.thread) {
     pane.hidden = true;
-    $('service').hidden = false;
     return;
   }
+  const list = $('thread-messages');
+  const atBottom =
+    list.dataset.thread !== state.thread.ts ||
+    list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  list.dataset.thread = state.thread.ts;
   const parent =
     state.data.messages.find(
       (m) => m.ts === state.thread.ts && m.channel === state.thread.channel,
@@ -206,13 +222,13 @@ function renderThread() {
   const replies = state.data.messages.filter(
     (m) => m.threadTs === parent.ts && m.channel === parent.channel,
   );
-  $('thread-messages').replaceChildren(
+  list.replaceChildren(
     messageNode(parent, { inThread: true }),
     el('hr', { class: 'bk-divider' }),
     ...replies.map((m) => messageNode(m, { inThread: true })),
   );
   pane.hidden = false;
-  $('service').hidden = true;
+  if (atBottom) list.scrollTop = list.scrollHeight;
 }
 
 let shownModal = '';
@@ -266,10 +282,20 @@ function renderModal() {
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const result = await api(`/sandbox/api/views/${open.id}/submit`, {
-      values: collectValues(body),
-    });
-    state.errors[open.id] = result.errors ?? {};
+    // Like Slack, one submission at a time: the button waits until the app has answered.
+    const submit = form.querySelector('button.submit');
+    if (!submit || submit.disabled) return;
+    submit.disabled = true;
+    form.setAttribute('aria-busy', 'true');
+    try {
+      const result = await api(`/sandbox/api/views/${open.id}/submit`, {
+        values: collectValues(body),
+      });
+      state.errors[open.id] = result.errors ?? {};
+    } finally {
+      submit.disabled = false;
+      form.removeAttribute('aria-busy');
+    }
     await refresh();
   });
   // Like Slack, an update of the same modal keeps what the person typed in inputs whose block and
@@ -324,16 +350,21 @@ async function renderApprovals() {
             a.decision === 'pending'
               ? el(
                   'div',
-                  { class: 'buttons' },
+                  { class: 'decide' },
+                  el('span', { class: 'as' }, `Decide as ${who(a.approver)}:`),
                   el(
-                    'button',
-                    { class: 'bk-button primary', onclick: () => decide(a.djbh, 'agree') },
-                    `Agree as ${who(a.approver)}`,
-                  ),
-                  el(
-                    'button',
-                    { class: 'bk-button danger', onclick: () => decide(a.djbh, 'refuse') },
-                    'Refuse',
+                    'div',
+                    { class: 'buttons' },
+                    el(
+                      'button',
+                      { class: 'bk-button primary', onclick: () => decide(a.djbh, 'agree') },
+                      'Agree',
+                    ),
+                    el(
+                      'button',
+                      { class: 'bk-button danger', onclick: () => decide(a.djbh, 'refuse') },
+                      'Refuse',
+                    ),
                   ),
                 )
               : null,
@@ -397,6 +428,9 @@ async function send(input, threadTs) {
     text,
     ...(threadTs ? { threadTs } : {}),
   });
+  // What you send is what you want to see: jump to it, as Slack does.
+  $('messages').dataset.channel = '';
+  if (threadTs) $('thread-messages').dataset.thread = '';
   await refresh();
 }
 
@@ -441,8 +475,13 @@ async function start() {
     state.thread = null;
     renderThread();
   });
+  // Everything above is synchronous, so no choice the person makes meanwhile goes unheard.
+  useEmoji(await (await fetch('/sandbox/emoji.json')).json());
+  // A reload is a new Slack client: open forms and messages only you saw do not come back.
+  await api('/sandbox/api/session', { user: state.me });
   await refresh();
   await renderApprovals();
+  document.body.dataset.ready = 'true';
   // Live: the workspace says when anything changes; the service panel follows along.
   let pending = false;
   new EventSource('/sandbox/api/events').onmessage = () => {

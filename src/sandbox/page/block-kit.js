@@ -1,6 +1,8 @@
 // Renders the Block Kit the app sends (header, section, context, divider, actions, input with
 // plain text, select and user select) as Slack shows it, with Slack's mrkdwn.
 
+// Slack's emoji names; the page loads the full table (useEmoji) and these cover the app's own
+// until it has, plus Slack's aliases the table spells differently.
 const EMOJI = {
   hourglass_flowing_sand: '⏳',
   white_check_mark: '✅',
@@ -9,14 +11,16 @@ const EMOJI = {
   office: '🏢',
   bell: '🔔',
   zzz: '💤',
-  link: '🔗',
-  rocket: '🚀',
-  '+1': '👍',
-  tada: '🎉',
-  heart: '❤️',
-  smile: '😄',
-  eyes: '👀',
+  heavy_minus_sign: '➖',
+  grey_question: '❔',
+  thumbsup: '👍',
+  thumbsdown: '👎',
 };
+
+/** Adds emoji names (name → character) to the ones the page draws. */
+export function useEmoji(table) {
+  for (const [name, character] of Object.entries(table)) EMOJI[name] ??= character;
+}
 
 function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
