@@ -1,11 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CALLBACK } from '../src/slack/ids.ts';
 
 // Checks manifest.yml against Slack's manifest rules and against what
 // the code calls (every Web API method needs its scope).
 
+interface Parameter {
+  type: string;
+  title: string;
+  description?: string;
+  enum?: string[];
+}
+
+interface Parameters {
+  properties: Record<string, Parameter>;
+  required?: string[];
+}
+
 interface Manifest {
+  _metadata: { major_version: number };
+  functions?: Record<
+    string,
+    {
+      title: string;
+      description: string;
+      input_parameters: Parameters;
+      output_parameters: Parameters;
+    }
+  >;
   display_information: { name: string; description?: string };
   features: {
     app_home: {
@@ -14,6 +37,7 @@ interface Manifest {
       messages_tab_read_only_enabled?: boolean;
     };
     bot_user: { display_name: string };
+    shortcuts?: Array<{ name: string; type: string; callback_id: string; description: string }>;
     slash_commands: Array<{
       command: string;
       description: string;
@@ -27,6 +51,8 @@ interface Manifest {
     event_subscriptions: { bot_events: string[]; request_url?: string };
     interactivity: { is_enabled: boolean };
     socket_mode_enabled: boolean;
+    org_deploy_enabled?: boolean;
+    function_runtime?: string;
   };
 }
 
@@ -77,5 +103,44 @@ describe('manifest.yml', () => {
   it('keeps the Messages tab for the app’s DMs but read-only, since nothing answers typing there', () => {
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
     expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(true);
+  });
+
+  it('offers "Request approval" on messages and in the ⚡ menu, with the callback ids the app listens to', () => {
+    const shortcuts = manifest.features.shortcuts ?? [];
+    expect(shortcuts.map((s) => [s.type, s.callback_id])).toEqual([
+      ['message', CALLBACK.messageShortcut],
+      ['global', CALLBACK.globalShortcut],
+    ]);
+    for (const shortcut of shortcuts) {
+      // Slack's limits: a name of 1–24 characters, a description of up to 80.
+      expect(shortcut.name.length).toBeGreaterThan(0);
+      expect(shortcut.name.length).toBeLessThanOrEqual(24);
+      expect(shortcut.description.length).toBeLessThanOrEqual(80);
+    }
+    // Shortcuts need nothing beyond the `commands` scope.
+    expect(manifest.oauth_config.scopes.bot).toContain('commands');
+  });
+
+  it('declares the Workflow Builder step with the inputs the app reads and the outputs it completes with', () => {
+    expect(manifest._metadata.major_version).toBe(2);
+    expect(manifest.settings.org_deploy_enabled).toBe(true);
+    expect(manifest.settings.function_runtime).toBe('remote');
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('function_executed');
+    const step = manifest.functions?.[CALLBACK.workflowStep];
+    expect(step?.title).toBe('Request approval');
+    const inputs = step?.input_parameters;
+    expect(Object.keys(inputs?.properties ?? {}).sort()).toEqual(
+      ['approver', 'channel', 'note', 'requester', 'title'].sort(),
+    );
+    expect(inputs?.properties.requester?.type).toBe('slack#/types/user_id');
+    expect(inputs?.properties.approver?.type).toBe('slack#/types/user_id');
+    expect(inputs?.properties.channel?.type).toBe('slack#/types/channel_id');
+    expect(inputs?.required).toEqual(['requester', 'title', 'note']);
+    const outputs = step?.output_parameters;
+    expect(outputs?.properties.decision?.enum).toEqual(['approved', 'rejected', 'ended']);
+    expect(outputs?.properties.decided_by?.type).toBe('slack#/types/user_id');
+    expect(outputs?.properties.decided_at?.type).toBe('slack#/types/timestamp');
+    // decided_by is missing when the approver is not on Slack, so it cannot be required.
+    expect(outputs?.required).toEqual(['approval_number', 'decision', 'decided_at']);
   });
 });

@@ -5,7 +5,12 @@ import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
 export interface StartRequest {
   input: StartApprovalInput;
   teamId: string;
+  /** A channel, a DM, or a person's id for their DM with the app. */
   channelId: string;
+  /** The thread the request is to join (a message shortcut's message). */
+  threadTs?: string | null;
+  /** The Workflow Builder step to complete when the approval ends. */
+  functionExecutionId?: string | null;
   requesterSlackId: string;
   approverSlackId: string | null;
   locale: string;
@@ -46,6 +51,8 @@ export async function startTrackedApproval(
         djbh,
         teamId: request.teamId,
         channelId: request.channelId,
+        threadTs: request.threadTs ?? null,
+        functionExecutionId: request.functionExecutionId ?? null,
         requesterSlackId: request.requesterSlackId,
         requesterLogin: request.input.requester,
         approverLogin: request.input.approver,

@@ -9,8 +9,15 @@ export interface TrackedApproval {
   teamId: string;
   /** Where the request message is (or will be) posted: the command's channel, or the requester's DM. */
   channelId: string;
-  /** The request message's ts: the thread every update goes to. Null until it is posted. */
+  /** The request message's ts. Null until it is posted. */
   messageTs: string | null;
+  /**
+   * The thread the request was asked to go into (a message shortcut's message), or null when the
+   * request starts its own thread. Cleared when the request had to go elsewhere (the DM).
+   */
+  threadTs: string | null;
+  /** The Workflow Builder step this approval completes when it ends, if a workflow started it. */
+  functionExecutionId: string | null;
   requesterSlackId: string;
   requesterLogin: string;
   approverLogin: string;
@@ -36,6 +43,8 @@ export interface TrackedApproval {
 export type NewTrackedApproval = Omit<
   TrackedApproval,
   | 'messageTs'
+  | 'threadTs'
+  | 'functionExecutionId'
   | 'decision'
   | 'decidedBy'
   | 'tracking'
@@ -46,7 +55,8 @@ export type NewTrackedApproval = Omit<
   | 'remindersSent'
   | 'lastRemindedAt'
   | 'unknownSince'
->;
+> &
+  Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 
 /**
  * Something the app owes Slack: the request message, the approver's DM, a thread reply, or the
@@ -68,7 +78,9 @@ export type AnnouncementKind =
   | 'reminder'
   | 'reminder-note'
   /** The approver's DM, edited to show the decision. */
-  | 'approver-dm-update';
+  | 'approver-dm-update'
+  /** The Workflow Builder step that started the approval, completed with its outcome. */
+  | 'step-complete';
 
 /** Kinds that go to the approver's DM rather than the request's thread. */
 export const APPROVER_KINDS: ReadonlySet<AnnouncementKind> = new Set([
@@ -100,6 +112,11 @@ export interface Announcement {
   sentTs: string | null;
   lastError: string | null;
   createdAt: Date;
+}
+
+/** The thread a reply goes to: the one the request joined, else the request's own. */
+export function replyThread(approval: TrackedApproval): string | null {
+  return approval.messageTs ? (approval.threadTs ?? approval.messageTs) : null;
 }
 
 export function announcementId(

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Workspace } from './workspace.ts';
+import type { FunctionExecution, Workspace } from './workspace.ts';
 
 /**
  * Plays Slack's side toward the app: builds requests shaped like Slack's documented payloads,
@@ -163,15 +163,9 @@ export class SlackRequester {
     return errors ? { response, errors } : { response };
   }
 
-  /** A button press in a message or view. */
-  blockAction(
-    userId: string,
-    action: { action_id: string; value?: string; block_id?: string },
-    where: { viewId?: string; channelId?: string; messageTs?: string } = {},
-  ): Promise<SlackResponse> {
-    const stored = where.viewId ? this.workspace.views.get(where.viewId) : undefined;
-    return this.interaction({
-      type: 'block_actions',
+  /** What every interaction payload carries: the team, the person, a fresh trigger id. */
+  private envelope(userId: string): Json {
+    return {
       team: { id: this.workspace.teamId, domain: 'sandbox' },
       user: {
         id: userId,
@@ -181,6 +175,20 @@ export class SlackRequester {
       api_app_id: 'A0APPROVALS',
       token: 'gIkuvaNzQIHg97ATvDxqgjtO',
       trigger_id: this.workspace.issueTrigger(userId),
+      is_enterprise_install: false,
+    };
+  }
+
+  /** A button press in a message or view. */
+  blockAction(
+    userId: string,
+    action: { action_id: string; value?: string; block_id?: string },
+    where: { viewId?: string; channelId?: string; messageTs?: string } = {},
+  ): Promise<SlackResponse> {
+    const stored = where.viewId ? this.workspace.views.get(where.viewId) : undefined;
+    return this.interaction({
+      type: 'block_actions',
+      ...this.envelope(userId),
       ...(stored
         ? { view: this.workspace.viewJson(stored), container: { type: 'view', view_id: stored.id } }
         : {}),
@@ -206,6 +214,54 @@ export class SlackRequester {
     });
   }
 
+  /** A message's "⋯" menu shortcut on the message `messageTs` of a channel. */
+  messageShortcut(userId: string, channelId: string, messageTs: string, callbackId: string) {
+    const message = this.workspace.messages.find(
+      (m) => m.channel === channelId && m.ts === messageTs,
+    );
+    if (!message) throw new Error(`no message ${messageTs} in ${channelId}`);
+    const channel = this.workspace.channels.get(channelId);
+    return this.interaction({
+      type: 'message_action',
+      ...this.envelope(userId),
+      callback_id: callbackId,
+      action_ts: String(this.now() / 1000),
+      message_ts: message.ts,
+      channel: { id: channelId, name: channel?.kind === 'im' ? 'directmessage' : channel?.name },
+      message: {
+        type: 'message',
+        user: message.user,
+        text: message.text,
+        ts: message.ts,
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      },
+      response_url: `${this.responseOrigin}/respond/${userId}/${channelId}`,
+    });
+  }
+
+  /** A global shortcut from the ⚡ menu. */
+  globalShortcut(userId: string, callbackId: string) {
+    return this.interaction({
+      type: 'shortcut',
+      ...this.envelope(userId),
+      callback_id: callbackId,
+      action_ts: String(this.now() / 1000),
+    });
+  }
+
+  /**
+   * Workflow Builder runs the app's custom step: a function_executed event carrying the step's
+   * inputs, its execution id and its own short-lived token.
+   */
+  async functionExecuted(
+    callbackId: string,
+    inputs: Record<string, unknown>,
+  ): Promise<{ response: SlackResponse; executionId: string }> {
+    const execution = this.workspace.startFunction(callbackId, inputs);
+    const response = await this.event(functionExecutedEvent(execution));
+    return { response, executionId: execution.id };
+  }
+
   /** An Events API callback (JSON), e.g. app_home_opened. */
   event(event: Json, headers: Record<string, string> = {}): Promise<SlackResponse> {
     const body = JSON.stringify({
@@ -224,6 +280,29 @@ export class SlackRequester {
   }
 }
 
+/** The function_executed event of a step's run, as Slack sends it (the same for a retry). */
+export function functionExecutedEvent(execution: FunctionExecution): Json {
+  return {
+    type: 'function_executed',
+    function: {
+      id: 'Fn0SANDBOX',
+      callback_id: execution.callbackId,
+      title: 'Request approval',
+      type: 'app',
+      app_id: 'A0APPROVALS',
+      input_parameters: [],
+      output_parameters: [],
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
+      date_deleted: 0,
+    },
+    inputs: execution.inputs,
+    function_execution_id: execution.id,
+    workflow_execution_id: `Wx${execution.id.slice(2)}`,
+    bot_access_token: execution.token,
+  };
+}
+
 /** Builds `view.state.values` from the view's input blocks, as Slack does on submit. */
 export function stateValues(view: Json, inputs: Record<string, string | undefined>): Json {
   const values: Json = {};
@@ -237,6 +316,12 @@ export function stateValues(view: Json, inputs: Record<string, string | undefine
     switch (type) {
       case 'users_select':
         value = { type, selected_user: given ?? element.initial_user ?? null };
+        break;
+      case 'conversations_select':
+        value = {
+          type,
+          selected_conversation: given || (element.initial_conversation ?? null),
+        };
         break;
       case 'static_select':
       case 'external_select': {

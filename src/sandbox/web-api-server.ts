@@ -38,14 +38,21 @@ async function handleWebApi(
     : Object.fromEntries(new URLSearchParams(raw));
   const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? args.token;
   delete args.token;
-  // apps.connections.open takes the app-level token; every other method the bot token.
-  const expected = method === 'apps.connections.open' ? workspace.appToken : workspace.botToken;
-  if (bearer !== expected) {
+  // apps.connections.open takes the app-level token; every other method the bot token, or a
+  // running workflow step's own token.
+  const auth = workspace.authenticate(method, bearer);
+  if (!auth) {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify({ ok: false, error: bearer ? 'invalid_auth' : 'not_authed' }));
+    // A workflow step's token stops working once the step has ended (or after its lifetime).
+    const error = !bearer
+      ? 'not_authed'
+      : String(bearer).startsWith('xwfp-')
+        ? 'token_revoked'
+        : 'invalid_auth';
+    res.end(JSON.stringify({ ok: false, error }));
     return;
   }
-  const answer = () => workspace.call(method, args);
+  const answer = () => workspace.call(method, args, auth === 'app' ? undefined : auth);
   const reply: HttpAnswer = intercept
     ? await intercept({ method, args }, answer)
     : { status: 200, body: await answer() };

@@ -54,6 +54,23 @@ export interface Call {
   args: Json;
   at: number;
   response: Json;
+  /** Which token the call came with: the bot's, or a workflow step's own. */
+  auth?: 'bot' | 'workflow';
+}
+
+/** One run of a Workflow Builder custom step of the app. */
+export interface FunctionExecution {
+  id: string;
+  callbackId: string;
+  inputs: Json;
+  /** The step's own token (`bot_access_token` of function_executed). */
+  token: string;
+  startedAt: number;
+  state: 'running' | 'completed' | 'failed';
+  outputs?: Json;
+  error?: string;
+  /** How many completion calls reached the step, including refused ones. */
+  completionCalls: number;
 }
 
 export class SlackApiError extends Error {
@@ -74,6 +91,12 @@ export interface WorkspaceOptions {
 }
 
 const TRIGGER_TTL_MS = 3000;
+/**
+ * How long a step's own token works. Slack documents no lifetime we could find; it is reported to
+ * be refused (token_revoked) soon after the step's event was handled. The sandbox refuses it once
+ * the step has ended or a minute after it started, so the app cannot come to rely on it.
+ */
+export const FUNCTION_TOKEN_TTL_MS = 60_000;
 
 export class Workspace {
   readonly teamId: string;
@@ -92,6 +115,7 @@ export class Workspace {
   readonly views = new Map<string, View>();
   readonly homes = new Map<string, Json>();
   readonly calls: Call[] = [];
+  readonly executions = new Map<string, FunctionExecution>();
   /** Called with every Web API call before it is answered; may throw a SlackApiError. */
   beforeCall: ((method: string, args: Json) => void | Promise<void>) | undefined;
   private readonly triggers = new Map<string, { user: string; issuedAt: number; used: boolean }>();
@@ -175,6 +199,32 @@ export class Workspace {
     const id = `${this.now()}.${this.id(6)}.${randomBytes(8).toString('hex')}`;
     this.triggers.set(id, { user: userId, issuedAt: this.now(), used: false });
     return id;
+  }
+
+  /** Workflow Builder runs the app's step `callbackId` with these inputs. */
+  startFunction(callbackId: string, inputs: Json): FunctionExecution {
+    const execution: FunctionExecution = {
+      id: `Fx${this.id(10)}`,
+      callbackId,
+      inputs,
+      token: `xwfp-sandbox-${randomBytes(8).toString('hex')}`,
+      startedAt: this.now(),
+      state: 'running',
+      completionCalls: 0,
+    };
+    this.executions.set(execution.id, execution);
+    this.emit('workflow');
+    return execution;
+  }
+
+  /** Whose token this is for `method`, or undefined when Slack would refuse it. */
+  authenticate(method: string, token: unknown): 'app' | 'bot' | 'workflow' | undefined {
+    if (method === 'apps.connections.open') return token === this.appToken ? 'app' : undefined;
+    if (token === this.botToken) return 'bot';
+    const execution = [...this.executions.values()].find((e) => e.token === token);
+    if (execution?.state === 'running' && this.now() - execution.startedAt <= FUNCTION_TOKEN_TTL_MS)
+      return 'workflow';
+    return undefined;
   }
 
   /** The next call of `method` fails with `error`. */
@@ -289,7 +339,7 @@ export class Workspace {
 
   // ---- the Web API ----------------------------------------------------------------------------
 
-  async call(method: string, args: Json): Promise<Json> {
+  async call(method: string, args: Json, auth?: 'bot' | 'workflow'): Promise<Json> {
     let response: Json;
     try {
       await this.beforeCall?.(method, args);
@@ -307,7 +357,7 @@ export class Workspace {
         ...(error.details ? { response_metadata: { messages: error.details } } : {}),
       };
     }
-    this.calls.push({ method, args, at: this.now(), response });
+    this.calls.push({ method, args, at: this.now(), response, ...(auth ? { auth } : {}) });
     return response;
   }
 
@@ -374,6 +424,9 @@ export class Workspace {
       case 'conversations.history':
       case 'conversations.replies':
         return this.readConversation(method, a);
+      case 'functions.completeSuccess':
+      case 'functions.completeError':
+        return this.completeFunction(method, a);
       default:
         throw new SlackApiError('unknown_method');
     }
@@ -494,6 +547,27 @@ export class Workspace {
     message.edited = true;
     this.emit('message');
     return { channel: channel.id, ts: message.ts, text };
+  }
+
+  private completeFunction(method: string, a: Json): Json {
+    const execution = this.executions.get(String(a.function_execution_id ?? ''));
+    if (!execution) throw new SlackApiError('function_execution_not_found');
+    execution.completionCalls++;
+    if (execution.state !== 'running') throw new SlackApiError('execution_not_in_running_state');
+    if (method === 'functions.completeSuccess') {
+      const outputs = this.parseJson(a.outputs);
+      if (typeof outputs !== 'object' || outputs === null)
+        throw new SlackApiError('parameter_validation_failed', ['outputs must be an object']);
+      execution.outputs = outputs as Json;
+      execution.state = 'completed';
+    } else {
+      if (typeof a.error !== 'string' || !a.error)
+        throw new SlackApiError('invalid_arguments', ['error is required']);
+      execution.error = a.error;
+      execution.state = 'failed';
+    }
+    this.emit('workflow');
+    return {};
   }
 
   private readConversation(method: string, a: Json): Json {

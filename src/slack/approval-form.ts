@@ -5,18 +5,37 @@ import type { Messages } from './i18n.ts';
 import { messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
 
+/** Where a form's request will go: a channel (and thread), or a channel the person picks. */
+export interface FormPlace {
+  /** The channel the form was opened from; empty when the person picks one (or gets the DM). */
+  channelId: string;
+  /** A message's thread the request is to join (a message shortcut). */
+  threadTs?: string | undefined;
+  /** Offer a channel picker (the global shortcut, opened from nowhere in particular). */
+  pickChannel?: boolean | undefined;
+}
+
+/** The place as the form carries it to its submission. */
+export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
+  return {
+    channelId: place.channelId,
+    ...(place.threadTs ? { threadTs: place.threadTs } : {}),
+    ...(place.pickChannel ? { pickChannel: true } : {}),
+  };
+}
+
 /**
  * Fills the request form for a person: their language, their login, their department chain, and
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
   deps: Pick<SlackDeps, 'people' | 'identities' | 'service'>,
-  request: { userId: string; channelId: string; title: string },
+  request: FormPlace & { userId: string; title: string; note?: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
-  const metadata: ModalMetadata = { channelId: request.channelId, locale: person.locale };
-  const base = { title: request.title, note: '', metadata };
+  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale };
+  const base = { title: request.title, note: request.note ?? '', metadata };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };
   metadata.requesterLogin = login;

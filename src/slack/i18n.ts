@@ -20,12 +20,20 @@ const en = {
   close: 'Close',
   titleLabel: 'Title',
   titleHint: 'Up to 200 characters.',
+  stepNoApprover: (why: string) => `No approver was given to the step. ${why}`,
+  stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
+    reason === 'gave-up'
+      ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
+      : `The approval service no longer knows approval ${djbh}, so its outcome cannot be told. Ask the service's administrators.`,
   titleTooLong: (length: number, limit: number) =>
     `${length} characters: the approval service takes at most ${limit}. Shorten it before you submit.`,
   noteLabel: 'Note',
   noteHint: 'What is to be approved, and why.',
   approverLabel: 'Approver',
   choosePerson: 'Choose a person…',
+  channelLabel: 'Post in',
+  channelHint: 'Leave it empty to get the request in your direct messages with the app.',
+  chooseChannel: 'Choose a channel…',
   approverLoginLabel: 'Or the approver’s login in the approval service',
   approverLoginHint: (login: string) =>
     `${login} is not on Slack. Keep this login to ask them anyway, or clear it and pick someone above.`,
@@ -53,6 +61,8 @@ const en = {
   postingSoon: 'The request will be posted in a moment; decisions will appear in its thread.',
   postedInOurDm:
     'The request is posted in your direct messages with the app; decisions will appear in its thread.',
+  postedInThread: (channel: string) =>
+    `The request is posted in the message's thread in <#${channel}>, and decisions will appear there.`,
   postedWhere: (channel: string) =>
     `The request is posted in <#${channel}>, and decisions will appear in its thread.`,
   changed: (what: string) => `Your text was adjusted for the approval service: ${what}.`,
@@ -196,12 +206,20 @@ const zh: Messages = {
   close: '关闭',
   titleLabel: '标题',
   titleHint: '最多 200 个字符。',
+  stepNoApprover: (why) => `该步骤没有指定审批人。${why}`,
+  stepFailed: (reason, djbh, days) =>
+    reason === 'gave-up'
+      ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`
+      : `审批系统已不认识审批 ${djbh}，无法得知其结果。请联系审批系统的管理员。`,
   titleTooLong: (length, limit) =>
     `共 ${length} 个字符，审批系统最多接受 ${limit} 个。请先缩短再提交。`,
   noteLabel: '说明',
   noteHint: '需要审批的内容和原因。',
   approverLabel: '审批人',
   choosePerson: '选择一个人…',
+  channelLabel: '发布到',
+  channelHint: '留空则发布在你与本应用的私信中。',
+  chooseChannel: '选择一个频道…',
   approverLoginLabel: '或填写审批人在审批系统中的账号',
   approverLoginHint: (login) =>
     `${login} 不在 Slack 上。保留此账号即可仍由他审批，或清空后在上方选择其他人。`,
@@ -223,6 +241,8 @@ const zh: Messages = {
     `本应用不在 <#${channel}> 中，因此申请已发到你与本应用的私信，审批结果会出现在该消息的讨论串中。下次可先用 /invite 邀请本应用进入频道。`,
   postingSoon: '申请稍后发布，审批结果会出现在其讨论串中。',
   postedInOurDm: '申请已发布在你与本应用的私信中，审批结果会出现在该消息的讨论串中。',
+  postedInThread: (channel) =>
+    `申请已发布在 <#${channel}> 中该消息的讨论串里，审批结果也会出现在那里。`,
   postedWhere: (channel) => `申请已发布在 <#${channel}>，审批结果会出现在该消息的讨论串中。`,
   changed: (what) => `为符合审批系统的要求，你的内容已调整：${what}。`,
   changeNames: {

@@ -3,6 +3,12 @@
 export const CALLBACK = {
   approvalModal: 'approval_request',
   linkModal: 'link_account',
+  /** The ⚡ menu's "Request approval" (manifest shortcuts, type global). */
+  globalShortcut: 'request_approval',
+  /** A message's "⋯" menu "Request approval" (manifest shortcuts, type message). */
+  messageShortcut: 'request_approval_from_message',
+  /** The Workflow Builder step (manifest functions). */
+  workflowStep: 'request_approval_step',
 } as const;
 
 export const BLOCK = {
@@ -12,6 +18,7 @@ export const BLOCK = {
   note: 'note',
   approver: 'approver',
   approverLogin: 'approver_login',
+  channel: 'channel',
   sessionToken: 'session_token',
 } as const;
 
@@ -20,6 +27,7 @@ export const ACTION = {
   note: 'note_input',
   approver: 'approver_select',
   approverLogin: 'approver_login_input',
+  channel: 'channel_select',
   sessionToken: 'session_token_input',
   openInService: 'open_in_service',
   viewThread: 'view_thread',

@@ -6,7 +6,12 @@ import {
   NOTHING_POSTED,
   type Posted,
 } from '../approvals/announcer.ts';
-import type { Announcement, TrackedApproval } from '../approvals/tracked-approval.ts';
+import { stepOutcome } from '../approvals/step-outcome.ts';
+import {
+  type Announcement,
+  replyThread,
+  type TrackedApproval,
+} from '../approvals/tracked-approval.ts';
 import {
   buildApproverDm,
   buildDecisionReply,
@@ -117,11 +122,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     }
   }
 
-  async function approverOf(attempt: AttemptClock, approval: TrackedApproval) {
-    if (approval.approverSlackId) return approval.approverSlackId;
+  /** The Slack user of a service login of this approval (its approver, or who decided). */
+  async function slackUserOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login = approval.approverLogin,
+  ): Promise<string | null> {
+    if (login === approval.approverLogin && approval.approverSlackId)
+      return approval.approverSlackId;
     attempt.check();
     // Typed in as a login: they may still be on Slack under that e-mail.
-    return options.identities.slackUserOf(approval.approverLogin);
+    return options.identities.slackUserOf(login);
   }
 
   /** Tells the requester in their DM, prefixed with which request it is about. */
@@ -153,10 +164,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     compose: Compose,
     a: Announcement,
   ): Promise<Posted> {
-    if (!approval.messageTs) return toRequesterDm(attempt, approval, compose, a);
+    const thread = replyThread(approval);
+    if (!thread) return toRequesterDm(attempt, approval, compose, a);
     const message = compose(languageAt(approval.channelId, approval));
     try {
-      return await post(attempt, approval.channelId, message, a, approval.messageTs);
+      return await post(attempt, approval.channelId, message, a, thread);
     } catch (error) {
       if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
       return toRequesterDm(attempt, approval, compose, a);
@@ -175,7 +187,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         ? await options.sentDm(approval.djbh)
         : undefined;
     if (a.kind === 'approver-dm-update' && !sent) return NOTHING_POSTED;
-    const approverId = await approverOf(attempt, approval);
+    const approverId = await slackUserOf(attempt, approval);
     if (!approverId) {
       // A reminder has no one to go to; the thread note says what happened.
       if (a.kind === 'reminder') return NOTHING_POSTED;
@@ -218,14 +230,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     approval: TrackedApproval,
     attempt: AttemptClock,
   ): Promise<Posted> {
-    const thread = approval.messageTs ?? undefined;
+    const thread = replyThread(approval) ?? undefined;
     const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
     const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
     switch (a.kind) {
       case 'request': {
         const channel = approval.channelId;
+        const asked = approval.threadTs ?? undefined;
         try {
-          return await post(attempt, channel, request(languageAt(channel, approval)), a);
+          return await post(attempt, channel, request(languageAt(channel, approval)), a, asked);
         } catch (error) {
           if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
           const dm = approval.requesterSlackId;
@@ -280,18 +293,60 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         );
       case 'parent-update': {
         // Editing is idempotent: it always shows the latest state, whichever change queued it.
-        if (!thread) return NOTHING_POSTED;
+        const ts = approval.messageTs;
+        if (!ts) return NOTHING_POSTED;
         const message = request(languageAt(approval.channelId, approval));
         attempt.check();
         await client.chat.update({
           channel: approval.channelId,
-          ts: thread,
+          ts,
           text: message.text,
           blocks: message.blocks,
         });
-        return { channel: approval.channelId, ts: thread };
+        return { channel: approval.channelId, ts };
       }
+      case 'step-complete':
+        return completeStep(attempt, approval);
     }
+  }
+
+  /**
+   * Ends the Workflow Builder step that started the approval with its outcome. Called with the
+   * app's bot token: the step's own token from function_executed lives only while the step's
+   * event is handled, and an approval takes days.
+   */
+  async function completeStep(attempt: AttemptClock, approval: TrackedApproval): Promise<Posted> {
+    const id = approval.functionExecutionId;
+    if (!id) return NOTHING_POSTED;
+    const outcome = stepOutcome(approval);
+    attempt.check();
+    try {
+      if (outcome.ok) {
+        const decidedBy = outcome.decidedByLogin
+          ? await slackUserOf(attempt, approval, outcome.decidedByLogin).catch(() => null)
+          : null;
+        await client.functions.completeSuccess({
+          function_execution_id: id,
+          outputs: {
+            approval_number: outcome.approvalNumber,
+            decision: outcome.decision,
+            decided_at: outcome.decidedAt,
+            ...(decidedBy ? { decided_by: decidedBy } : {}),
+          },
+        });
+      } else {
+        const t = messagesIn(options.channelLanguage);
+        await client.functions.completeError({
+          function_execution_id: id,
+          error: t.stepFailed(outcome.reason, approval.djbh, options.giveUpAfterDays),
+        });
+      }
+    } catch (error) {
+      // Completed already: an earlier attempt got through although its answer was lost.
+      if (platformError(error) === 'execution_not_in_running_state') return NOTHING_POSTED;
+      throw error;
+    }
+    return NOTHING_POSTED;
   }
 
   /** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
@@ -336,17 +391,23 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     approval: TrackedApproval,
     attempt: AttemptClock,
   ): Promise<Posted | undefined> {
-    const thread = approval.messageTs ?? undefined;
+    const thread = replyThread(approval) ?? undefined;
     const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
     const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
     const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
     switch (a.kind) {
       case 'request':
-        places.push({ channel: async () => approval.channelId }, requesterDm);
+        places.push(
+          {
+            channel: async () => approval.channelId,
+            ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+          },
+          requesterDm,
+        );
         break;
       case 'approver-dm':
       case 'reminder': {
-        const approverId = await approverOf(attempt, approval);
+        const approverId = await slackUserOf(attempt, approval);
         if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
         else places.push(thread ? inThread : requesterDm);
         break;
@@ -361,9 +422,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         if (thread) places.push(inThread);
         places.push(requesterDm);
         break;
-      // Edits are idempotent: doing one again is harmless.
+      // Edits are idempotent: doing one again is harmless. A step completed twice answers
+      // execution_not_in_running_state, which counts as done.
       case 'parent-update':
       case 'approver-dm-update':
+      case 'step-complete':
         return undefined;
     }
     for (const place of places) {

@@ -25,3 +25,18 @@ export interface SlackDeps {
   webUrl?: string;
   now: () => Date;
 }
+
+/** What starting an approval needs, from the form's submission or from a workflow step. */
+export type StartingDeps = Pick<
+  SlackDeps,
+  | 'people'
+  | 'identities'
+  | 'service'
+  | 'store'
+  | 'dispatcher'
+  | 'submissions'
+  | 'textLimits'
+  | 'logger'
+  | 'webUrl'
+  | 'now'
+>;

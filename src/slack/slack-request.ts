@@ -42,6 +42,16 @@ const INTERACTIONS = {
   event_callback: z.looseObject({ event: z.looseObject({ type: z.string() }) }),
 } as const;
 
+// Bolt reads these of a custom step's event before any listener could check them.
+const functionExecuted = z.looseObject({
+  event: z.looseObject({
+    type: z.literal('function_executed'),
+    function: z.looseObject({ callback_id: z.string() }),
+    function_execution_id: id,
+    inputs: z.record(z.string(), z.unknown()),
+  }),
+});
+
 const command = z.looseObject({
   command: z.string().startsWith('/'),
   user_id: id,
@@ -87,6 +97,9 @@ export function parseSlackRequest(raw: string, contentType: string): ParsedReque
       : { kind: 'refuse', reason: 'url_verification without a challenge' };
   if ('command' in fields) return checked(command, fields, 'command');
   const type = typeof fields.type === 'string' ? fields.type : undefined;
+  const event = fields.event as { type?: unknown } | undefined;
+  if (type === 'event_callback' && event?.type === 'function_executed')
+    return checked(functionExecuted, fields, 'function_executed');
   if (type && type in INTERACTIONS)
     return checked(INTERACTIONS[type as keyof typeof INTERACTIONS], fields, type);
   // app_rate_limited and any type Slack may add: nothing to do, and Slack wants a 200.

@@ -3,16 +3,17 @@ import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
 
-/** Where the request message is: the command's channel, the requester's DM instead, or not yet out. */
-export function where(
-  approval: TrackedApproval | undefined,
-  commandChannel: string,
-  t: Messages,
-): string {
+/**
+ * Where the request message is: the asked channel (or a thread there), the requester's DM
+ * instead, or not yet out. `asked` is a channel, or a person's id when their DM was asked for.
+ */
+export function where(approval: TrackedApproval | undefined, asked: string, t: Messages): string {
   if (!approval?.messageTs) return t.postingSoon;
-  if (approval.channelId !== commandChannel) return t.postedInDmInstead(commandChannel);
-  // Run from the app's own DM: a channel mention of a DM reads oddly ("#Approvals").
-  if (approval.channelId.startsWith('D')) return t.postedInOurDm;
+  // Asked for the DM, or run from the app's own DM: a channel mention of a DM reads oddly.
+  if (asked.startsWith('U') || (asked.startsWith('D') && approval.channelId === asked))
+    return t.postedInOurDm;
+  if (approval.channelId !== asked) return t.postedInDmInstead(asked);
+  if (approval.threadTs) return t.postedInThread(approval.channelId);
   return t.postedWhere(approval.channelId);
 }
 

@@ -79,6 +79,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         await insertAnnouncement(trx, djbh, 'decision', decision, now);
         await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
         await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
+        if (ended) await insertStepCompletion(trx, djbh, now);
       });
     },
 
@@ -91,6 +92,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .execute();
         await insertAnnouncement(trx, djbh, reason, null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
+        await insertStepCompletion(trx, djbh, now);
       });
     },
 
@@ -103,6 +105,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .execute();
         await insertAnnouncement(trx, djbh, 'gave-up', null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
+        await insertStepCompletion(trx, djbh, now);
       });
     },
 
@@ -175,6 +178,13 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
         if (row?.kind === 'request' && posted.ts) {
+          // Posted somewhere else than asked (the DM): the thread it was to join is not there.
+          await trx
+            .updateTable('tracked_approvals')
+            .set({ thread_ts: null })
+            .where('djbh', '=', row.djbh)
+            .where('channel_id', '<>', posted.channel)
+            .execute();
           await trx
             .updateTable('tracked_approvals')
             .set({ channel_id: posted.channel, message_ts: posted.ts, updated_at: now.getTime() })
@@ -353,6 +363,7 @@ async function laneHeads(
           case
             when a.kind in ('approver-dm', 'reminder', 'approver-dm-update') then 'dm:' || t.approver_login
             when a.kind = 'parent-update' then 'edit:' || t.channel_id
+            when a.kind = 'step-complete' then 'step:' || a.djbh
             when a.kind <> 'request' and t.message_ts is null then 'requester:' || t.requester_slack_id
             else 'post:' || t.channel_id
           end as lane
@@ -362,7 +373,7 @@ async function laneHeads(
           and a.next_attempt_at <= ${now.getTime()}
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
           and (
-            a.kind in ('request', 'approver-dm', 'reminder')
+            a.kind in ('request', 'approver-dm', 'reminder', 'step-complete')
             or (a.kind = 'approver-dm-update' and not exists (
               select 1 from announcements d
               where d.djbh = a.djbh and d.kind = 'approver-dm' and d.state = 'pending'))
@@ -390,6 +401,8 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       team_id: a.teamId,
       channel_id: a.channelId,
       message_ts: null,
+      thread_ts: a.threadTs ?? null,
+      function_execution_id: a.functionExecutionId ?? null,
       requester_slack_id: a.requesterSlackId,
       requester_login: a.requesterLogin,
       approver_login: a.approverLogin,
@@ -411,6 +424,16 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       unknown_since: null,
     })
     .execute();
+}
+
+/** The approval has ended: the workflow step that started it (if one did) is owed its outcome. */
+async function insertStepCompletion(db: Db, djbh: string, now: Date): Promise<void> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .select('function_execution_id')
+    .where('djbh', '=', djbh)
+    .executeTakeFirst();
+  if (row?.function_execution_id) await insertAnnouncement(db, djbh, 'step-complete', null, now);
 }
 
 export async function insertAnnouncement(
@@ -482,6 +505,8 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     teamId: row.team_id,
     channelId: row.channel_id,
     messageTs: row.message_ts,
+    threadTs: row.thread_ts,
+    functionExecutionId: row.function_execution_id,
     requesterSlackId: row.requester_slack_id,
     requesterLogin: row.requester_login,
     approverLogin: row.approver_login,

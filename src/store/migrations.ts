@@ -158,6 +158,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('submission_keys').execute();
     },
   },
+  '2026-11-22-005-entry-points': {
+    async up(db: Kysely<unknown>) {
+      // A request started from a message shortcut goes into that message's thread.
+      await db.schema.alterTable('tracked_approvals').addColumn('thread_ts', 'text').execute();
+      // A request started by a Workflow Builder step completes that step once it ends.
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('function_execution_id', 'text')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['function_execution_id', 'thread_ts'])
+        await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -25,6 +25,8 @@ export interface TrackedApprovalRow {
   reminders_sent: number;
   last_reminded_at: number | null;
   unknown_since: number | null;
+  thread_ts: string | null;
+  function_execution_id: string | null;
 }
 
 export interface AnnouncementRow {

@@ -24,6 +24,8 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   teamId: 'T1',
   channelId: 'C1',
   messageTs: '1.1',
+  threadTs: null,
+  functionExecutionId: null,
   requesterSlackId: 'U1',
   requesterLogin: 'a@corp.example',
   approverLogin: 'b@corp.example',

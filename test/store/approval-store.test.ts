@@ -60,6 +60,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-22-002-links-and-reminders',
           '2026-11-22-003-delivery-under-faults',
           '2026-11-22-004-submission-keys',
+          '2026-11-22-005-entry-points',
         ]);
       });
 
@@ -111,6 +112,65 @@ for (const database of TEST_DATABASES) {
           'AAAAAAAAAAAa:approver-dm',
           'AAAAAAAAAAAa:approver-dm-update:thread',
         ]);
+      });
+
+      it('keeps the thread a request was to join, unless it went elsewhere', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);
+        const send = async (djbh: string, channel: string) => {
+          const request = (await store.pendingAnnouncements(10)).find(
+            (a) => a.id === `${djbh}:request`,
+          );
+          const claim = request && (await store.claimAnnouncement(request, T0, 30_000));
+          await store.markAnnouncementSent(claim ?? NO_CLAIM, { channel, ts: '1700000001.1' }, T0);
+        };
+        await send('AAAAAAAAAAAa', 'C2147483705');
+        await send('BBBBBBBBBBBb', 'D0DM');
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.threadTs).toBe('1700000000.000001');
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          channelId: 'D0DM',
+          threadTs: null,
+        });
+      });
+
+      it('owes a workflow step its completion once the approval it started ends, and only such a step', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { functionExecutionId: 'Fx1' }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.createApproval(approval('CCCCCCCCCCCc', { functionExecutionId: 'Fx3' }), T0);
+        const steps = async () =>
+          (await store.pendingAnnouncements(100))
+            .filter((a) => a.kind === 'step-complete')
+            .map((a) => a.id);
+        const decided = {
+          decidedBy: 'maria.lopez@corp.example',
+          now: later(5),
+          nextCheckAt: later(5),
+        };
+        // A decision the service has not closed yet owes nothing.
+        await store.recordDecision('AAAAAAAAAAAa', {
+          ...decided,
+          decision: 'approved',
+          ended: false,
+        });
+        expect(await steps()).toEqual([]);
+        await store.recordDecision('AAAAAAAAAAAa', {
+          ...decided,
+          decision: 'approved',
+          ended: true,
+        });
+        await store.recordDecision('BBBBBBBBBBBb', {
+          ...decided,
+          decision: 'approved',
+          ended: true,
+        });
+        await store.giveUp('CCCCCCCCCCCc', later(10));
+        expect((await steps()).sort()).toEqual([
+          'AAAAAAAAAAAa:step-complete',
+          'CCCCCCCCCCCc:step-complete',
+        ]);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          functionExecutionId: 'Fx1',
+        });
       });
 
       it('claims only due, active, unleased approvals, and not twice within the lease', async () => {

@@ -4,8 +4,12 @@ import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 
 /** What the modal carries between its updates and the submission (private_metadata). */
 export interface ModalMetadata {
-  /** Channel the command was run in. */
+  /** Channel the command was run in; empty when the form was opened from the ⚡ menu. */
   channelId: string;
+  /** The thread of the message a message shortcut was used on. */
+  threadTs?: string;
+  /** The form has a channel picker; nothing picked means the requester's DM. */
+  pickChannel?: boolean;
   locale: string;
   requesterLogin?: string;
   /** The suggested approver, when one was found on Slack. */
@@ -73,6 +77,21 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       },
     },
   );
+  if (state.metadata.pickChannel) {
+    blocks.push({
+      type: 'input',
+      block_id: BLOCK.channel,
+      optional: true,
+      label: { type: 'plain_text', text: t.channelLabel },
+      hint: { type: 'plain_text', text: t.channelHint },
+      element: {
+        type: 'conversations_select',
+        action_id: ACTION.channel,
+        placeholder: { type: 'plain_text', text: t.chooseChannel },
+        filter: { include: ['public', 'private'], exclude_bot_users: true },
+      },
+    });
+  }
   if (state.approverLogin) {
     blocks.push(
       textInputBlock({

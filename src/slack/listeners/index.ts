@@ -2,6 +2,8 @@ import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../slack-deps.ts';
 import { registerCommands } from './commands/approve-command.ts';
 import { registerEvents } from './events/app-home-opened.ts';
+import { registerFunctions } from './functions/request-approval-step.ts';
+import { registerShortcuts } from './shortcuts/request-shortcuts.ts';
 import { registerViews } from './views/approval-submission.ts';
 import { registerLinkView } from './views/link-submission.ts';
 
@@ -10,6 +12,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerViews(app, deps);
   registerLinkView(app, deps);
   registerEvents(app, deps);
+  registerShortcuts(app, deps);
+  registerFunctions(app, deps);
   // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
   app.action(/^(open_in_service|view_thread)/, async ({ ack }) => {
     await ack();

@@ -1,9 +1,8 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { logFailure } from '../../../logger.ts';
-import { fillApprovalForm } from '../../approval-form.ts';
 import { parseApproveCommand } from '../../approve-subcommand.ts';
-import { buildApprovalModal, buildMessageModal } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
+import { openApprovalForm } from '../../open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import {
   helpSubcommand,
@@ -50,55 +49,16 @@ export function approveCommand(deps: Deps) {
   };
 }
 
-/**
- * `/approve [title]`: acknowledges, opens the form at once (the trigger id lives 3 s), then looks
- * the person up and fills in their department and suggested approver with views.update.
- */
+/** `/approve [title]`: acknowledges, then opens the form where the command was run. */
 function approvalForm(deps: Deps) {
   return async ({ ack, command, client }: Args, title: string): Promise<void> => {
     await ack();
-    // Before the first users.info answer we do not know the language; a cached one is used if any.
-    const t = messagesFor(deps.people.cached(command.user_id)?.locale);
-    let opened: Awaited<ReturnType<typeof client.views.open>>;
-    try {
-      opened = await client.views.open({
-        trigger_id: command.trigger_id,
-        view: buildApprovalModal(
-          {
-            title,
-            note: '',
-            info: [t.lookingUp],
-            metadata: { channelId: command.channel_id, locale: 'en-US' },
-          },
-          t,
-        ),
-      });
-    } catch (error) {
-      // Typically expired_trigger_id: Slack took too long to reach us. The person can run it again.
-      logFailure(deps.logger, error, { user: command.user_id }, 'could not open the approval form');
-      return;
-    }
-    const viewId = opened.view?.id;
-    if (!viewId) return;
-    try {
-      const filled = await fillApprovalForm(deps, {
-        userId: command.user_id,
-        channelId: command.channel_id,
-        title,
-      });
-      await client.views.update({
-        view_id: viewId,
-        hash: opened.view?.hash,
-        view: buildApprovalModal(filled.state, filled.t),
-      });
-    } catch (error) {
-      // A hash conflict means the person already moved on (submitted or closed): nothing to fill.
-      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
-      logFailure(deps.logger, error, { user: command.user_id }, 'could not fill the approval form');
-      await client.views
-        .update({ view_id: viewId, view: buildMessageModal([t.somethingWrong], t) })
-        .catch(() => undefined);
-    }
+    await openApprovalForm(deps, client, {
+      triggerId: command.trigger_id,
+      userId: command.user_id,
+      channelId: command.channel_id,
+      title,
+    });
   };
 }
 

@@ -17,22 +17,10 @@ import {
 } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
-import type { SlackDeps } from '../../slack-deps.ts';
+import type { StartingDeps } from '../../slack-deps.ts';
 import { explain, where } from '../../submission-outcome.ts';
 
-type Deps = Pick<
-  SlackDeps,
-  | 'people'
-  | 'identities'
-  | 'service'
-  | 'store'
-  | 'dispatcher'
-  | 'submissions'
-  | 'textLimits'
-  | 'logger'
-  | 'webUrl'
-  | 'now'
->;
+type Deps = StartingDeps;
 
 /** How long the checks before the ack may take; Slack gives up on the ack at 3 s. */
 export const ACK_BUDGET_MS = 2000;
@@ -63,6 +51,9 @@ export function approvalSubmission(deps: Deps) {
     const approverSlackId = values[BLOCK.approver]?.[ACTION.approver]?.selected_user ?? undefined;
     const typedLogin =
       values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
+    // Opened from the ⚡ menu: the channel picked in the form, else the requester's DM.
+    const picked = values[BLOCK.channel]?.[ACTION.channel]?.selected_conversation ?? undefined;
+    const channelId = metadata.channelId || picked || body.user.id;
 
     /** Everything that can be decided before the ack: who asks, who approves, is the draft good. */
     const check = async () => {
@@ -179,7 +170,8 @@ export function approvalSubmission(deps: Deps) {
       ({ djbh } = await startTrackedApproval(deps, {
         input: prepared.input,
         teamId: body.team?.id ?? view.team_id,
-        channelId: metadata.channelId,
+        channelId,
+        threadTs: channelId === metadata.channelId ? (metadata.threadTs ?? null) : null,
         requesterSlackId: body.user.id,
         approverSlackId: approver.slackId ?? null,
         locale: requester.locale,
@@ -213,7 +205,7 @@ export function approvalSubmission(deps: Deps) {
     // when Slack is slow the modal says it will be posted shortly, and the outbox sees to it.
     deps.dispatcher.wake();
     const tracked = await requestPosted(deps.store, djbh, POSTED_WAIT_MS);
-    const lines = [t.submitted(djbh), where(tracked, metadata.channelId, t)];
+    const lines = [t.submitted(djbh), where(tracked, channelId, t)];
     if (prepared.changes.length > 0)
       lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
     await show(buildMessageModal(lines, t));

@@ -1,0 +1,46 @@
+import type { TrackedApproval } from './tracked-approval.ts';
+
+/** What a Workflow Builder step that started an approval ends with, once the approval has ended. */
+export type StepOutcome =
+  | {
+      ok: true;
+      approvalNumber: string;
+      /** `ended`: the service closed the approval without a decision. */
+      decision: 'approved' | 'rejected' | 'ended';
+      /** The service login of who decided; null when nobody did. */
+      decidedByLogin: string | null;
+      /** Unix seconds, as Slack's timestamp type takes it. */
+      decidedAt: number;
+    }
+  | {
+      ok: false;
+      /** `gave-up`: undecided for too long; `vanished`: the service no longer knows the number. */
+      reason: 'gave-up' | 'vanished';
+    };
+
+/**
+ * The outcome of an ended approval, read from its record: a decision or a close is a success the
+ * workflow can branch on; an approval the app stopped following is an error, since nobody knows
+ * how it ends.
+ */
+export function stepOutcome(approval: TrackedApproval): StepOutcome {
+  if (approval.tracking === 'gave-up') return { ok: false, reason: 'gave-up' };
+  if (approval.decision === 'pending' && approval.unknownSince !== null)
+    return { ok: false, reason: 'vanished' };
+  const { decision } = approval;
+  if (decision === 'pending')
+    return {
+      ok: true,
+      approvalNumber: approval.djbh,
+      decision: 'ended',
+      decidedByLogin: null,
+      decidedAt: Math.floor(approval.updatedAt.getTime() / 1000),
+    };
+  return {
+    ok: true,
+    approvalNumber: approval.djbh,
+    decision,
+    decidedByLogin: approval.decidedBy ?? approval.approverLogin,
+    decidedAt: Math.floor(approval.updatedAt.getTime() / 1000),
+  };
+}

@@ -1,0 +1,310 @@
+import { describe, expect, it } from 'vitest';
+import { functionExecutedEvent } from '../../src/sandbox/slack-requests.ts';
+import type { Message, View } from '../../src/sandbox/workspace.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+
+// The other ways in: a message's "Request approval" shortcut, the ⚡ menu's, and the Workflow
+// Builder step, each driven by signed payloads as Slack sends them.
+
+const harness = harnessPerTest();
+const STEP = 'request_approval_step';
+const SAM = 'sam.taylor@corp.example';
+const MARIA = 'maria.lopez@corp.example';
+
+/** The form a shortcut opened, once it is filled in (the suggestion is there). */
+function filledForm(hh: Harness, userId: string): Promise<View> {
+  return waitFor(
+    () =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === userId && JSON.stringify(v.view).includes('Suggested approver'),
+      ),
+    5000,
+    'the filled-in form',
+  );
+}
+
+/** The element of an input block of a view, by block id. */
+function input(view: View, blockId: string): Record<string, unknown> | undefined {
+  const blocks = view.view.blocks as Array<{
+    block_id?: string;
+    element?: Record<string, unknown>;
+  }>;
+  return blocks.find((b) => b.block_id === blockId)?.element;
+}
+
+/** The request message of an approval, wherever it went (a channel, a thread, a DM). */
+function requestOf(hh: Harness, djbh: string): Promise<Message> {
+  return waitFor(
+    () =>
+      hh.workspace.messages.find(
+        (m) => m.metadata?.event_payload.announcement_id === `${djbh}:request`,
+      ),
+    5000,
+    'the request message',
+  );
+}
+
+async function startedApproval(hh: Harness, before: number) {
+  return waitFor(() => hh.sim.approvals()[before], 5000, 'the approval in the service');
+}
+
+describe('the message shortcut', () => {
+  it('opens the form titled with the first line cut at a word, notes the text and its permalink, and posts in the message’s thread', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const general = hh.channel('general');
+    const firstLine = `Please approve ${'the replacement storage rack '.repeat(8)}for <@${hh.user(MARIA)}>`;
+    const message = hh.workspace.postAsUser(
+      sam,
+      general,
+      `${firstLine}\nQuote: 2 racks &amp; cabling`,
+    );
+
+    const response = await hh.slack.messageShortcut(
+      sam,
+      general,
+      message.ts,
+      'request_approval_from_message',
+    );
+    expect(response.status).toBe(200);
+    const view = await filledForm(hh, sam);
+    const title = String(input(view, 'title')?.initial_value);
+    expect([...title].length).toBeLessThanOrEqual(200);
+    // Cut after a whole word of the first line, with an ellipsis.
+    expect(title.endsWith('…')).toBe(true);
+    expect(firstLine.startsWith(`${title.slice(0, -1)} `)).toBe(true);
+    const note = String(input(view, 'note')?.initial_value);
+    expect(note).toContain('for @Maria Lopez');
+    expect(note).toContain('Quote: 2 racks & cabling');
+    expect(note).toMatch(
+      new RegExp(`\\n\\nhttps://sandbox\\.slack\\.local/archives/${general}/p\\d+$`),
+    );
+
+    const before = hh.sim.approvals().length;
+    const { errors } = await hh.slack.submitView(view.id, {});
+    expect(errors).toBeUndefined();
+    const approval = await startedApproval(hh, before);
+    expect(approval.title).toBe(title);
+    const request = await requestOf(hh, approval.djbh);
+    expect(request).toMatchObject({ channel: general, threadTs: message.ts });
+    await waitFor(
+      () => JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('posted in the message'),
+      5000,
+      'the modal saying where the request went',
+    );
+
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    const thread = hh.workspace.replies(general, message.ts);
+    expect(thread.map((m) => m.text).at(-1)).toContain('Approved · 同意');
+    // Replies go to the message's thread, never under the reply that is the request.
+    expect(hh.workspace.replies(general, request.ts)).toEqual([]);
+  });
+
+  it('posts the request in the requester’s DM when the app is not in the message’s channel', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const random = hh.channel('random');
+    const message = hh.workspace.postAsUser(sam, random, 'New monitors for the NOC');
+    await hh.slack.messageShortcut(sam, random, message.ts, 'request_approval_from_message');
+    const view = await filledForm(hh, sam);
+    expect(input(view, 'title')?.initial_value).toBe('New monitors for the NOC');
+    const before = hh.sim.approvals().length;
+    await hh.slack.submitView(view.id, {});
+    const approval = await startedApproval(hh, before);
+    const request = await requestOf(hh, approval.djbh);
+    expect(request.channel).toBe(hh.workspace.appDm(sam).id);
+    expect(request.threadTs).toBeUndefined();
+    hh.sim.decide(approval.djbh, 'refuse');
+    await hh.app.poll();
+    expect(hh.workspace.replies(request.channel, request.ts).at(-1)?.text).toContain('Rejected');
+  });
+});
+
+describe('the global shortcut', () => {
+  it('opens the form with a channel picker and posts in the requester’s DM when none is picked', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const response = await hh.slack.globalShortcut(sam, 'request_approval');
+    expect(response.status).toBe(200);
+    const view = await filledForm(hh, sam);
+    expect(input(view, 'channel')).toMatchObject({ type: 'conversations_select' });
+    const before = hh.sim.approvals().length;
+    await hh.slack.submitView(view.id, { title_input: 'Team offsite', note_input: 'Two days.' });
+    const approval = await startedApproval(hh, before);
+    const request = await requestOf(hh, approval.djbh);
+    expect(request.channel).toBe(hh.workspace.appDm(sam).id);
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes(
+        'direct messages with the app',
+      ),
+    );
+  });
+
+  it('posts in the channel picked in the form', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    await hh.slack.globalShortcut(sam, 'request_approval');
+    const view = await filledForm(hh, sam);
+    const before = hh.sim.approvals().length;
+    await hh.slack.submitView(view.id, {
+      title_input: 'Team offsite',
+      note_input: 'Two days.',
+      channel_select: hh.channel('general'),
+    });
+    const approval = await startedApproval(hh, before);
+    const request = await requestOf(hh, approval.djbh);
+    expect(request).toMatchObject({ channel: hh.channel('general') });
+    expect(request.threadTs).toBeUndefined();
+  });
+});
+
+describe('the Workflow Builder step', () => {
+  const inputs = (hh: Harness, extra: Record<string, unknown> = {}) => ({
+    requester: hh.user(SAM),
+    approver: hh.user(MARIA),
+    title: 'Quarterly budget',
+    note: 'Marketing, Q4.',
+    channel: hh.channel('general'),
+    ...extra,
+  });
+
+  it('starts the approval, posts it like /approve, and completes the step once with the decision', async () => {
+    const hh = await harness();
+    const { response, executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    expect(response.status).toBe(200);
+    const approval = await startedApproval(hh, 0);
+    expect(approval).toMatchObject({ title: 'Quarterly budget', approver: MARIA });
+    const request = await requestOf(hh, approval.djbh);
+    expect(request.channel).toBe(hh.channel('general'));
+    await waitFor(() =>
+      hh.workspace
+        .callsOf('chat.postMessage')
+        .some((c) => c.args.channel === hh.user(MARIA) || String(c.args.text).includes('asks')),
+    );
+    const execution = hh.workspace.executions.get(executionId);
+    expect(execution?.state).toBe('running');
+
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+    expect(execution?.outputs).toEqual({
+      approval_number: approval.djbh,
+      decision: 'approved',
+      decided_by: hh.user(MARIA),
+      decided_at: expect.any(Number),
+    });
+    expect(execution?.completionCalls).toBe(1);
+    // Completed with the bot token: the step's own token is not meant to last days.
+    expect(hh.workspace.callsOf('functions.completeSuccess').map((c) => c.auth)).toEqual(['bot']);
+    await hh.app.poll();
+    expect(execution?.completionCalls).toBe(1);
+  });
+
+  it('suggests the approver from the org chart when the step names none', async () => {
+    const hh = await harness();
+    await hh.slack.functionExecuted(STEP, inputs(hh, { approver: null, channel: null }));
+    const approval = await startedApproval(hh, 0);
+    expect(approval.approver).toBe(MARIA);
+    // No channel: the requester's DM.
+    expect((await requestOf(hh, approval.djbh)).channel).toBe(hh.workspace.appDm(hh.user(SAM)).id);
+  });
+
+  it('ends the step with an error saying why when the service refuses, starting nothing', async () => {
+    const hh = await harness();
+    hh.sim.setFaults('start-approval', { html502: true });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 8000, 'the step failed');
+    expect(execution?.error).toContain('approval service');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('ends the step with an error for a title too long or an approver who is the requester', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(
+      STEP,
+      inputs(hh, { title: 'x'.repeat(201), approver: hh.user(SAM) }),
+    );
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('Title: Too long for the approval service: 201 characters');
+    expect(execution?.error).toContain('Approver: You cannot approve your own request');
+  });
+
+  it('starts one approval when Slack delivers the same step event twice', async () => {
+    const hh = await harness();
+    const execution = hh.workspace.startFunction(STEP, inputs(hh));
+    const event = functionExecutedEvent(execution);
+    const [a, b] = await Promise.all([
+      hh.slack.event(event),
+      hh.slack.event(event, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    await startedApproval(hh, 0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hh.sim.approvals()).toHaveLength(1);
+  });
+
+  it('completes the step once when the app restarts between the start and the decision', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const approval = await startedApproval(hh, 0);
+    await requestOf(hh, approval.djbh);
+    await hh.restart(() => {
+      hh.sim.decide(approval.djbh, 'refuse');
+    });
+    await hh.app.poll();
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+    expect(execution?.outputs).toMatchObject({ decision: 'rejected' });
+    expect(execution?.completionCalls).toBe(1);
+  });
+
+  it('completes the step once when Slack answers 5xx after taking the completion', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const approval = await startedApproval(hh, 0);
+    await requestOf(hh, approval.djbh);
+    hh.faults.failAfterCommit('functions.completeSuccess', 503);
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    offset += 15 * 60_000;
+    await hh.app.deliver();
+    const execution = hh.workspace.executions.get(executionId);
+    expect(execution?.state).toBe('completed');
+    expect(execution?.outputs).toMatchObject({ decision: 'approved' });
+    // Slack took the first call; the retry was told the step is done, and took that as delivered.
+    const calls = hh.workspace.callsOf('functions.completeSuccess').map((c) => c.response);
+    expect(calls[0]).toEqual({ ok: true });
+    expect(calls.slice(1)).toEqual(
+      Array(calls.length - 1).fill({ ok: false, error: 'execution_not_in_running_state' }),
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      const store = createApprovalStore(db.db, db.dialect);
+      const open = [
+        ...(await store.pendingAnnouncements(100)),
+        ...(await store.failedAnnouncements(100)),
+      ];
+      expect(open.map((a) => a.id)).not.toContain(`${approval.djbh}:step-complete`);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('ends the step with an error once the app stops following an undecided approval', async () => {
+    const hh = await harness({ env: { POLL_GIVE_UP_DAYS: '1' } });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const approval = await startedApproval(hh, 0);
+    await requestOf(hh, approval.djbh);
+    await hh.app.poll(new Date(Date.now() + 2 * 86_400_000));
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain(`Approval ${approval.djbh} had no decision after 1 days`);
+  });
+});
