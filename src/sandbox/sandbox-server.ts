@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { search } from 'node-emoji';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
+import { CALLBACK } from '../slack/ids.ts';
 import type { SlackRequester } from './slack-requests.ts';
 import { routeSlackSide } from './web-api-server.ts';
 import type { Workspace } from './workspace.ts';
@@ -81,8 +82,18 @@ export function createSandboxRoutes(deps: {
     const views = [...workspace.views.values()]
       .filter((v) => v.user === userId)
       .map((v) => ({ id: v.id, view: v.view }));
+    // Workflow runs of the app's step: the sandbox's "Run workflow" panel shows them all.
+    const executions = [...workspace.executions.values()].map((e) => ({
+      id: e.id,
+      inputs: e.inputs,
+      state: e.state,
+      outputs: e.outputs ?? null,
+      error: e.error ?? null,
+      startedAt: e.startedAt,
+    }));
     return {
       me: userId,
+      executions,
       botUserId: workspace.botUserId,
       slackbotId: workspace.slackbotId,
       people,
@@ -230,6 +241,26 @@ export function createSandboxRoutes(deps: {
     if (refused) return json(res, 403, { error: refused });
     const b = await body(req);
     if (path === '/sandbox/api/message') return json(res, 200, await message(b));
+    if (path === '/sandbox/api/shortcut') {
+      const user = String(b.user ?? '');
+      // On a message ("⋯" menu) or from the ⚡ menu; the callback ids are the manifest's.
+      const response = b.ts
+        ? await deps
+            .slack()
+            .messageShortcut(user, String(b.channel ?? ''), String(b.ts), CALLBACK.messageShortcut)
+        : await deps.slack().globalShortcut(user, CALLBACK.globalShortcut);
+      return json(res, 200, { ok: response.status === 200 });
+    }
+    if (path === '/sandbox/api/workflow') {
+      // Workflow Builder runs the app's step with what the panel's form holds.
+      const inputs = Object.fromEntries(
+        Object.entries((b.inputs ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''),
+      );
+      const { response, executionId } = await deps
+        .slack()
+        .functionExecuted(CALLBACK.workflowStep, inputs);
+      return json(res, 200, { ok: response.status === 200, executionId });
+    }
     if (path === '/sandbox/api/session') {
       workspace.forgetClient(String(b.user ?? ''));
       return json(res, 200, { ok: true });

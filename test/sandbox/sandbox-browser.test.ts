@@ -333,6 +333,80 @@ describe.skipIf(skipReason)(
       await shot('11-long-title');
     }, 60_000);
 
+    it('requests approval of a message from its "⋯" menu, into its thread, and offers the form from the ⚡ menu', async () => {
+      await beAs('Sam Taylor');
+      await page.locator('#channels button', { hasText: 'general' }).click();
+      await type('Order 3 spare disks for the backup array');
+      const message = page
+        .locator('#messages article')
+        .filter({ hasText: 'Order 3 spare disks for the backup array' })
+        .last();
+      await message.hover();
+      await message.getByRole('button', { name: 'More actions' }).click();
+      await message.getByRole('menuitem', { name: 'Request approval' }).click();
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => modal.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      expect(await modal.getByLabel('Title').inputValue()).toBe(
+        'Order 3 spare disks for the backup array',
+      );
+      expect(await modal.getByLabel('Note').inputValue()).toMatch(
+        /^Order 3 spare disks for the backup array\n\nhttps:\/\/sandbox\.slack\.local\/archives\//,
+      );
+      await shot('12-message-shortcut');
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => modal.getByText(/posted in the message's thread/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByRole('button', { name: 'Close' }).first().click();
+      await message.getByRole('button', { name: '1 reply' }).click();
+      await expect
+        .poll(() => page.locator('#thread-messages').textContent(), { timeout: 10_000 })
+        .toContain('Approval request: Order 3 spare disks for the backup array');
+
+      await page.getByRole('button', { name: 'Shortcuts' }).click();
+      await page.getByRole('menuitem', { name: 'Request approval' }).click();
+      const form = page.getByRole('dialog', { name: 'Request approval' });
+      await expect.poll(() => form.getByLabel('Post in').count(), { timeout: 10_000 }).toBe(1);
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    }, 60_000);
+
+    it('runs the workflow step from the "Run workflow" panel and shows its outputs once the approval is decided', async () => {
+      await beAs('Sam Taylor');
+      await page.getByRole('button', { name: 'Run workflow' }).click();
+      const panel = page.getByRole('dialog', { name: 'Run workflow' });
+      await panel.getByLabel('Title').fill('Conference travel');
+      await panel.getByLabel('Note').fill('KubeCon, three days.');
+      await panel.getByLabel('Post in (optional)').selectOption({ label: '# general' });
+      await panel.getByRole('button', { name: 'Run' }).click();
+      const run = panel.locator('.run').filter({ hasText: 'Conference travel' });
+      await expect.poll(() => run.getAttribute('data-state'), { timeout: 10_000 }).toBe('running');
+      await expect
+        .poll(() => sandbox.simulator.approvals().some((a) => a.title === 'Conference travel'), {
+          timeout: 10_000,
+        })
+        .toBe(true);
+      const djbh =
+        sandbox.simulator.approvals().find((a) => a.title === 'Conference travel')?.djbh ?? '';
+      // The approver decides in the service; the app's next poll ends the step.
+      await panel.getByRole('button', { name: 'Close' }).first().click();
+      const card = page.locator(`.approval[data-djbh="${djbh}"]`);
+      await expect.poll(() => card.count(), { timeout: 10_000 }).toBe(1);
+      await card.getByRole('button', { name: 'Agree' }).click();
+      await page.getByRole('button', { name: 'Run workflow' }).click();
+      await expect
+        .poll(() => run.getAttribute('data-state'), { timeout: 15_000 })
+        .toBe('completed');
+      const outputs = await run.locator('.outputs').textContent();
+      expect(outputs).toContain(`approval_number${djbh}`);
+      expect(outputs).toContain('decisionapproved');
+      expect(outputs).toContain('decided_byMaria Lopez');
+      await shot('13-workflow');
+      await panel.getByRole('button', { name: 'Close' }).first().click();
+    }, 60_000);
+
     it('renders mrkdwn as text nodes, so nothing in a message becomes markup', async () => {
       await page.goto(sandbox.url);
       // As a string: the test runner would rewrite a dynamic import written here.

@@ -33,6 +33,7 @@ const ctx = (extra = {}) => ({
   name: (id) => names().get(id) ?? id,
   channelName: (id) => state.data.channels.find((c) => c.id === id)?.name ?? id,
   people: state.data.people,
+  channels: state.data.channels.filter((c) => c.kind !== 'im'),
   onAction: (element) =>
     api('/sandbox/api/action', {
       user: state.me,
@@ -95,6 +96,7 @@ function messageNode(m, { inThread = false } = {}) {
         m.edited ? el('span', { class: 'edited' }, '(edited)') : null,
       ),
       content,
+      m.ephemeral ? null : messageMenu(m),
       m.ephemeral ? el('div', { class: 'ephemeral-note' }, 'Only visible to you') : null,
       replies.length
         ? el(
@@ -104,6 +106,43 @@ function messageNode(m, { inThread = false } = {}) {
           )
         : null,
     ),
+  );
+}
+
+/** A message's "⋯" menu: the app's message shortcut, as Slack lists it there. */
+function messageMenu(m) {
+  const menu = el(
+    'div',
+    { class: 'menu', role: 'menu', hidden: true },
+    el(
+      'button',
+      {
+        role: 'menuitem',
+        type: 'button',
+        onclick: () => {
+          menu.hidden = true;
+          api('/sandbox/api/shortcut', { user: state.me, channel: m.channel, ts: m.ts });
+        },
+      },
+      'Request approval',
+    ),
+  );
+  return el(
+    'div',
+    { class: 'message-actions' },
+    el(
+      'button',
+      {
+        type: 'button',
+        class: 'more',
+        'aria-label': 'More actions',
+        onclick: () => {
+          menu.hidden = !menu.hidden;
+        },
+      },
+      '⋯',
+    ),
+    menu,
   );
 }
 
@@ -324,6 +363,156 @@ function renderModal() {
   root.replaceChildren(el('div', { class: 'overlay' }, form));
 }
 
+/**
+ * The "Run workflow" panel: plays Workflow Builder running a workflow whose one step is the app's
+ * "Request approval", with the inputs typed here, and shows each run's outputs once it completes.
+ */
+function openWorkflow() {
+  const people = state.data.people.filter((p) => !p.isBot);
+  const channels = state.data.channels.filter((c) => c.kind !== 'im');
+  const select = (id, label, options, first) =>
+    el(
+      'div',
+      { class: 'bk-input' },
+      el('label', { for: id }, label),
+      el(
+        'select',
+        { id },
+        first ? el('option', { value: '' }, first) : null,
+        ...options.map(([value, text]) =>
+          el('option', { value, selected: value === state.me }, text),
+        ),
+      ),
+    );
+  const text = (id, label, multiline) =>
+    el(
+      'div',
+      { class: 'bk-input' },
+      el('label', { for: id }, label),
+      multiline ? el('textarea', { id }) : el('input', { id }),
+    );
+  const form = el(
+    'form',
+    { class: 'modal workflow', role: 'dialog', 'aria-label': 'Run workflow' },
+    el(
+      'header',
+      {},
+      el('h2', {}, 'Run workflow'),
+      el(
+        'button',
+        { type: 'button', class: 'icon', 'aria-label': 'Close', onclick: closeWorkflow },
+        '×',
+      ),
+    ),
+    el(
+      'div',
+      { class: 'body' },
+      el(
+        'p',
+        { class: 'hint' },
+        'A workflow with one step, the app’s “Request approval”. The step ends when the approval does; its outputs show below.',
+      ),
+      select(
+        'wf-requester',
+        'Requester',
+        people.map((p) => [p.id, p.name]),
+      ),
+      select(
+        'wf-approver',
+        'Approver (optional)',
+        people.map((p) => [p.id, p.name]),
+        'Suggest from the org chart',
+      ),
+      text('wf-title', 'Title'),
+      text('wf-note', 'Note', true),
+      select(
+        'wf-channel',
+        'Post in (optional)',
+        channels.map((c) => [c.id, `# ${c.name}`]),
+        'The requester’s DM',
+      ),
+      el('h3', {}, 'Runs'),
+      el('div', { id: 'workflow-runs' }),
+    ),
+    el(
+      'footer',
+      {},
+      el('button', { type: 'button', onclick: closeWorkflow }, 'Close'),
+      el('button', { type: 'submit', class: 'submit' }, 'Run'),
+    ),
+  );
+  // The approver list starts empty (suggested), whoever is on the page.
+  form.querySelector('#wf-approver').value = '';
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const value = (id) => form.querySelector(`#${id}`).value;
+    const run = form.querySelector('button.submit');
+    run.disabled = true;
+    try {
+      await api('/sandbox/api/workflow', {
+        inputs: {
+          requester: value('wf-requester'),
+          approver: value('wf-approver'),
+          title: value('wf-title'),
+          note: value('wf-note'),
+          channel: value('wf-channel'),
+        },
+      });
+    } finally {
+      run.disabled = false;
+    }
+    await refresh();
+  });
+  $('workflow-root').replaceChildren(el('div', { class: 'overlay' }, form));
+  renderRuns();
+}
+
+function closeWorkflow() {
+  $('workflow-root').replaceChildren();
+}
+
+function renderRuns() {
+  const box = $('workflow-runs');
+  if (!box) return;
+  const name = (id) => names().get(id) ?? id;
+  const outputs = (o) =>
+    el(
+      'dl',
+      { class: 'outputs' },
+      ...Object.entries(o).flatMap(([key, value]) => [
+        el('dt', {}, key),
+        el(
+          'dd',
+          {},
+          key === 'decided_by'
+            ? name(value)
+            : key === 'decided_at'
+              ? new Date(value * 1000).toLocaleString()
+              : String(value),
+        ),
+      ]),
+    );
+  const runs = [...state.data.executions].reverse();
+  box.replaceChildren(
+    ...(runs.length
+      ? runs.map((r) =>
+          el(
+            'div',
+            { class: 'run', 'data-run': r.id, 'data-state': r.state },
+            el(
+              'div',
+              { class: 'row' },
+              el('strong', {}, r.inputs.title || '(no title)'),
+              el('span', { class: `state ${r.state}` }, r.state),
+            ),
+            r.outputs ? outputs(r.outputs) : null,
+            r.error ? el('p', { class: 'error' }, r.error) : null,
+          ),
+        )
+      : [el('p', { class: 'hint' }, 'No runs yet.')]),
+  );
+}
+
 async function closeModal(id) {
   await api(`/sandbox/api/views/${id}/close`, {});
   await refresh();
@@ -404,6 +593,7 @@ function render() {
   renderMain();
   renderThread();
   renderModal();
+  renderRuns();
 }
 
 async function refresh() {
@@ -475,6 +665,15 @@ async function start() {
     state.thread = null;
     renderThread();
   });
+  // The ⚡ menu: the app's global shortcut.
+  $('shortcuts').addEventListener('click', () => {
+    $('shortcuts-menu').hidden = !$('shortcuts-menu').hidden;
+  });
+  $('shortcut-request').addEventListener('click', () => {
+    $('shortcuts-menu').hidden = true;
+    api('/sandbox/api/shortcut', { user: state.me });
+  });
+  $('workflow-open').addEventListener('click', openWorkflow);
   // Everything above is synchronous, so no choice the person makes meanwhile goes unheard.
   useEmoji(await (await fetch('/sandbox/emoji.json')).json());
   // A reload is a new Slack client: open forms and messages only you saw do not come back.

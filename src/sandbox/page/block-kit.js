@@ -174,6 +174,23 @@ function control(element, ctx) {
       }
       return select;
     }
+    case 'conversations_select': {
+      // The channels the person can see, as Slack's picker lists them.
+      const select = el(
+        'select',
+        { id, 'data-action': element.action_id },
+        el('option', { value: '' }, element.placeholder?.text ?? ''),
+      );
+      for (const channel of ctx.channels ?? [])
+        select.append(
+          el(
+            'option',
+            { value: channel.id, selected: channel.id === element.initial_conversation },
+            `# ${channel.name}`,
+          ),
+        );
+      return select;
+    }
     case 'static_select': {
       const select = el(
         'select',
