@@ -44,6 +44,26 @@ describe('malformed signed requests', () => {
         },
       },
     ],
+    [
+      'a workflow step event without its function',
+      { type: 'event_callback', event: { type: 'function_executed', inputs: {} } },
+    ],
+    [
+      'a workflow step event whose inputs are a string',
+      {
+        type: 'event_callback',
+        event: {
+          type: 'function_executed',
+          function: { callback_id: 'request_approval_step' },
+          function_execution_id: 'Fx1',
+          inputs: 'x',
+        },
+      },
+    ],
+    [
+      'a message shortcut without a trigger id',
+      { type: 'message_action', user: { id: 'U1' }, callback_id: 'x' },
+    ],
     ['an array', [1, 2]],
   ])('answers %s with 400', async (_what, body) => {
     const h = await harness();
