@@ -9,6 +9,8 @@ const state = {
   channel: '',
   tab: 'messages',
   thread: null,
+  /** The message whose "⋯" menu is open (`channel/ts`); kept here so a redraw keeps it open. */
+  menuFor: null,
   errors: {},
   approvals: [],
 };
@@ -111,15 +113,17 @@ function messageNode(m, { inThread = false } = {}) {
 
 /** A message's "⋯" menu: the app's message shortcut, as Slack lists it there. */
 function messageMenu(m) {
+  const key = `${m.channel}/${m.ts}`;
   const menu = el(
     'div',
-    { class: 'menu', role: 'menu', hidden: true },
+    { class: 'menu', role: 'menu', hidden: state.menuFor !== key },
     el(
       'button',
       {
         role: 'menuitem',
         type: 'button',
         onclick: () => {
+          state.menuFor = null;
           menu.hidden = true;
           api('/sandbox/api/shortcut', { user: state.me, channel: m.channel, ts: m.ts });
         },
@@ -136,8 +140,10 @@ function messageMenu(m) {
         type: 'button',
         class: 'more',
         'aria-label': 'More actions',
+        'aria-expanded': state.menuFor === key ? 'true' : 'false',
         onclick: () => {
-          menu.hidden = !menu.hidden;
+          state.menuFor = state.menuFor === key ? null : key;
+          menu.hidden = state.menuFor !== key;
         },
       },
       '⋯',
