@@ -129,6 +129,8 @@ describe('subcommands', () => {
     const { response } = await command(hh, 'sam.taylor@corp.example', 'help');
     expect(response.json).toMatchObject({ response_type: 'ephemeral' });
     expect(String(response.json?.text)).toContain('/approve status &lt;number&gt;');
+    // The other ways in are named too, so people find them.
+    expect(String(response.json?.text)).toContain('*Request approval* in a message’s ⋯ menu');
     expect(hh.workspace.callsOf('views.open')).toEqual([]);
   });
 
