@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
+import { functionExecutedEvent, SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
@@ -118,6 +118,34 @@ describe('Socket Mode', () => {
     });
     await waitFor(() => workspace.homes.get(maria));
     expect(JSON.stringify(workspace.homes.get(maria))).toContain('Waiting for me (1)');
+  });
+
+  it('runs the Workflow Builder step over the socket and completes it once decided', async () => {
+    const execution = workspace.startFunction('request_approval_step', {
+      requester: workspace.userByLogin('sam.taylor@corp.example').id,
+      title: 'Step over the socket',
+      note: 'From a workflow.',
+    });
+    await socket.deliver('events_api', {
+      type: 'event_callback',
+      team_id: workspace.teamId,
+      api_app_id: 'A0APPROVALS',
+      event: functionExecutedEvent(execution),
+      event_id: 'Ev2',
+      event_time: 2,
+      authorizations: [{ team_id: workspace.teamId, user_id: workspace.botUserId, is_bot: true }],
+    });
+    const approval = await waitFor(() =>
+      sim.approvals().find((a) => a.title === 'Step over the socket'),
+    );
+    expect(approval.approver).toBe('maria.lopez@corp.example');
+    sim.decide(approval.djbh, 'agree');
+    await app.poll();
+    await waitFor(() => execution.state === 'completed', 5000, 'the step completed');
+    expect(execution.outputs).toMatchObject({
+      approval_number: approval.djbh,
+      decision: 'approved',
+    });
   });
 });
 
