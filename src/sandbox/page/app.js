@@ -374,29 +374,53 @@ function renderModal() {
  * "Request approval", with the inputs typed here, and shows each run's outputs once it completes.
  */
 function openWorkflow() {
-  const people = state.data.people.filter((p) => !p.isBot);
-  const channels = state.data.channels.filter((c) => c.kind !== 'im');
-  const select = (id, label, options, first) =>
+  // The step's inputs as Block Kit inputs, drawn by the same renderer as the app's forms; each
+  // action_id is the name of the input it fills.
+  const input = (action, label, element, optional = false) => ({
+    type: 'input',
+    block_id: action,
+    optional,
+    label: { type: 'plain_text', text: label },
+    element: { action_id: action, ...element },
+  });
+  const text = { type: 'plain_text_input' };
+  const body = el(
+    'div',
+    { class: 'body' },
     el(
-      'div',
-      { class: 'bk-input' },
-      el('label', { for: id }, label),
-      el(
-        'select',
-        { id },
-        first ? el('option', { value: '' }, first) : null,
-        ...options.map(([value, text]) =>
-          el('option', { value, selected: value === state.me }, text),
+      'p',
+      { class: 'hint' },
+      'A workflow with one step, the app’s “Request approval”. The step ends when the approval does; its outputs show below.',
+    ),
+    renderBlocks(
+      [
+        input('requester', 'Requester', { type: 'users_select', initial_user: state.me }),
+        input(
+          'approver',
+          'Approver',
+          {
+            type: 'users_select',
+            placeholder: { type: 'plain_text', text: 'Suggest from the org chart' },
+          },
+          true,
         ),
-      ),
-    );
-  const text = (id, label, multiline) =>
-    el(
-      'div',
-      { class: 'bk-input' },
-      el('label', { for: id }, label),
-      multiline ? el('textarea', { id }) : el('input', { id }),
-    );
+        input('title', 'Title', text),
+        input('note', 'Note', { ...text, multiline: true }),
+        input(
+          'channel',
+          'Post in',
+          {
+            type: 'conversations_select',
+            placeholder: { type: 'plain_text', text: 'The requester’s DM' },
+          },
+          true,
+        ),
+      ],
+      ctx(),
+    ),
+    el('h3', {}, 'Runs'),
+    el('div', { id: 'workflow-runs' }),
+  );
   const form = el(
     'form',
     { class: 'modal workflow', role: 'dialog', 'aria-label': 'Run workflow' },
@@ -410,36 +434,7 @@ function openWorkflow() {
         '×',
       ),
     ),
-    el(
-      'div',
-      { class: 'body' },
-      el(
-        'p',
-        { class: 'hint' },
-        'A workflow with one step, the app’s “Request approval”. The step ends when the approval does; its outputs show below.',
-      ),
-      select(
-        'wf-requester',
-        'Requester',
-        people.map((p) => [p.id, p.name]),
-      ),
-      select(
-        'wf-approver',
-        'Approver (optional)',
-        people.map((p) => [p.id, p.name]),
-        'Suggest from the org chart',
-      ),
-      text('wf-title', 'Title'),
-      text('wf-note', 'Note', true),
-      select(
-        'wf-channel',
-        'Post in (optional)',
-        channels.map((c) => [c.id, `# ${c.name}`]),
-        'The requester’s DM',
-      ),
-      el('h3', {}, 'Runs'),
-      el('div', { id: 'workflow-runs' }),
-    ),
+    body,
     el(
       'footer',
       {},
@@ -447,23 +442,12 @@ function openWorkflow() {
       el('button', { type: 'submit', class: 'submit' }, 'Run'),
     ),
   );
-  // The approver list starts empty (suggested), whoever is on the page.
-  form.querySelector('#wf-approver').value = '';
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const value = (id) => form.querySelector(`#${id}`).value;
     const run = form.querySelector('button.submit');
     run.disabled = true;
     try {
-      await api('/sandbox/api/workflow', {
-        inputs: {
-          requester: value('wf-requester'),
-          approver: value('wf-approver'),
-          title: value('wf-title'),
-          note: value('wf-note'),
-          channel: value('wf-channel'),
-        },
-      });
+      await api('/sandbox/api/workflow', { inputs: collectValues(body) });
     } finally {
       run.disabled = false;
     }
