@@ -1,4 +1,5 @@
 import type { AccountLinks } from '../approvals/account-links.ts';
+import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 /**
@@ -10,6 +11,17 @@ export interface Identities {
   loginOf(slackUserId: string): Promise<string | null>;
   /** The Slack user of a service login, or null when they are not on Slack. */
   slackUserOf(login: string): Promise<string | null>;
+}
+
+/**
+ * The Slack user an approval already records for `login`: its approver's, when `login` is the
+ * approver's login; null when it takes a lookup (Identities.slackUserOf) to know.
+ */
+export function recordedSlackUser(
+  approval: Pick<TrackedApproval, 'approverLogin' | 'approverSlackId'>,
+  login: string,
+): string | null {
+  return login === approval.approverLogin ? approval.approverSlackId : null;
 }
 
 export function createIdentities(deps: { people: SlackPeople; links: AccountLinks }): Identities {

@@ -23,7 +23,7 @@ import {
 } from './blocks/request-message.ts';
 import type { HomePublisher } from './home-publisher.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from './i18n.ts';
-import type { Identities } from './identities.ts';
+import { type Identities, recordedSlackUser } from './identities.ts';
 import { ANNOUNCEMENT_EVENT } from './ids.ts';
 import type { SlackPeople } from './slack-people.ts';
 
@@ -128,8 +128,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     approval: TrackedApproval,
     login = approval.approverLogin,
   ): Promise<string | null> {
-    if (login === approval.approverLogin && approval.approverSlackId)
-      return approval.approverSlackId;
+    const recorded = recordedSlackUser(approval, login);
+    if (recorded) return recorded;
     attempt.check();
     // Typed in as a login: they may still be on Slack under that e-mail.
     return options.identities.slackUserOf(login);

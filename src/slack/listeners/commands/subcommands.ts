@@ -10,6 +10,7 @@ import {
   buildTextMessage,
 } from '../../blocks/status-message.ts';
 import { messagesFor } from '../../i18n.ts';
+import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -73,10 +74,9 @@ async function approverRef(
   tracked: TrackedApproval | undefined,
 ): Promise<string | undefined> {
   if (!login) return undefined;
-  if (tracked?.approverSlackId && tracked.approverLogin === login)
-    return personRef(tracked.approverSlackId, login);
+  const recorded = tracked ? recordedSlackUser(tracked, login) : null;
   // Someone the app did not start, or a service that names another approver: look them up.
-  const slackId = await deps.identities.slackUserOf(login).catch(() => null);
+  const slackId = recorded ?? (await deps.identities.slackUserOf(login).catch(() => null));
   return personRef(slackId, login);
 }
 
