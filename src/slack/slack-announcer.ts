@@ -325,6 +325,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const decidedBy = outcome.decidedByLogin
           ? await slackUserOf(attempt, approval, outcome.decidedByLogin).catch(() => null)
           : null;
+        // The lookup's catch must not let a call start past the attempt's deadline.
+        attempt.check();
         await client.functions.completeSuccess({
           function_execution_id: id,
           outputs: {
