@@ -178,16 +178,21 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
         if (row?.kind === 'request' && posted.ts) {
-          // Posted somewhere else than asked (the DM): the thread it was to join is not there.
           await trx
             .updateTable('tracked_approvals')
-            .set({ thread_ts: null })
-            .where('djbh', '=', row.djbh)
-            .where('channel_id', '<>', posted.channel)
-            .execute();
-          await trx
-            .updateTable('tracked_approvals')
-            .set({ channel_id: posted.channel, message_ts: posted.ts, updated_at: now.getTime() })
+            .set((eb) => ({
+              // Posted somewhere else than asked (the DM): the thread it was to join is not there.
+              // (SET reads the row as it was, so channel_id here is the channel asked for.)
+              thread_ts: eb
+                .case()
+                .when('channel_id', '=', posted.channel)
+                .then(eb.ref('thread_ts'))
+                .else(null)
+                .end(),
+              channel_id: posted.channel,
+              message_ts: posted.ts,
+              updated_at: now.getTime(),
+            }))
             .where('djbh', '=', row.djbh)
             .execute();
           // The approver's DM did not wait for the thread; now it can link to it.
