@@ -28,19 +28,20 @@ export function stepOutcome(approval: TrackedApproval): StepOutcome {
   if (approval.decision === 'pending' && approval.unknownSince !== null)
     return { ok: false, reason: 'vanished' };
   const { decision } = approval;
+  const decidedAt = Math.floor(approval.updatedAt.getTime() / 1000);
   if (decision === 'pending')
     return {
       ok: true,
       approvalNumber: approval.djbh,
       decision: 'ended',
       decidedByLogin: null,
-      decidedAt: Math.floor(approval.updatedAt.getTime() / 1000),
+      decidedAt,
     };
   return {
     ok: true,
     approvalNumber: approval.djbh,
     decision,
     decidedByLogin: approval.decidedBy ?? approval.approverLogin,
-    decidedAt: Math.floor(approval.updatedAt.getTime() / 1000),
+    decidedAt,
   };
 }
