@@ -8,6 +8,7 @@ import { resolveApprover } from '../../approver-choice.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
 import type { StartingDeps } from '../../slack-deps.ts';
+import type { SlackPerson } from '../../slack-people.ts';
 import { explain } from '../../submission-outcome.ts';
 
 type Deps = StartingDeps;
@@ -53,12 +54,15 @@ export function requestApprovalStep(deps: Deps) {
       await fail({ error: t.somethingWrong });
       return;
     }
-    const refusal = await start(deps, inputs, executionId, body.team_id ?? '', t).catch(
-      (error: unknown) => {
-        deps.logger.warn({ error: describe(error), executionId }, 'workflow step failed');
-        return t.somethingWrong;
-      },
-    );
+    // Slack could not say who the requester is: nothing can start.
+    const refusal = requester
+      ? await start(deps, inputs, requester, executionId, body.team_id ?? '', t).catch(
+          (error: unknown) => {
+            deps.logger.warn({ error: describe(error), executionId }, 'workflow step failed');
+            return t.somethingWrong;
+          },
+        )
+      : t.somethingWrong;
     if (refusal === undefined) {
       deps.dispatcher.wake();
       return;
@@ -73,11 +77,11 @@ export function requestApprovalStep(deps: Deps) {
 async function start(
   deps: Deps,
   inputs: z.infer<typeof Inputs>,
+  requester: SlackPerson,
   executionId: string,
   teamId: string,
   t: Messages,
 ): Promise<string | undefined> {
-  const requester = await deps.people.get(inputs.requester);
   const requesterLogin = await deps.identities.loginOf(inputs.requester);
   if (!requesterLogin) return t.requesterUnknown;
   const approver = inputs.approver
