@@ -1,14 +1,11 @@
 # The production image: compiled app and production dependencies only, run as a non-root user.
 #   podman build -t slack-approvals .          (or docker build)
-#   BASE_IMAGE: any image with Node 20+ and Debian's apt (the default is the official slim one).
-ARG BASE_IMAGE=docker.io/library/node:20-bookworm-slim
+#   BASE_IMAGE: any image with Node 22 or 24 (the default is the official Node 24 LTS slim one).
+ARG BASE_IMAGE=docker.io/library/node:24-bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 compiles from source where no prebuilt binary can be fetched.
-RUN apt-get update \
-  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
+# No compiler: better-sqlite3 ships its prebuilt binaries inside the package.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes a local base image for the container test where no image registry can be reached: a
 # minimal Debian from the machine's Debian mirror (debootstrap) with this machine's Node and npm.
-#   scripts/container-base.sh [image]        (does nothing when the image exists)
+#   scripts/container-base.sh [image]        (does nothing when the image exists; name it for the
+#                                             Node version, as the container test does)
 set -euo pipefail
-image="${1:-localhost/slack-approvals-node-base:latest}"
+image="${1:-localhost/slack-approvals-node-base:$(node -v)}"
 if podman image exists "$image"; then exit 0; fi
 mirror="${DEBIAN_MIRROR:-$( (sed -nE 's/^URIs: *([^ ]+).*/\1/p; s/^deb +(\[[^]]*\] +)?([^ ]+).*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true) | head -1)}"
 root="$(mktemp -d)"
@@ -16,11 +17,8 @@ mkdir -p "$root/usr/local/lib/node_modules"
 cp -a "$prefix/lib/node_modules/npm" "$root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
-# What this machine's npm needs to build native modules offline and to trust its registry's
-# certificate: Node's headers (no download of them) and the machine's CA bundle.
-if [ -d /usr/include/node ]; then mkdir -p "$root/usr/include" && cp -a /usr/include/node "$root/usr/include/node"; fi
+# What this machine's npm needs to trust its registry's certificate: the machine's CA bundle.
 cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/machine-ca.crt"
 tar -C "$root" -c . | podman import \
   --change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/machine-ca.crt' \
-  --change 'ENV npm_config_nodedir=/usr' \
   - "$image" >/dev/null

@@ -1,11 +1,10 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startWebApiServer } from '../src/sandbox/web-api-server.ts';
 import { Workspace } from '../src/sandbox/workspace.ts';
@@ -213,46 +212,6 @@ describe('npm start', () => {
       await h.close();
     }
   });
-});
-
-describe('the compiled build', () => {
-  it('compiles to JavaScript that runs on plain node, as production runs it', async () => {
-    // Beside the project (not in /tmp), so that node finds node_modules as it does for dist/.
-    const out = join(root, 'test-artifacts', `dist-${process.pid}`);
-    const exec = promisify(execFile);
-    try {
-      await exec(process.execPath, [
-        join(root, 'node_modules/typescript/bin/tsc'),
-        '-p',
-        join(root, 'tsconfig.build.json'),
-        '--outDir',
-        out,
-      ]);
-      await exec(process.execPath, [join(root, 'scripts/copy-assets.mjs'), out], { cwd: root });
-      const dir = mkdtempSync(join(tmpdir(), 'main-dist-'));
-      const port = await freePort();
-      const child = spawn(process.execPath, [join(out, 'main.js'), '--sandbox'], {
-        env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: join(dir, 'a.db') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      try {
-        await waitFor(
-          () => output.includes('slack-approvals sandbox: open'),
-          20_000,
-          'the sandbox',
-        );
-        expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
-      } finally {
-        child.kill('SIGTERM');
-        rmSync(dir, { recursive: true, force: true });
-      }
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }, 60_000);
 });
 
 describe('npm run simulator', () => {

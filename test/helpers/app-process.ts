@@ -5,19 +5,31 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The app as its own process (`src/main.ts`), so a test can kill it with SIGKILL mid-flight. */
+/** How the process exited: the code, or the signal that ended it. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * The app as its own process, so a test can kill it with SIGKILL mid-flight: `src/main.ts` through
+ * tsx by default, or the compiled entry (`dist/main.js`) as production runs it on plain node.
+ */
 export class AppProcess {
   private child: ChildProcess | undefined;
   readonly output: string[] = [];
 
-  constructor(readonly env: Record<string, string>) {}
+  constructor(
+    readonly env: Record<string, string>,
+    private readonly entry: readonly string[] = ['--import', 'tsx', 'src/main.ts'],
+  ) {}
 
   get port(): number {
     return Number(this.env.PORT);
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...this.entry], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,12 +61,14 @@ export class AppProcess {
     await exited;
   }
 
-  async stop(): Promise<void> {
+  /** SIGTERM, as a supervisor stops it; resolves with how it exited (undefined if not running). */
+  async stop(): Promise<Exit | undefined> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
+    if (!child || child.exitCode !== null || child.signalCode !== null) return undefined;
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     child.kill('SIGTERM');
-    await exited;
+    const [code, signal] = await exited;
+    return { code, signal };
   }
 }
 
