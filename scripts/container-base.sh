@@ -10,11 +10,12 @@ mirror="${DEBIAN_MIRROR:-$( (sed -nE 's/^URIs: *([^ ]+).*/\1/p; s/^deb +(\[[^]]*
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 debootstrap --variant=minbase bookworm "$root" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+# The node and the npm on PATH, wherever each lives (CI's Node comes without an npm of its own).
 node_bin="$(readlink -f "$(command -v node)")"
-prefix="$(dirname "$(dirname "$node_bin")")"
+npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 cp "$node_bin" "$root/usr/local/bin/node"
 mkdir -p "$root/usr/local/lib/node_modules"
-cp -a "$prefix/lib/node_modules/npm" "$root/usr/local/lib/node_modules/npm"
+cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 # What this machine's npm needs to trust its registry's certificate: the machine's CA bundle.

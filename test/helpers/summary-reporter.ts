@@ -8,10 +8,14 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
+      // A test that never ran because its file's hook failed is a failure, not a skip: only
+      // tests skipped by their declaration (skipIf, a dialect not configured) count as skipped.
+      const moduleFailed = module.state() === 'failed';
       for (const test of module.children.allTests()) {
         const state = test.result().state;
+        const declaredSkip = test.options.mode === 'skip' || test.options.mode === 'todo';
         if (state === 'passed') counts.passed++;
-        else if (state === 'failed') counts.failed++;
+        else if (state === 'failed' || (moduleFailed && !declaredSkip)) counts.failed++;
         else counts.skipped++;
       }
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0)
