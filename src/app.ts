@@ -81,8 +81,16 @@ export async function startApplication(
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   const store = createApprovalStore(database.db, database.dialect);
-  const metrics = createMetrics(createMetricsSource(database.db), now);
   let lastServiceOk: number | undefined;
+  const metrics = createMetrics(
+    createMetricsSource(database.db),
+    {
+      serviceUp: () =>
+        lastServiceOk !== undefined && Date.now() - lastServiceOk <= SERVICE_FRESH_MS,
+      pool: database.pool,
+    },
+    now,
+  );
   const service = observeService(
     overrides.service ??
       createApprovalServiceClient({

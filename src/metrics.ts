@@ -1,18 +1,38 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from './store/database.ts';
 
 /** What the store can count at scrape time. */
 export interface MetricsSource {
   announcementCounts(): Promise<Array<{ state: string; kind: string; count: number }>>;
   dueCount(now: Date): Promise<number>;
+  /** When the oldest announcement not yet delivered was recorded; undefined when none waits. */
+  oldestPendingAnnouncement(): Promise<Date | undefined>;
+  /** The earliest next check of a followed approval that is due now; undefined when none is. */
+  oldestOverdueCheck(now: Date): Promise<Date | undefined>;
+}
+
+/** What the process knows at scrape time, beside the store. */
+export interface LiveGauges {
+  /** Whether the approval service answered with our credentials accepted recently. */
+  serviceUp(): boolean;
+  pool(): PoolStats;
 }
 
 /**
  * The app's Prometheus metrics, on a registry of its own (several apps can live in one process,
- * as in the tests). Names are documented in README ("Metrics").
+ * as in the tests), with Node's own (event-loop lag, memory, CPU) beside them. Names are
+ * documented in README ("Metrics"); `deploy/` has alert rules and a dashboard built on them.
  */
-export function createMetrics(source: MetricsSource, now: () => Date = () => new Date()) {
+export function createMetrics(
+  source: MetricsSource,
+  live: LiveGauges,
+  now: () => Date = () => new Date(),
+) {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const prefix = 'slack_approvals_';
+  const ageSeconds = (since: Date | undefined) =>
+    since ? Math.max(0, (now().getTime() - since.getTime()) / 1000) : 0;
   new Gauge({
     name: `${prefix}announcements`,
     help: 'Announcements in the outbox, by state and kind',
@@ -30,6 +50,49 @@ export function createMetrics(source: MetricsSource, now: () => Date = () => new
     registers: [registry],
     async collect() {
       this.set(await source.dueCount(now()));
+    },
+  });
+  new Gauge({
+    name: `${prefix}oldest_pending_announcement_age_seconds`,
+    help: 'Age of the oldest announcement not yet delivered to Slack (0 when none waits): are threads getting their updates?',
+    registers: [registry],
+    async collect() {
+      this.set(ageSeconds(await source.oldestPendingAnnouncement()));
+    },
+  });
+  new Gauge({
+    name: `${prefix}oldest_overdue_check_seconds`,
+    help: 'How long the most overdue status check of a followed approval has been due (0 when none is)',
+    registers: [registry],
+    async collect() {
+      this.set(ageSeconds(await source.oldestOverdueCheck(now())));
+    },
+  });
+  new Gauge({
+    name: `${prefix}service_up`,
+    help: 'Whether the approval service answered with accepted credentials in the last minute (1) or not (0)',
+    registers: [registry],
+    collect() {
+      this.set(live.serviceUp() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${prefix}db_pool_waiting`,
+    help: 'Database queries waiting for a free pooled connection',
+    registers: [registry],
+    collect() {
+      this.set(live.pool().waiting);
+    },
+  });
+  new Gauge({
+    name: `${prefix}db_pool_connections`,
+    help: 'Pooled database connections, by state',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { total, idle } = live.pool();
+      this.set({ state: 'idle' }, idle);
+      this.set({ state: 'busy' }, Math.max(0, total - idle));
     },
   });
   const attempts = new Counter({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harnessPerTest } from './helpers/harness.ts';
+import { harnessPerTest, waitFor } from './helpers/harness.ts';
 
 // /healthz, /readyz and /metrics on the app's own port.
 
@@ -50,5 +50,41 @@ describe('probes and metrics', () => {
     expect(text).toContain(
       'slack_approvals_slack_api_errors_total{method="chat.postMessage",code="channel_not_found"} 1',
     );
+  });
+
+  it('tells how long the oldest undelivered announcement and the most overdue check have waited', async () => {
+    let clock = new Date('2026-11-23T09:00:00Z');
+    const h = await harness({ now: () => clock });
+    const metric = async (name: string) => {
+      const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.split(' ')[1]);
+    };
+    expect(await metric('slack_approvals_oldest_pending_announcement_age_seconds')).toBe(0);
+    expect(await metric('slack_approvals_oldest_overdue_check_seconds')).toBe(0);
+    // Slack holds the channel's posts back for an hour: the request stays undelivered.
+    h.faults.rateLimit('chat.postMessage', 3600, 10);
+    const view = await h.openModal('sam.taylor@corp.example');
+    await h.slack.submitView(view.id, { note_input: 'n' });
+    await waitFor(() => h.sim.approvals()[0], 5000, 'the approval in the service');
+    await waitFor(
+      async () =>
+        (await metric('slack_approvals_announcements{state="pending",kind="request"}')) === 1,
+      5000,
+      'the request recorded',
+    );
+    clock = new Date(clock.getTime() + 90_000);
+    expect(await metric('slack_approvals_oldest_pending_announcement_age_seconds')).toBe(90);
+    // Nobody ran a pass since: the approval's first check has been due since it was recorded.
+    expect(await metric('slack_approvals_oldest_overdue_check_seconds')).toBe(90);
+    expect(await metric('slack_approvals_service_up')).toBe(1);
+    expect(await metric('slack_approvals_db_pool_waiting')).toBe(0);
+    expect(await metric('nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('says the approval service is down when it has not answered', async () => {
+    const h = await harness({ env: { APPROVAL_BASE_URL: 'http://127.0.0.1:1' } });
+    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    expect(text).toMatch(/^slack_approvals_service_up 0$/m);
   });
 });

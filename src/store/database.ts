@@ -14,7 +14,16 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Where the data is, for logs; a Postgres URL without its password. */
   location: string;
+  /** The connection pool now, for metrics: SQLite has one connection and nobody waits for it. */
+  pool(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Queries waiting for a free connection. */
+  waiting: number;
+  total: number;
+  idle: number;
 }
 
 const PG_INT8 = 20;
@@ -44,8 +53,17 @@ export async function openDatabase(
   const location =
     dialect === 'postgres' ? redactPassword(url) : url === ':memory:' ? url : resolve(url);
   let db: Kysely<Database>;
+  let pool: () => PoolStats = () => ({ waiting: 0, total: 1, idle: 0 });
   try {
-    db = dialect === 'postgres' ? openPostgres(url, options) : openSqlite(location);
+    if (dialect === 'postgres') {
+      const opened = openPostgres(url, options);
+      db = opened.db;
+      pool = () => ({
+        waiting: opened.pool.waitingCount,
+        total: opened.pool.totalCount,
+        idle: opened.pool.idleCount,
+      });
+    } else db = openSqlite(location);
   } catch (error) {
     throw new DatabaseError(location, error);
   }
@@ -55,7 +73,7 @@ export async function openDatabase(
     await db.destroy().catch(() => undefined);
     throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error);
   }
-  return { db, dialect, location, close: () => db.destroy() };
+  return { db, dialect, location, pool, close: () => db.destroy() };
 }
 
 /** The database could not be opened or migrated. */
@@ -71,7 +89,7 @@ export class DatabaseError extends AppError {
   }
 }
 
-function openPostgres(url: string, options: OpenOptions): Kysely<Database> {
+function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: 5,
@@ -86,7 +104,7 @@ function openPostgres(url: string, options: OpenOptions): Kysely<Database> {
     },
   });
   pool.on('error', (error) => options.onConnectionError?.(error));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
 function openSqlite(path: string): Kysely<Database> {

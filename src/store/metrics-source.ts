@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MetricsSource } from '../metrics.ts';
 import type { Database } from './schema.ts';
 
-/** Counts for the metrics scrape: the outbox by state and kind, and the due backlog. */
+/** Counts for the metrics scrape: the outbox by state and kind, its oldest entry, and checks due. */
 export function createMetricsSource(db: Kysely<Database>): MetricsSource {
   return {
     async announcementCounts() {
@@ -21,6 +21,23 @@ export function createMetricsSource(db: Kysely<Database>): MetricsSource {
         .where('next_check_at', '<=', now.getTime())
         .executeTakeFirst();
       return Number(row?.n ?? 0);
+    },
+    async oldestPendingAnnouncement() {
+      const row = await db
+        .selectFrom('announcements')
+        .select(sql<number | null>`min(created_at)`.as('t'))
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return row?.t == null ? undefined : new Date(Number(row.t));
+    },
+    async oldestOverdueCheck(now) {
+      const row = await db
+        .selectFrom('tracked_approvals')
+        .select(sql<number | null>`min(next_check_at)`.as('t'))
+        .where('tracking', '=', 'active')
+        .where('next_check_at', '<=', now.getTime())
+        .executeTakeFirst();
+      return row?.t == null ? undefined : new Date(Number(row.t));
     },
   };
 }

@@ -1,0 +1,75 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { harnessPerTest } from '../helpers/harness.ts';
+
+// The alert rules and the dashboard in deploy/ use only metrics the app exports, and the rules
+// pass Prometheus's own checker and their unit tests.
+
+const deploy = new URL('../../deploy/', import.meta.url).pathname;
+const exec = promisify(execFile);
+const harness = harnessPerTest();
+const promtool = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
+
+interface Rules {
+  groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+}
+interface Dashboard {
+  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+}
+
+const rules = parse(readFileSync(join(deploy, 'prometheus/alerts.yml'), 'utf8')) as Rules;
+const dashboard = JSON.parse(
+  readFileSync(join(deploy, 'grafana/slack-approvals.json'), 'utf8'),
+) as Dashboard;
+
+const expressions = [
+  ...rules.groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr }))),
+  ...dashboard.panels.flatMap((p) =>
+    p.targets.map((t) => ({ where: `panel ${p.title}`, expr: t.expr })),
+  ),
+];
+
+// Prometheus's own series, not the app's.
+const PROMETHEUS_OWN = new Set(['up']);
+const metricNames = (expr: string) =>
+  [...expr.matchAll(/\b(slack_approvals_\w+|nodejs_\w+|process_\w+|up)\b(?!\s*\()/g)].map(
+    (m) => m[1] as string,
+  );
+
+describe('deploy/ monitoring', () => {
+  it('names only metrics a running app exports, in every alert and dashboard panel', async () => {
+    const h = await harness();
+    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const exported = new Map(
+      [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    const known = (name: string) => {
+      if (exported.has(name) || PROMETHEUS_OWN.has(name)) return true;
+      const base = name.replace(/_(bucket|sum|count)$/, '');
+      return base !== name && exported.get(base) === 'histogram';
+    };
+    expect(expressions.length).toBeGreaterThan(10);
+    for (const { where, expr } of expressions) {
+      const names = metricNames(expr);
+      expect(names.length, `${where} names no metric: ${expr}`).toBeGreaterThan(0);
+      for (const name of names) expect(known(name), `${where} uses ${name}`).toBe(true);
+    }
+  });
+
+  it.skipIf(!promtool && !process.env.CI)(
+    `passes promtool check rules and its rule tests${promtool ? '' : ' (skipped: no promtool; Debian package prometheus)'}`,
+    async () => {
+      // CI installs it (.ci/run); there a missing promtool is a failure, not a skip.
+      expect(promtool, 'promtool on PATH').not.toBe('');
+      const cwd = join(deploy, 'prometheus');
+      const check = await exec(promtool, ['check', 'rules', 'alerts.yml'], { cwd });
+      expect(check.stdout).toMatch(/SUCCESS: \d+ rules found/);
+      const test = await exec(promtool, ['test', 'rules', 'alerts.test.yml'], { cwd });
+      expect(test.stdout).toContain('SUCCESS');
+    },
+  );
+});
