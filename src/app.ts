@@ -12,6 +12,7 @@ import {
   type DispatchCounts,
 } from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
+import type { PurgeCounts } from './approvals/retention.ts';
 import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { AppError, describe } from './errors.ts';
@@ -19,6 +20,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
+import { startRetentionSchedule } from './poller/retention-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
 import type { Route } from './slack/http-receiver.ts';
@@ -31,6 +33,7 @@ import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
+import { createRetentionStore } from './store/retention-store.ts';
 import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
@@ -55,6 +58,8 @@ export interface Application {
   poll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
   /** Delivers what is deliverable at `now` and waits until that is done. */
   deliver(now?: Date): Promise<DispatchCounts>;
+  /** The retention purge at `now`, if no replica ran it in this period; what it deleted. */
+  purge(now?: Date): Promise<PurgeCounts | undefined>;
   stop(): Promise<void>;
 }
 
@@ -263,6 +268,11 @@ async function serve(
     { ...pollOptions, cron: config.poll.cron, onPass: (ms) => metrics.pollPass(ms) },
     now,
   );
+  const retention = startRetentionSchedule(
+    { store: createRetentionStore(database.db), logger, onPurge: metrics.purged },
+    { retentionDays: config.retentionDays },
+    now,
+  );
   // Readiness needs a recent answer from the service; one an hour would leave it stale.
   const reprobe = setInterval(() => {
     const last = parts.lastServiceOk();
@@ -281,10 +291,12 @@ async function serve(
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),
+    purge: (at = now()) => retention.runOnce(at),
     async stop() {
       ready = false;
       clearInterval(reprobe);
       await schedule.stop();
+      await retention.stop();
       await dispatcher.stop();
       await bolt.stop();
       if (healthServer) await new Promise<void>((resolve) => healthServer?.close(() => resolve()));

@@ -75,6 +75,8 @@ export interface Config {
     /** At most this many reminders per approval; 0 switches reminders off. */
     max: number;
   };
+  /** Days an ended approval and its announcements are kept; 0 keeps everything. */
+  retentionDays: number;
 }
 
 export class ConfigError extends AppError {
@@ -126,6 +128,7 @@ const envSchema = z.object({
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_MAX: integer(0, 100).default(3),
+  RETENTION_DAYS: integer(0, 36_500).optional(),
 });
 
 /**
@@ -227,6 +230,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,
       max: e.REMINDER_MAX,
     },
+    // The sandbox's data is fresh at each start anyway; a day shows the purge working.
+    retentionDays: e.RETENTION_DAYS ?? (mode === 'sandbox' ? 1 : 400),
   };
 }
 

@@ -137,6 +137,12 @@ export function createMetrics(
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const purged = new Counter({
+    name: `${prefix}retention_deleted_total`,
+    help: 'Rows the retention purge deleted, by what they were (approvals, announcements, submission keys)',
+    labelNames: ['what'],
+    registers: [registry],
+  });
   const slackErrors = new Counter({
     name: `${prefix}slack_api_errors_total`,
     help: 'Failed Slack Web API calls of the background delivery, by method and code',
@@ -157,6 +163,11 @@ export function createMetrics(
     serviceCall(endpoint: string, outcome: string, ms: number): void {
       serviceCalls.inc({ endpoint, outcome });
       serviceSeconds.observe({ endpoint }, ms / 1000);
+    },
+    purged(counts: { approvals: number; announcements: number; submissionKeys: number }): void {
+      purged.inc({ what: 'approvals' }, counts.approvals);
+      purged.inc({ what: 'announcements' }, counts.announcements);
+      purged.inc({ what: 'submission_keys' }, counts.submissionKeys);
     },
     slackError(method: string, code: string): void {
       slackErrors.inc({ method, code });

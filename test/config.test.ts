@@ -58,8 +58,16 @@ describe('loadConfig', () => {
         channelIntervalMs: 1000,
         concurrency: 4,
       },
+      retentionDays: 1,
     });
     expect(config.approval.baseUrl).toBeUndefined();
+  });
+
+  it('keeps ended approvals 400 days by default, as long as RETENTION_DAYS says, or for good with 0', () => {
+    expect(loadConfig(slackHttp).retentionDays).toBe(400);
+    expect(loadConfig({ ...slackHttp, RETENTION_DAYS: '30' }).retentionDays).toBe(30);
+    expect(loadConfig({ ...slackHttp, RETENTION_DAYS: '0' }).retentionDays).toBe(0);
+    expect(problemsOf({ ...slackHttp, RETENTION_DAYS: '-1' }).join()).toContain('RETENTION_DAYS');
   });
 
   it('refuses a delivery lease too short for the Slack timeout, since a late call could outlive it', () => {

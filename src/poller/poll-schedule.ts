@@ -1,5 +1,5 @@
-import cron from 'node-cron';
 import { type PollCounts, type PollDeps, type PollOptions, pollOnce } from './poll-once.ts';
+import { scheduleJob } from './scheduled-job.ts';
 
 export interface PollSchedule {
   stop(): Promise<void>;
@@ -14,34 +14,17 @@ export function startPollSchedule(
   options: PollOptions & { cron: string; onPass?: (ms: number) => void },
   clock: () => Date = () => new Date(),
 ): PollSchedule {
-  let running: Promise<PollCounts | undefined> | undefined;
-  const task = cron.schedule(options.cron, () => {
-    if (running) return;
-    const started = clock();
-    running = pollOnce(deps, options, started)
-      .then((counts) => {
-        // Quiet passes go to debug, so a log at info shows only passes that did something.
-        const busy = counts.checked + counts.failed + counts.deferred > 0;
-        const ms = Date.now() - started.getTime();
-        deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
-        options.onPass?.(ms);
-        return counts;
-      })
-      .catch((error: unknown) => {
-        deps.logger.warn(
-          { error: error instanceof Error ? error.message : String(error) },
-          'poll pass failed',
-        );
-        return undefined;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  });
-  return {
-    async stop() {
-      await task.stop();
-      await running;
+  return scheduleJob(
+    options.cron,
+    async (started): Promise<PollCounts> => {
+      const counts = await pollOnce(deps, options, started);
+      // Quiet passes go to debug, so a log at info shows only passes that did something.
+      const busy = counts.checked + counts.failed + counts.deferred > 0;
+      const ms = Date.now() - started.getTime();
+      deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
+      options.onPass?.(ms);
+      return counts;
     },
-  };
+    { clock, logger: deps.logger, failedMessage: 'poll pass failed' },
+  );
 }

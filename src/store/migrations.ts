@@ -173,6 +173,19 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },
   },
+  '2026-11-23-006-job-runs': {
+    async up(db: Kysely<unknown>) {
+      // Jobs that one replica runs per period (the retention purge): when each may run next.
+      await db.schema
+        .createTable('job_runs')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('next_run_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('job_runs').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

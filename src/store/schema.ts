@@ -61,9 +61,15 @@ export interface SubmissionKeyRow {
   taken_at: number;
 }
 
+export interface JobRunRow {
+  name: string;
+  next_run_at: number;
+}
+
 export interface Database {
   submission_keys: SubmissionKeyRow;
   tracked_approvals: TrackedApprovalRow;
   announcements: AnnouncementRow;
   linked_accounts: LinkedAccountRow;
+  job_runs: JobRunRow;
 }

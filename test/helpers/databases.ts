@@ -72,6 +72,7 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
       await handle.db.deleteFrom('announcements').execute();
       await handle.db.deleteFrom('linked_accounts').execute();
       await handle.db.deleteFrom('tracked_approvals').execute();
+      await handle.db.deleteFrom('job_runs').execute();
     },
     async close() {
       await handle.close();

@@ -1,0 +1,49 @@
+import cron from 'node-cron';
+
+export interface ScheduledJob<T> {
+  /** Runs the job now, or joins the run already going: runs never overlap. */
+  runOnce(now: Date): Promise<T | undefined>;
+  /** Stops the ticks and waits for a running run. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A job on a node-cron schedule that never overlaps itself: a tick while a run is going is
+ * skipped. A failed run is logged at warn with `failedMessage` and answers undefined; the next
+ * tick tries again.
+ */
+export function scheduleJob<T>(
+  expression: string,
+  run: (now: Date) => Promise<T>,
+  options: {
+    clock: () => Date;
+    logger: { warn(obj: object, msg: string): void };
+    failedMessage: string;
+  },
+): ScheduledJob<T> {
+  let running: Promise<T | undefined> | undefined;
+  const runOnce = (now: Date) => {
+    running ??= run(now)
+      .catch((error: unknown) => {
+        options.logger.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          options.failedMessage,
+        );
+        return undefined;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const task = cron.schedule(expression, () => {
+    if (!running) void runOnce(options.clock());
+  });
+  return {
+    runOnce,
+    async stop() {
+      await task.stop();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { purgeExpired, RETENTION_PERIOD_MS } from '../../src/approvals/retention.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createRetentionStore } from '../../src/store/retention-store.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { sampleApproval } from '../helpers/outbox-seed.ts';
+
+const DAY = 24 * 3_600_000;
+const NOW = new Date('2026-11-23T03:17:00Z');
+const ago = (days: number) => new Date(NOW.getTime() - days * DAY);
+
+for (const which of TEST_DATABASES) {
+  describe.skipIf(which.skipReason)(
+    `retention on ${which.name}${which.skipReason ? ` (skipped: ${which.skipReason})` : ''}`,
+    () => {
+      let database: Awaited<ReturnType<typeof openTestDatabase>>;
+      beforeAll(async () => {
+        database = await openTestDatabase(which);
+      });
+      afterAll(() => database?.close());
+      beforeEach(() => database.clear());
+
+      /** An approval as it stands `days` after its last change, its announcements in `state`. */
+      async function approval(
+        djbh: string,
+        days: number,
+        tracking: 'active' | 'finished' | 'gave-up',
+        announcements: 'sent' | 'pending' = 'sent',
+      ) {
+        const db = database.handle.db;
+        await createApprovalStore(db, database.handle.dialect).createApproval(
+          sampleApproval(djbh, { createdAt: ago(days + 1), note: 'Termination of J. Doe' }),
+          ago(days + 1),
+        );
+        await db
+          .updateTable('tracked_approvals')
+          .set({ tracking, updated_at: ago(days).getTime() })
+          .where('djbh', '=', djbh)
+          .execute();
+        await db
+          .updateTable('announcements')
+          .set({ state: announcements })
+          .where('djbh', '=', djbh)
+          .execute();
+      }
+      const approvals = async () =>
+        (
+          await database.handle.db
+            .selectFrom('tracked_approvals')
+            .select('djbh')
+            .orderBy('djbh')
+            .execute()
+        ).map((r) => r.djbh);
+      const announcementsOf = async (djbh: string) =>
+        (
+          await database.handle.db
+            .selectFrom('announcements')
+            .select('id')
+            .where('djbh', '=', djbh)
+            .execute()
+        ).length;
+
+      it('deletes ended approvals and their announcements after the retention, and nothing else', async () => {
+        await approval('OLD_FINISHED', 401, 'finished');
+        await approval('OLD_GAVE_UP', 500, 'gave-up');
+        await approval('OLD_ACTIVE', 401, 'active');
+        await approval('OLD_UNDELIVERED', 401, 'finished', 'pending');
+        await approval('RECENT_ENDED', 399, 'finished');
+        const db = database.handle.db;
+        await db
+          .insertInto('linked_accounts')
+          .values({ slack_user_id: 'U1', team_id: 'T1', login: 'a', name: 'A', linked_at: 0 })
+          .execute();
+        await db
+          .insertInto('submission_keys')
+          .values([
+            { key: 'old', taken_at: NOW.getTime() - DAY - 1 },
+            { key: 'new', taken_at: NOW.getTime() - DAY + 60_000 },
+          ])
+          .execute();
+
+        const counts = await purgeExpired(createRetentionStore(db), { retentionDays: 400 }, NOW);
+
+        expect(counts).toEqual({ approvals: 2, announcements: 4, submissionKeys: 1 });
+        expect(await approvals()).toEqual(['OLD_ACTIVE', 'OLD_UNDELIVERED', 'RECENT_ENDED']);
+        expect(await announcementsOf('OLD_FINISHED')).toBe(0);
+        expect(await announcementsOf('OLD_UNDELIVERED')).toBe(2);
+        const keys = await db.selectFrom('submission_keys').select('key').execute();
+        expect(keys.map((k) => k.key)).toEqual(['new']);
+        // An account link is the person's own setting: it stays until they unlink.
+        expect(await db.selectFrom('linked_accounts').select('login').execute()).toHaveLength(1);
+      });
+
+      it('keeps every approval with a retention of 0, and still lets submission keys go', async () => {
+        await approval('ANCIENT', 5000, 'finished');
+        const counts = await purgeExpired(
+          createRetentionStore(database.handle.db),
+          { retentionDays: 0 },
+          NOW,
+        );
+        expect(counts).toEqual({ approvals: 0, announcements: 0, submissionKeys: 0 });
+        expect(await approvals()).toEqual(['ANCIENT']);
+      });
+
+      it('deletes a large backlog in batches, all of it', async () => {
+        for (let i = 0; i < 1001; i++)
+          await approval(`B${String(i).padStart(5, '0')}`, 401, 'finished');
+        const counts = await purgeExpired(
+          createRetentionStore(database.handle.db),
+          { retentionDays: 400 },
+          NOW,
+        );
+        expect(counts?.approvals).toBe(1001);
+        expect(await approvals()).toEqual([]);
+      }, 60_000);
+
+      it('runs once per day across replicas that race for it', async () => {
+        const stores = [1, 2, 3].map(() => createRetentionStore(database.handle.db));
+        const claims = await Promise.all(
+          stores.map((s) => s.claimJob('retention', NOW, RETENTION_PERIOD_MS)),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        const store = stores[0];
+        if (!store) throw new Error('no store');
+        expect(await store.claimJob('retention', new Date(NOW.getTime() + DAY - 1), DAY)).toBe(
+          false,
+        );
+        expect(await store.claimJob('retention', new Date(NOW.getTime() + DAY), DAY)).toBe(true);
+        expect(
+          await purgeExpired(store, { retentionDays: 400 }, new Date(NOW.getTime() + DAY)),
+        ).toBeUndefined();
+      });
+    },
+  );
+}
