@@ -1,18 +1,22 @@
 import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import pino from 'pino';
 import { describe } from './errors.ts';
+import { currentLogFields } from './log-context.ts';
 
 export type Logger = pino.Logger;
 
 /**
  * Structured JSON logs (one object per line). Known secret-bearing keys are redacted wherever
- * they appear, as a second line of defence: the code itself never logs a token or a key.
+ * they appear, as a second line of defence: the code itself never logs a token or a key. Each
+ * line carries the `requestId` and `djbh` of the work it belongs to, where there is one.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: { app: 'slack-approvals' },
+      // The request id and approval number of the work this line was written in (log-context.ts).
+      mixin: () => ({ ...currentLogFields() }),
       redact: {
         paths: [
           'token',

@@ -1,3 +1,4 @@
+import { startLogContext } from '../log-context.ts';
 import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
 import type { ApprovalStore, Deliverable } from './approval-store.ts';
 import { createLanePacer } from './lane-pacer.ts';
@@ -105,7 +106,9 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
       });
       for (const head of heads) {
-        const attempt = deliverOne(head, now).then(
+        const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
+          deliverOne(head, now),
+        ).then(
           (outcome) => {
             if (outcome !== 'lost') counts[COUNTED[outcome]]++;
             return outcome;

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { addLogField } from '../log-context.ts';
 import type { ApprovalStore } from './approval-store.ts';
 import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
 
@@ -44,6 +45,8 @@ export async function startTrackedApproval(
   request: StartRequest,
 ): Promise<{ djbh: string }> {
   const { djbh } = await deps.service.startApproval(request.input);
+  // From here on, every line this request writes names the approval.
+  addLogField('djbh', djbh);
   const now = deps.now();
   try {
     await deps.store.createApproval(

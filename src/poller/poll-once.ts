@@ -8,6 +8,7 @@ import {
   reminderDue,
 } from '../approvals/check-schedule.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import { startLogContext } from '../log-context.ts';
 
 export interface PollOptions {
   concurrency: number;
@@ -191,7 +192,10 @@ export async function pollOnce(
   }
 
   const workers = Array.from({ length: options.concurrency }, async () => {
-    for (let approval = await next(); approval; approval = await next()) await check(approval);
+    for (let approval = await next(); approval; approval = await next()) {
+      const current = approval;
+      await startLogContext({ djbh: current.djbh }, () => check(current));
+    }
   });
   await Promise.all(workers);
   return counts;

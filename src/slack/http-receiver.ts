@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, type Receiver, verifySlackRequest } from '@slack/bolt';
+import { withLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
-import { parseSlackRequest, requestKind } from './slack-request.ts';
+import { parseSlackRequest, requestId, requestKind } from './slack-request.ts';
 
 export interface Route {
   path: string;
@@ -102,8 +103,13 @@ export class SlackHttpReceiver implements Receiver {
       case 'answer':
         if (parsed.note) this.options.logger.info({ note: parsed.note }, 'slack request ignored');
         return send(res, parsed.status, parsed.body);
-      case 'dispatch':
-        return this.dispatch(req, res, parsed.body);
+      case 'dispatch': {
+        // The receiver's own lines (late ack, a failed listener) carry the request id too.
+        const id = requestId(parsed.body);
+        return withLogContext(id ? { requestId: id } : {}, () =>
+          this.dispatch(req, res, parsed.body),
+        );
+      }
     }
   }
 

@@ -1,10 +1,11 @@
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { AppError } from '../errors.ts';
+import { withLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger, logFailure } from '../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
-import { requestKind } from './slack-request.ts';
+import { requestId, requestKind } from './slack-request.ts';
 
 export interface BoltAppOptions {
   botToken: string;
@@ -90,7 +91,8 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
         }),
       });
 
-  // One log line per request: what it was, who sent it, how long the listeners took.
+  // One log line per request: what it was, who sent it, how long the listeners took; and every
+  // line its listeners write, then or after the ack, carries its request id.
   app.use(async ({ body, next }) => {
     const started = Date.now();
     const b = body as Record<string, unknown>;
@@ -101,11 +103,14 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
         (b.event as { user?: string } | undefined)?.user ??
         '',
     );
-    try {
-      await next();
-    } finally {
-      options.logger.info({ kind, user, ms: Date.now() - started }, 'slack request');
-    }
+    const id = requestId(b);
+    await withLogContext(id ? { requestId: id } : {}, async () => {
+      try {
+        await next();
+      } finally {
+        options.logger.info({ kind, user, ms: Date.now() - started }, 'slack request');
+      }
+    });
   });
   app.error(async (error) => {
     // Bolt wraps a listener's error; the original tells whether it was routine.

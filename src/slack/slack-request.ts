@@ -117,6 +117,24 @@ function checked(schema: z.ZodType, body: Record<string, unknown>, what: string)
   };
 }
 
+/**
+ * The id Slack gives this request, for following it through the logs: the event's id, else the
+ * modal's view id, else the trigger id (commands, shortcuts, buttons); what else is unique in it
+ * for the rest. Undefined for bodies without any (ssl_check, url_verification).
+ */
+export function requestId(body: Record<string, unknown>): string | undefined {
+  const view = body.view as { id?: unknown } | undefined;
+  const candidates = [
+    body.event_id,
+    body.type === 'view_submission' || body.type === 'view_closed' ? view?.id : undefined,
+    body.trigger_id,
+    (body.event as { function_execution_id?: unknown } | undefined)?.function_execution_id,
+    view?.id,
+  ];
+  const found = candidates.find((c) => typeof c === 'string' && c !== '');
+  return typeof found === 'string' ? found : undefined;
+}
+
 /** What a request is, for logs: the command, the event type, or the payload type. */
 export function requestKind(body: Record<string, unknown>): string {
   const event = body.event as { type?: unknown } | undefined;
