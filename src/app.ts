@@ -20,6 +20,8 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
+import { createAccess } from './slack/access.ts';
+import { createConversationMembership } from './slack/conversation-members.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
 import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
@@ -158,6 +160,10 @@ async function serve(
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
+  const access = createAccess({
+    identities,
+    membership: createConversationMembership(bolt.client, () => now().getTime()),
+  });
   // The outbox has a client of its own, so a throttled background never slows an interaction.
   const background = new (meteredClient(metrics))(
     botToken,
@@ -170,7 +176,7 @@ async function serve(
   const backgroundPeople = createSlackPeople(background);
   const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
   const home = createHomePublisher(
-    { people, identities, links, store, logger, now, ...webUrl },
+    { people, identities, links, store, logger, now, access, ...webUrl },
     bolt.client,
   );
   const announcer = createSlackAnnouncer({
@@ -212,6 +218,7 @@ async function serve(
     identities,
     links,
     home,
+    access,
     logger,
     now,
     ...webUrl,

@@ -93,6 +93,11 @@ describe('manifest.yml', () => {
       'im:write',
       'channels:history',
       'im:history',
+      // conversations.members, for who may see an approval posted in a conversation.
+      'channels:read',
+      'groups:read',
+      'im:read',
+      'mpim:read',
     ]) {
       expect(scopes).toContain(scope);
     }

@@ -151,8 +151,12 @@ const en = {
   ].join('\n'),
   statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
   statusTitle: (title: string) => `*${title}*`,
+  // The same answer whether the number does not exist or is not theirs to see, so that numbers
+  // cannot be probed.
   statusUnknown: (djbh: string) =>
-    `The approval service does not know an approval \`${djbh}\`. Check the number.`,
+    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number.`,
+  accessUnsure:
+    'Slack could not tell right now who may see this, so it is not shown. Try again in a minute.',
   statusInvalid: (text: string) =>
     `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
   statusMissing: 'Which approval? Use `/approve status &lt;number&gt;`.',
@@ -323,7 +327,9 @@ const zh: Messages = {
   ].join('\n'),
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,
-  statusUnknown: (djbh) => `审批系统中没有单号为 \`${djbh}\` 的审批，请检查单号。`,
+  statusUnknown: (djbh) =>
+    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号。`,
+  accessUnsure: 'Slack 暂时无法确认谁可以查看这些内容，因此没有显示。请稍后再试。',
   statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
   statusMissing: '要查询哪个审批？请使用 `/approve status &lt;单号&gt;`。',
   statusEnded: '已结束',

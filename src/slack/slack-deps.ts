@@ -5,6 +5,7 @@ import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
+import type { Access } from './access.ts';
 import type { HomePublisher } from './home-publisher.ts';
 import type { Identities } from './identities.ts';
 import type { SlackPeople } from './slack-people.ts';
@@ -21,6 +22,8 @@ export interface SlackDeps {
   identities: Identities;
   home: HomePublisher;
   links: AccountLinks;
+  /** Who may see or act on an approval (src/approvals/access-policy.ts). */
+  access: Access;
   logger: Logger;
   webUrl?: string;
   now: () => Date;
