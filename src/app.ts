@@ -29,10 +29,12 @@ import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
 import { createBoltApp, slackClientOptions, socketModeConnection } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
+import { createStepConfirmer } from './slack/step-confirmer.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
+import { createStepConfirmationStore } from './store/step-confirmation-store.ts';
 import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
@@ -51,8 +53,9 @@ export interface Application {
   port: number;
   logger: Logger;
   /**
-   * One poll pass at `now`, as the schedule would run it, then what it recorded delivered (the
-   * background delivery would do that within moments; tests want it done when this returns).
+   * One poll pass at `now`, as the schedule would run it (with the sweep of unanswered workflow
+   * confirmations), then what it recorded delivered (the background delivery would do that within
+   * moments; tests want it done when this returns).
    */
   poll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
   /** Delivers what is deliverable at `now` and waits until that is done. */
@@ -208,6 +211,13 @@ async function serve(
       idleMs: DELIVERY_IDLE_MS,
     },
   );
+  const confirmations = createStepConfirmationStore(database.db);
+  const confirmer = createStepConfirmer({
+    client: bolt.client,
+    confirmations,
+    logger,
+    confirmMs: config.workflow.confirmMs,
+  });
   registerListeners(bolt, {
     service,
     store,
@@ -219,6 +229,8 @@ async function serve(
     links,
     home,
     access,
+    confirmations,
+    confirmer,
     logger,
     now,
     ...webUrl,
@@ -259,7 +271,13 @@ async function serve(
   dispatcher.start();
   const schedule: PollSchedule = startPollSchedule(
     pollDeps,
-    { ...pollOptions, cron: config.poll.cron, onPass: (ms) => metrics.pollPass(ms) },
+    {
+      ...pollOptions,
+      cron: config.poll.cron,
+      onPass: (ms) => metrics.pollPass(ms),
+      // Unanswered confirmations of workflow steps end on the same beat as the checks.
+      alongside: (at) => confirmer.sweep(at),
+    },
     now,
   );
   // Readiness needs a recent answer from the service; one an hour would leave it stale.
@@ -277,6 +295,7 @@ async function serve(
     logger,
     async poll(at = now()) {
       const counts = await pollOnce(pollDeps, pollOptions, at);
+      await confirmer.sweep(at);
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),

@@ -11,7 +11,12 @@ export interface PollSchedule {
  */
 export function startPollSchedule(
   deps: PollDeps,
-  options: PollOptions & { cron: string; onPass?: (ms: number) => void },
+  options: PollOptions & {
+    cron: string;
+    onPass?: (ms: number) => void;
+    /** Other periodic work run after each pass, at the same `now`; a failure is only logged. */
+    alongside?: (now: Date) => Promise<unknown>;
+  },
   clock: () => Date = () => new Date(),
 ): PollSchedule {
   let running: Promise<PollCounts | undefined> | undefined;
@@ -33,6 +38,15 @@ export function startPollSchedule(
           'poll pass failed',
         );
         return undefined;
+      })
+      .then(async (counts) => {
+        await options.alongside?.(started).catch((error: unknown) => {
+          deps.logger.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'work alongside the poll pass failed',
+          );
+        });
+        return counts;
       })
       .finally(() => {
         running = undefined;
