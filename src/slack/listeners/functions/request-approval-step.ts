@@ -73,7 +73,7 @@ export function requestApprovalStep(deps: Deps) {
     if (requester && !runByRequester(inputs.requester, startedBy)) {
       // Not in their name until they say so: the step waits for their answer.
       const now = deps.now();
-      await deps.confirmer.ask({
+      const asked = deps.confirmer.ask({
         executionId,
         teamId: request.teamId,
         title: request.title,
@@ -86,6 +86,13 @@ export function requestApprovalStep(deps: Deps) {
         createdAt: now,
         expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
       });
+      // The question could not even be recorded (the database): nothing waits, so end the run.
+      if ((await asked.catch(() => undefined)) === undefined) {
+        deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
+        await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+        await fail({ error: t.somethingWrong });
+        return;
+      }
       deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
       return;
     }
