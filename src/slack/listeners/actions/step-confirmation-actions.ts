@@ -9,6 +9,7 @@ import {
   type StepConfirmation,
 } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
+import { logFailure } from '../../../logger.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
@@ -34,23 +35,39 @@ export function confirmationAnswer(deps: Deps, answer: 'start' | 'decline') {
         () => undefined,
       );
     const executionId = action.value ?? '';
-    const confirmation = executionId ? await deps.confirmations.get(executionId) : undefined;
-    if (!confirmation) return void (await tell(t.confirmGone));
-    const verdict = await deps.access.check(
-      'confirm-start',
-      confirmationParties(confirmation),
-      userId,
-    );
-    if (verdict !== 'allowed') {
-      deps.logger.warn(
-        { executionId, user: userId },
-        'someone other than the requester answered a workflow step’s confirmation',
-      );
-      return void (await tell(t.confirmOnlyRequester(`<@${confirmation.requesterChatId}>`)));
+    try {
+      await answerAs(deps, answer, executionId, userId, tell, t);
+    } catch (error) {
+      logFailure(deps.logger, error, { executionId, user: userId }, 'confirmation answer failed');
+      await tell(t.somethingWrong);
     }
-    const answering = { c: confirmation, theirs: messagesFor(confirmation.locale), tell, t };
-    return answer === 'decline' ? decline(deps, answering) : start(deps, answering);
   };
+}
+
+async function answerAs(
+  deps: Deps,
+  answer: 'start' | 'decline',
+  executionId: string,
+  userId: string,
+  tell: (text: string) => Promise<unknown>,
+  t: Messages,
+): Promise<void> {
+  const confirmation = executionId ? await deps.confirmations.get(executionId) : undefined;
+  if (!confirmation) return void (await tell(t.confirmGone));
+  const verdict = await deps.access.check(
+    'confirm-start',
+    confirmationParties(confirmation),
+    userId,
+  );
+  if (verdict !== 'allowed') {
+    deps.logger.warn(
+      { executionId, user: userId },
+      'someone other than the requester answered a workflow step’s confirmation',
+    );
+    return void (await tell(t.confirmOnlyRequester(`<@${confirmation.requesterChatId}>`)));
+  }
+  const answering = { c: confirmation, theirs: messagesFor(confirmation.locale), tell, t };
+  return answer === 'decline' ? decline(deps, answering) : start(deps, answering);
 }
 
 /** One answer being handled: the confirmation, the requester's language, and the clicker's. */
