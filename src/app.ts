@@ -22,6 +22,8 @@ import { type PollCounts, pollOnce } from './poller/poll-once.ts';
 import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
 import { startRetentionSchedule } from './poller/retention-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
+import { createAccess } from './slack/access.ts';
+import { createConversationMembership } from './slack/conversation-members.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
 import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
@@ -29,11 +31,13 @@ import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
 import { createBoltApp, slackClientOptions, socketModeConnection } from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
+import { createStepConfirmer } from './slack/step-confirmer.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
 import { createApprovalStore } from './store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
 import { createRetentionStore } from './store/retention-store.ts';
+import { createStepConfirmationStore } from './store/step-confirmation-store.ts';
 import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
@@ -52,8 +56,9 @@ export interface Application {
   port: number;
   logger: Logger;
   /**
-   * One poll pass at `now`, as the schedule would run it, then what it recorded delivered (the
-   * background delivery would do that within moments; tests want it done when this returns).
+   * One poll pass at `now`, as the schedule would run it (with the sweep of unanswered workflow
+   * confirmations), then what it recorded delivered (the background delivery would do that within
+   * moments; tests want it done when this returns).
    */
   poll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
   /** Delivers what is deliverable at `now` and waits until that is done. */
@@ -171,6 +176,10 @@ async function serve(
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
+  const access = createAccess({
+    identities,
+    membership: createConversationMembership(bolt.client, () => now().getTime()),
+  });
   // The outbox has a client of its own, so a throttled background never slows an interaction.
   const background = new (meteredClient(metrics))(
     botToken,
@@ -183,7 +192,7 @@ async function serve(
   const backgroundPeople = createSlackPeople(background);
   const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
   const home = createHomePublisher(
-    { people, identities, links, store, logger, now, ...webUrl },
+    { people, identities, links, store, logger, now, access, ...webUrl },
     bolt.client,
   );
   const announcer = createSlackAnnouncer({
@@ -215,6 +224,13 @@ async function serve(
       idleMs: DELIVERY_IDLE_MS,
     },
   );
+  const confirmations = createStepConfirmationStore(database.db);
+  const confirmer = createStepConfirmer({
+    client: bolt.client,
+    confirmations,
+    logger,
+    confirmMs: config.workflow.confirmMs,
+  });
   registerListeners(bolt, {
     service,
     store,
@@ -225,6 +241,9 @@ async function serve(
     identities,
     links,
     home,
+    access,
+    confirmations,
+    confirmer,
     logger,
     now,
     ...webUrl,
@@ -265,7 +284,13 @@ async function serve(
   dispatcher.start();
   const schedule: PollSchedule = startPollSchedule(
     pollDeps,
-    { ...pollOptions, cron: config.poll.cron, onPass: (ms) => metrics.pollPass(ms) },
+    {
+      ...pollOptions,
+      cron: config.poll.cron,
+      onPass: (ms) => metrics.pollPass(ms),
+      // Unanswered confirmations of workflow steps end on the same beat as the checks.
+      alongside: (at) => confirmer.sweep(at),
+    },
     now,
   );
   const retention = startRetentionSchedule(
@@ -288,6 +313,7 @@ async function serve(
     logger,
     async poll(at = now()) {
       const counts = await pollOnce(pollDeps, pollOptions, at);
+      await confirmer.sweep(at);
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),

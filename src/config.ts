@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
+import { DEFAULT_CONFIRM_MS } from './approvals/step-confirmation.ts';
 import { AppError } from './errors.ts';
 
 /**
@@ -67,6 +68,13 @@ export interface Config {
     /** Channels served at the same time. */
     concurrency: number;
   };
+  workflow: {
+    /**
+     * How long a requester has to confirm a workflow step that someone else ran before the step
+     * ends with an error and nothing is started.
+     */
+    confirmMs: number;
+  };
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -129,6 +137,7 @@ const envSchema = z.object({
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_MAX: integer(0, 100).default(3),
   RETENTION_DAYS: integer(0, 36_500).optional(),
+  WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
 /**
@@ -225,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       channelIntervalMs: e.SLACK_CHANNEL_INTERVAL_MS,
       concurrency: e.DELIVERY_CONCURRENCY,
     },
+    workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
     reminders: {
       afterMs: e.REMINDER_AFTER_HOURS * 3_600_000,
       intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,

@@ -164,9 +164,15 @@ export function createMetrics(
       serviceCalls.inc({ endpoint, outcome });
       serviceSeconds.observe({ endpoint }, ms / 1000);
     },
-    purged(counts: { approvals: number; announcements: number; submissionKeys: number }): void {
+    purged(counts: {
+      approvals: number;
+      announcements: number;
+      confirmations: number;
+      submissionKeys: number;
+    }): void {
       purged.inc({ what: 'approvals' }, counts.approvals);
       purged.inc({ what: 'announcements' }, counts.announcements);
+      purged.inc({ what: 'confirmations' }, counts.confirmations);
       purged.inc({ what: 'submission_keys' }, counts.submissionKeys);
     },
     slackError(method: string, code: string): void {

@@ -93,6 +93,11 @@ describe('manifest.yml', () => {
       'im:write',
       'channels:history',
       'im:history',
+      // conversations.members, for who may see an approval posted in a conversation.
+      'channels:read',
+      'groups:read',
+      'im:read',
+      'mpim:read',
     ]) {
       expect(scopes).toContain(scope);
     }
@@ -130,8 +135,10 @@ describe('manifest.yml', () => {
     expect(step?.title).toBe('Request approval');
     const inputs = step?.input_parameters;
     expect(Object.keys(inputs?.properties ?? {}).sort()).toEqual(
-      ['approver', 'channel', 'note', 'requester', 'title'].sort(),
+      ['approver', 'channel', 'interactivity', 'note', 'requester', 'title'].sort(),
     );
+    // Who ran the workflow, compared with the requester before anything starts in their name.
+    expect(inputs?.properties.interactivity?.type).toBe('slack#/types/interactivity');
     expect(inputs?.properties.requester?.type).toBe('slack#/types/user_id');
     expect(inputs?.properties.approver?.type).toBe('slack#/types/user_id');
     expect(inputs?.properties.channel?.type).toBe('slack#/types/channel_id');

@@ -3,6 +3,8 @@
  * data; nothing should stay for good just because nobody deletes it.
  * - An approval that ended (decided, or no longer followed) is deleted with its announcements
  *   `retentionDays` after its last change, once nothing of it is left to deliver. 0 keeps all.
+ * - A workflow step's confirmation (who asked whom to start what) goes with the same retention
+ *   once it is settled: the approval started, or the step told that nothing was.
  * - A form submission's replay key only has to outlive Slack's retries: a day.
  * - Account links stay until the person unlinks: they are the person's own setting.
  * One replica a day does it; the others find the day's run taken.
@@ -23,6 +25,7 @@ const BATCH = 500;
 export interface PurgeCounts {
   approvals: number;
   announcements: number;
+  confirmations: number;
   submissionKeys: number;
 }
 
@@ -41,6 +44,8 @@ export interface RetentionStore {
     before: Date,
     limit: number,
   ): Promise<{ approvals: number; announcements: number }>;
+  /** Deletes settled workflow confirmations (started, or ended with their step told) made before `before`. */
+  deleteSettledConfirmations(before: Date): Promise<number>;
   deleteSubmissionKeys(before: Date): Promise<number>;
 }
 
@@ -57,6 +62,7 @@ export async function purgeExpired(
   const counts: PurgeCounts = {
     approvals: 0,
     announcements: 0,
+    confirmations: 0,
     submissionKeys: await store.deleteSubmissionKeys(
       new Date(now.getTime() - SUBMISSION_KEY_KEEP_MS),
     ),
@@ -69,6 +75,7 @@ export async function purgeExpired(
       counts.announcements += batch.announcements;
       if (batch.approvals < BATCH) break;
     }
+    counts.confirmations = await store.deleteSettledConfirmations(before);
   }
   return counts;
 }

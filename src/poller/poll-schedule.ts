@@ -11,18 +11,30 @@ export interface PollSchedule {
  */
 export function startPollSchedule(
   deps: PollDeps,
-  options: PollOptions & { cron: string; onPass?: (ms: number) => void },
+  options: PollOptions & {
+    cron: string;
+    onPass?: (ms: number) => void;
+    /** Other periodic work run after each pass, at the same `now`; a failure is only logged. */
+    alongside?: (now: Date) => Promise<unknown>;
+  },
   clock: () => Date = () => new Date(),
 ): PollSchedule {
+  const logFailure = (what: string) => (error: unknown) => {
+    deps.logger.warn({ error: error instanceof Error ? error.message : String(error) }, what);
+    return undefined;
+  };
   return scheduleJob(
     options.cron,
-    async (started): Promise<PollCounts> => {
-      const counts = await pollOnce(deps, options, started);
-      // Quiet passes go to debug, so a log at info shows only passes that did something.
-      const busy = counts.checked + counts.failed + counts.deferred > 0;
-      const ms = Date.now() - started.getTime();
-      deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
-      options.onPass?.(ms);
+    async (started): Promise<PollCounts | undefined> => {
+      const counts = await pollOnce(deps, options, started).then((counts) => {
+        // Quiet passes go to debug, so a log at info shows only passes that did something.
+        const busy = counts.checked + counts.failed + counts.deferred > 0;
+        const ms = Date.now() - started.getTime();
+        deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
+        options.onPass?.(ms);
+        return counts;
+      }, logFailure('poll pass failed'));
+      await options.alongside?.(started).catch(logFailure('work alongside the poll pass failed'));
       return counts;
     },
     { clock, logger: deps.logger, failedMessage: 'poll pass failed' },

@@ -4,7 +4,7 @@ import { search } from 'node-emoji';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import { CALLBACK } from '../slack/ids.ts';
-import type { SlackRequester } from './slack-requests.ts';
+import { interactivityOf, type SlackRequester } from './slack-requests.ts';
 import { routeSlackSide } from './web-api-server.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -256,6 +256,10 @@ export function createSandboxRoutes(deps: {
       const inputs = Object.fromEntries(
         Object.entries((b.inputs ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''),
       );
+      // Run from the panel by the person the page is playing: Workflow Builder names them in
+      // the step's interactivity input, so a run for someone else asks that person first.
+      const runBy = String(b.user ?? '');
+      if (runBy) inputs.interactivity = interactivityOf(runBy);
       const { response, executionId } = await deps
         .slack()
         .functionExecuted(CALLBACK.workflowStep, inputs);

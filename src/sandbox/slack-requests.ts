@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { FunctionExecution, Workspace } from './workspace.ts';
 
 /**
@@ -200,6 +200,8 @@ export class SlackRequester {
               channel_id: where.channelId,
               message_ts: where.messageTs,
             },
+            // A click on a message's button comes with a response_url for answering the clicker.
+            response_url: `${this.responseOrigin}/respond/${userId}/${where.channelId}`,
           }
         : {}),
       actions: [
@@ -278,6 +280,17 @@ export class SlackRequester {
     });
     return this.send(body, 'application/json', { headers });
   }
+}
+
+/**
+ * The `interactivity` Workflow Builder hands a step whose input is `{{data.interactivity}}`, for
+ * a run `userId` started (a shortcut, a button): who it was, a secret and a pointer.
+ */
+export function interactivityOf(userId: string): Json {
+  return {
+    interactor: { id: userId, secret: randomBytes(32).toString('base64url') },
+    interactivity_pointer: `${Date.now()}.${randomBytes(6).toString('hex')}.${randomBytes(16).toString('hex')}`,
+  };
 }
 
 /** The function_executed event of a step's run, as Slack sends it (the same for a retry). */

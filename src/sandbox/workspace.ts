@@ -424,6 +424,8 @@ export class Workspace {
       case 'conversations.history':
       case 'conversations.replies':
         return this.readConversation(method, a);
+      case 'conversations.members':
+        return this.conversationMembers(a);
       case 'functions.completeSuccess':
       case 'functions.completeError':
         return this.completeFunction(method, a);
@@ -568,6 +570,27 @@ export class Workspace {
     }
     this.emit('workflow');
     return {};
+  }
+
+  /**
+   * Who is in a conversation, paged like Slack (a cursor, `limit` up to 1000). The app sees the
+   * members of public channels, and of private channels and DMs only when it is in them.
+   */
+  private conversationMembers(a: Json): Json {
+    const channel = this.requireChannel(a.channel);
+    if (channel.kind !== 'public' && !channel.members.has(this.botUserId))
+      throw new SlackApiError('channel_not_found');
+    const limit = Number(a.limit ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new SlackApiError('invalid_limit');
+    const start = a.cursor === undefined || a.cursor === '' ? 0 : Number(a.cursor);
+    if (!Number.isInteger(start) || start < 0) throw new SlackApiError('invalid_cursor');
+    const members = [...channel.members];
+    const next = start + limit < members.length ? String(start + limit) : '';
+    return {
+      members: members.slice(start, start + limit),
+      response_metadata: { next_cursor: next },
+    };
   }
 
   private readConversation(method: string, a: Json): Json {

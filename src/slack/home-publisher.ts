@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../approvals/approval-store.ts';
 import { logFailure } from '../logger.ts';
+import { visiblePage } from './access.ts';
 import { buildHomeView, HOME_ROWS } from './blocks/home-view.ts';
 import { BoundedMap } from './bounded.ts';
 import { messagesFor } from './i18n.ts';
@@ -8,7 +9,7 @@ import type { SlackDeps } from './slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'store' | 'logger' | 'webUrl' | 'now'
+  'people' | 'identities' | 'links' | 'store' | 'logger' | 'webUrl' | 'now' | 'access'
 >;
 
 const EMPTY: Page = { approvals: [], total: 0 };
@@ -35,8 +36,13 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
     const t = messagesFor((await deps.people.get(userId)).locale);
     const login = await deps.identities.loginOf(userId);
     const linked = await deps.links.get(userId);
-    const waiting = login ? await deps.store.waitingFor(login, HOME_ROWS) : EMPTY;
-    const mine = login ? await deps.store.requestedBy(login, HOME_ROWS) : EMPTY;
+    // Through the access policy, like every surface that shows approvals.
+    const waiting = login
+      ? await visiblePage(deps.access, userId, await deps.store.waitingFor(login, HOME_ROWS))
+      : EMPTY;
+    const mine = login
+      ? await visiblePage(deps.access, userId, await deps.store.requestedBy(login, HOME_ROWS))
+      : EMPTY;
     for (const a of [...waiting.approvals, ...mine.approvals]) {
       if (permalinks.has(a.djbh) || !a.messageTs) continue;
       const link = await client.chat

@@ -21,6 +21,32 @@ const en = {
   titleLabel: 'Title',
   titleHint: 'Up to 200 characters.',
   stepNoApprover: (why: string) => `No approver was given to the step. ${why}`,
+  confirmAsk: (startedBy: string | null) =>
+    startedBy
+      ? `${startedBy} ran a workflow that wants to start an approval *in your name*.`
+      : 'A workflow wants to start an approval *in your name*.',
+  confirmApproverSuggested: 'your nearest leader in the org chart',
+  confirmWhere: (channel: string | null) =>
+    channel ? `in <#${channel}>` : 'in your direct messages with the app',
+  confirmPostedLabel: 'Posted',
+  confirmDeadline: (minutes: number) =>
+    `Nothing is started unless you press Start. Without an answer within ${minutes} minutes, the workflow step ends and nothing is started.`,
+  confirmStart: 'Start',
+  confirmDecline: 'Decline',
+  confirmFallback: (title: string) =>
+    `A workflow wants to start an approval in your name: ${title}`,
+  confirmStarted: ':white_check_mark: You confirmed; the approval was started.',
+  confirmDeclined: 'You declined. Nothing was started.',
+  confirmExpired: 'No answer in time. Nothing was started.',
+  confirmFailed: (why: string) => `You confirmed, but the approval could not start: ${why}`,
+  confirmOnlyRequester: (requester: string) =>
+    `Only ${requester} can answer this: the approval would be started in their name.`,
+  confirmGone: 'This question was already answered, or its time ran out.',
+  stepDeclined: 'The requester declined to start this approval in their name. Nothing was started.',
+  stepExpired: (minutes: number) =>
+    `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
+  stepNotAsked:
+    'The requester did not run this workflow and could not be asked to confirm (their direct messages with the app could not be reached). Nothing was started.',
   stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
     reason === 'gave-up'
       ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
@@ -151,8 +177,12 @@ const en = {
   ].join('\n'),
   statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
   statusTitle: (title: string) => `*${title}*`,
+  // The same answer whether the number does not exist or is not theirs to see, so that numbers
+  // cannot be probed.
   statusUnknown: (djbh: string) =>
-    `The approval service does not know an approval \`${djbh}\`. Check the number.`,
+    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number.`,
+  accessUnsure:
+    'Slack could not tell right now who may see this, so it is not shown. Try again in a minute.',
   statusInvalid: (text: string) =>
     `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
   statusMissing: 'Which approval? Use `/approve status &lt;number&gt;`.',
@@ -210,6 +240,28 @@ const zh: Messages = {
   titleLabel: '标题',
   titleHint: '最多 200 个字符。',
   stepNoApprover: (why) => `该步骤没有指定审批人。${why}`,
+  confirmAsk: (startedBy) =>
+    startedBy
+      ? `${startedBy} 运行了一个工作流，要*以你的名义*发起审批。`
+      : '有一个工作流要*以你的名义*发起审批。',
+  confirmApproverSuggested: '组织架构中你的直属领导',
+  confirmWhere: (channel) => (channel ? `在 <#${channel}>` : '在你与本应用的私信中'),
+  confirmPostedLabel: '发布位置',
+  confirmDeadline: (minutes) =>
+    `只有你点击“发起”才会发起审批。如果 ${minutes} 分钟内没有回应，该工作流步骤将结束，不会发起任何审批。`,
+  confirmStart: '发起',
+  confirmDecline: '拒绝',
+  confirmFallback: (title) => `有一个工作流要以你的名义发起审批：${title}`,
+  confirmStarted: ':white_check_mark: 你已确认，审批已发起。',
+  confirmDeclined: '你已拒绝，没有发起任何审批。',
+  confirmExpired: '未在时限内回应，没有发起任何审批。',
+  confirmFailed: (why) => `你已确认，但审批未能发起：${why}`,
+  confirmOnlyRequester: (requester) => `只有 ${requester} 可以回应：审批将以其名义发起。`,
+  confirmGone: '此请求已被回应，或已超过时限。',
+  stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
+  stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
+  stepNotAsked:
+    '该工作流不是由申请人运行的，且无法请申请人确认（无法联系到其与本应用的私信），没有发起任何审批。',
   stepFailed: (reason, djbh, days) =>
     reason === 'gave-up'
       ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`
@@ -323,7 +375,9 @@ const zh: Messages = {
   ].join('\n'),
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,
-  statusUnknown: (djbh) => `审批系统中没有单号为 \`${djbh}\` 的审批，请检查单号。`,
+  statusUnknown: (djbh) =>
+    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号。`,
+  accessUnsure: 'Slack 暂时无法确认谁可以查看这些内容，因此没有显示。请稍后再试。',
   statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
   statusMissing: '要查询哪个审批？请使用 `/approve status &lt;单号&gt;`。',
   statusEnded: '已结束',

@@ -20,6 +20,7 @@ export const BLOCK = {
   approverLogin: 'approver_login',
   channel: 'channel',
   sessionToken: 'session_token',
+  confirmation: 'step_confirmation',
 } as const;
 
 export const ACTION = {
@@ -31,6 +32,9 @@ export const ACTION = {
   sessionToken: 'session_token_input',
   openInService: 'open_in_service',
   viewThread: 'view_thread',
+  /** The requester's answer to a workflow step that would start an approval in their name. */
+  confirmStart: 'step_confirm_start',
+  confirmDecline: 'step_confirm_decline',
 } as const;
 
 /** `event_type` of the metadata on every message the app posts (see announcement-dispatcher.ts). */

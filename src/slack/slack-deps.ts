@@ -3,11 +3,14 @@ import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
+import type { StepConfirmations } from '../approvals/step-confirmation.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
+import type { Access } from './access.ts';
 import type { HomePublisher } from './home-publisher.ts';
 import type { Identities } from './identities.ts';
 import type { SlackPeople } from './slack-people.ts';
+import type { StepConfirmer } from './step-confirmer.ts';
 
 /** Everything the listeners use; each takes the narrowest Pick it needs. */
 export interface SlackDeps {
@@ -21,6 +24,11 @@ export interface SlackDeps {
   identities: Identities;
   home: HomePublisher;
   links: AccountLinks;
+  /** Who may see or act on an approval (src/approvals/access-policy.ts). */
+  access: Access;
+  /** Workflow steps waiting for their requester's confirmation. */
+  confirmations: StepConfirmations;
+  confirmer: StepConfirmer;
   logger: Logger;
   webUrl?: string;
   now: () => Date;

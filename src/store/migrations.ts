@@ -173,7 +173,41 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },
   },
-  '2026-11-23-006-job-runs': {
+  '2026-11-23-006-step-confirmations': {
+    async up(db: Kysely<unknown>) {
+      // A workflow step run by someone other than its requester waits here for the requester's
+      // Start or Decline; kept in the database so that it survives restarts and is answered once
+      // across replicas.
+      await db.schema
+        .createTable('step_confirmations')
+        .addColumn('execution_id', 'text', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('requester_slack_id', 'text', (c) => c.notNull())
+        .addColumn('started_by_slack_id', 'text')
+        .addColumn('approver_slack_id', 'text')
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('note', 'text', (c) => c.notNull())
+        .addColumn('channel_id', 'text')
+        .addColumn('locale', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('asked_channel', 'text')
+        .addColumn('asked_ts', 'text')
+        .addColumn('step_closed', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex('step_confirmations_due')
+        .on('step_confirmations')
+        .columns(['state', 'expires_at'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('step_confirmations').execute();
+    },
+  },
+  '2026-11-23-007-job-runs': {
     async up(db: Kysely<unknown>) {
       // Jobs that one replica runs per period (the retention purge): when each may run next.
       await db.schema

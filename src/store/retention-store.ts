@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { RetentionStore } from '../approvals/retention.ts';
+import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -58,6 +59,20 @@ export function createRetentionStore(db: Db): RetentionStore {
           announcements: Number(announcements.numDeletedRows),
         };
       });
+    },
+
+    async deleteSettledConfirmations(before) {
+      const result = await db
+        .deleteFrom('step_confirmations')
+        .where('created_at', '<', before.getTime())
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'started'),
+            eb.and([eb('state', 'in', [...ENDED_WITHOUT_APPROVAL]), eb('step_closed', '=', 1)]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async deleteSubmissionKeys(before) {

@@ -66,10 +66,30 @@ export interface JobRunRow {
   next_run_at: number;
 }
 
+export interface StepConfirmationRow {
+  execution_id: string;
+  team_id: string;
+  requester_slack_id: string;
+  started_by_slack_id: string | null;
+  approver_slack_id: string | null;
+  title: string;
+  note: string;
+  channel_id: string | null;
+  locale: string;
+  state: string;
+  reason: string | null;
+  created_at: number;
+  expires_at: number;
+  asked_channel: string | null;
+  asked_ts: string | null;
+  step_closed: number;
+}
+
 export interface Database {
   submission_keys: SubmissionKeyRow;
   tracked_approvals: TrackedApprovalRow;
   announcements: AnnouncementRow;
   linked_accounts: LinkedAccountRow;
+  step_confirmations: StepConfirmationRow;
   job_runs: JobRunRow;
 }

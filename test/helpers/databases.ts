@@ -69,6 +69,7 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
     url,
     async clear() {
       await handle.db.deleteFrom('submission_keys').execute();
+      await handle.db.deleteFrom('step_confirmations').execute();
       await handle.db.deleteFrom('announcements').execute();
       await handle.db.deleteFrom('linked_accounts').execute();
       await handle.db.deleteFrom('tracked_approvals').execute();

@@ -147,7 +147,7 @@ describe('subcommands', () => {
     expect(JSON.stringify(answer.blocks)).toContain('/archives/');
   });
 
-  it('reports the status of an approval the app did not start', async () => {
+  it('reports the status of an approval the app did not start to its approver, and to nobody else', async () => {
     const hh = await harness();
     const started = await fetch(`${hh.sim.url}/api/job/to3part/v1/approval`, {
       method: 'POST',
@@ -167,20 +167,25 @@ describe('subcommands', () => {
       }),
     }).then((r) => r.json() as Promise<{ data: { djbh: string } }>);
     const answer = await (
-      await command(hh, 'sam.taylor@corp.example', `status ${started.data.djbh}`)
+      await command(hh, 'maria.lopez@corp.example', `status ${started.data.djbh}`)
     ).next();
     expect(answer.text).toContain('Pending · 待办');
     // Maria is on Slack: she is mentioned, not named by her e-mail.
     const maria = hh.workspace.userByLogin('maria.lopez@corp.example').id;
     expect(JSON.stringify(answer.blocks)).toContain(`Approver: <@${maria}>`);
     expect(JSON.stringify(answer.blocks)).not.toContain('maria.lopez@corp.example');
+    // Sam is not its approver, and the app knows nothing else about it: as if it did not exist.
+    const sam = await (
+      await command(hh, 'sam.taylor@corp.example', `status ${started.data.djbh}`)
+    ).next();
+    expect(sam.text).toContain(`There is no approval \`${started.data.djbh}\` that you can see`);
   });
 
   it('says when the service does not know the number, or it is not a number', async () => {
     const hh = await harness();
     expect(
       (await (await command(hh, 'sam.taylor@corp.example', 'status NoSuchNumbex')).next()).text,
-    ).toContain('does not know an approval `NoSuchNumbex`');
+    ).toContain('There is no approval `NoSuchNumbex` that you can see');
     expect(
       (await (await command(hh, 'sam.taylor@corp.example', 'status no way!')).next()).text,
     ).toContain('is not an approval number');

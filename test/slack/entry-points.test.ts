@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { functionExecutedEvent } from '../../src/sandbox/slack-requests.ts';
+import {
+  functionExecutedEvent,
+  interactivityOf,
+  SlackRequester,
+} from '../../src/sandbox/slack-requests.ts';
 import type { Message, View } from '../../src/sandbox/workspace.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
-import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { type Harness, harnessPerTest, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
 
 // The other ways in: a message's "Request approval" shortcut, the ⚡ menu's, and the Workflow
 // Builder step, each driven by signed payloads as Slack sends them.
@@ -162,12 +166,15 @@ describe('the global shortcut', () => {
 });
 
 describe('the Workflow Builder step', () => {
+  // Sam runs the workflow himself (Workflow Builder names him in `interactivity`), so the step
+  // starts at once; runs by someone else are in the next describe.
   const inputs = (hh: Harness, extra: Record<string, unknown> = {}) => ({
     requester: hh.user(SAM),
     approver: hh.user(MARIA),
     title: 'Quarterly budget',
     note: 'Marketing, Q4.',
     channel: hh.channel('general'),
+    interactivity: interactivityOf(hh.user(SAM)),
     ...extra,
   });
 
@@ -306,5 +313,196 @@ describe('the Workflow Builder step', () => {
     const execution = hh.workspace.executions.get(executionId);
     await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
     expect(execution?.error).toContain(`Approval ${approval.djbh} had no decision after 1 days`);
+  });
+});
+
+describe('the Workflow Builder step run by someone other than its requester', () => {
+  const PRIYA = 'priya.nair@corp.example';
+  const ALEX = 'alex.kim@corp.example';
+  // Priya runs a workflow that names Sam as the requester.
+  const inputs = (hh: Harness, runBy: string | null = PRIYA) => ({
+    requester: hh.user(SAM),
+    approver: hh.user(MARIA),
+    title: 'Termination of J. Doe',
+    note: 'Effective at the end of the month.',
+    channel: hh.channel('general'),
+    ...(runBy ? { interactivity: interactivityOf(hh.user(runBy)) } : {}),
+  });
+
+  /** The question in Sam's DM, once posted. */
+  function question(hh: Harness): Promise<Message> {
+    const dm = hh.workspace.appDm(hh.user(SAM)).id;
+    return waitFor(
+      () =>
+        hh.workspace.messages.find(
+          (m) => m.channel === dm && JSON.stringify(m.blocks).includes('step_confirm_start'),
+        ),
+      5000,
+      'the question in the requester’s DM',
+    );
+  }
+
+  function click(
+    hh: Harness,
+    login: string,
+    button: 'start' | 'decline',
+    asked: Message,
+    executionId: string,
+  ) {
+    return hh.slack.blockAction(
+      hh.user(login),
+      { action_id: `step_confirm_${button}`, value: executionId, block_id: 'step_confirmation' },
+      { channelId: asked.channel, messageTs: asked.ts },
+    );
+  }
+
+  it('starts nothing until the requester presses Start, then starts it in their name', async () => {
+    const hh = await harness();
+    const { response, executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    expect(response.status).toBe(200);
+    const asked = await question(hh);
+    // Who wants what, for which approver, where it will be posted.
+    const shown = JSON.stringify(asked.blocks);
+    expect(shown).toContain(`<@${hh.user(PRIYA)}> ran a workflow`);
+    expect(shown).toContain('*in your name*');
+    expect(shown).toContain('Termination of J. Doe');
+    expect(shown).toContain(`<@${hh.user(MARIA)}>`);
+    expect(shown).toContain(`<#${hh.channel('general')}>`);
+    expect(shown).toContain('within 60 minutes');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+
+    const answer = await click(hh, SAM, 'start', asked, executionId);
+    expect(answer.status).toBe(200);
+    const approval = await startedApproval(hh, 0);
+    expect(approval).toMatchObject({
+      title: 'Termination of J. Doe',
+      requester: SAM,
+      approver: MARIA,
+    });
+    expect((await requestOf(hh, approval.djbh)).channel).toBe(hh.channel('general'));
+    await waitFor(
+      () => JSON.stringify(asked.blocks).includes('You confirmed'),
+      5000,
+      'the DM updated',
+    );
+    expect(JSON.stringify(asked.blocks)).not.toContain('step_confirm_start');
+    // The step now waits for the decision, like any other run.
+    const execution = hh.workspace.executions.get(executionId);
+    expect(execution?.state).toBe('running');
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+    expect(execution?.outputs).toMatchObject({ decision: 'approved' });
+  });
+
+  it('refuses a click by anyone but the requester, and starts nothing', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    for (const login of [PRIYA, ALEX]) {
+      const seen = hh.workspace.ephemeral(hh.user(login)).length;
+      expect((await click(hh, login, 'start', asked, executionId)).status).toBe(200);
+      const told = await waitFor(() => hh.workspace.ephemeral(hh.user(login))[seen]);
+      expect(told.text).toBe(
+        `Only <@${hh.user(SAM)}> can answer this: the approval would be started in their name.`,
+      );
+    }
+    // Declining is Sam's alone too.
+    await click(hh, ALEX, 'decline', asked, executionId);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+    expect(JSON.stringify(asked.blocks)).toContain('step_confirm_start');
+    // Sam can still answer.
+    await click(hh, SAM, 'start', asked, executionId);
+    await startedApproval(hh, 0);
+  });
+
+  it('ends the step with the reason when the requester declines', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await click(hh, SAM, 'decline', asked, executionId);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toBe(
+      'The requester declined to start this approval in their name. Nothing was started.',
+    );
+    await waitFor(() => JSON.stringify(asked.blocks).includes('You declined'));
+    // A Start after the Decline (another tab) changes nothing.
+    const seen = hh.workspace.ephemeral(hh.user(SAM)).length;
+    await click(hh, SAM, 'start', asked, executionId);
+    const told = await waitFor(() => hh.workspace.ephemeral(hh.user(SAM))[seen]);
+    expect(told.text).toContain('already answered');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('ends the step when the requester does not answer in time, and a late Start starts nothing', async () => {
+    let offset = 0;
+    const hh = await harness({
+      now: () => new Date(Date.now() + offset),
+      env: { WORKFLOW_CONFIRM_MINUTES: '30' },
+    });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh, null));
+    const asked = await question(hh);
+    // No interactivity (a scheduled workflow): nobody is named as having run it.
+    expect(JSON.stringify(asked.blocks)).toContain('A workflow wants to start an approval');
+    expect(JSON.stringify(asked.blocks)).toContain('within 30 minutes');
+    const execution = hh.workspace.executions.get(executionId);
+    offset = 29 * 60_000;
+    await hh.app.poll();
+    expect(execution?.state).toBe('running');
+    offset = 31 * 60_000;
+    await hh.app.poll();
+    expect(execution?.state).toBe('failed');
+    expect(execution?.error).toBe(
+      'The requester did not confirm within 30 minutes, so no approval was started in their name.',
+    );
+    expect(JSON.stringify(asked.blocks)).toContain('No answer in time');
+    await click(hh, SAM, 'start', asked, executionId);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('keeps waiting across a restart, and starts one approval however many times Start is pressed, on whichever replica', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await hh.restart();
+    const replica = await hh.startReplica();
+    const onReplica = new SlackRequester({
+      workspace: hh.workspace,
+      eventsUrl: `http://127.0.0.1:${replica.port}/slack/events`,
+      signingSecret: SIGNING_SECRET,
+      responseOrigin: hh.env.SLACK_API_URL.replace(/\/api\/$/, ''),
+    });
+    const press = () =>
+      onReplica.blockAction(
+        hh.user(SAM),
+        { action_id: 'step_confirm_start', value: executionId },
+        { channelId: asked.channel, messageTs: asked.ts },
+      );
+    const answers = await Promise.all([
+      click(hh, SAM, 'start', asked, executionId),
+      click(hh, SAM, 'start', asked, executionId),
+      press(),
+      press(),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    await startedApproval(hh, 0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hh.sim.approvals()).toHaveLength(1);
+  });
+
+  it('starts at once, asking nobody, when the requester ran the workflow', async () => {
+    const hh = await harness();
+    await hh.slack.functionExecuted(STEP, inputs(hh, SAM));
+    const approval = await startedApproval(hh, 0);
+    expect(approval.requester).toBe(SAM);
+    expect(
+      hh.workspace.messages.some((m) => JSON.stringify(m.blocks).includes('step_confirm_start')),
+    ).toBe(false);
   });
 });

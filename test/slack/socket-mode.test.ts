@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { functionExecutedEvent, SlackRequester } from '../../src/sandbox/slack-requests.ts';
+import {
+  functionExecutedEvent,
+  interactivityOf,
+  SlackRequester,
+} from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
@@ -125,6 +129,8 @@ describe('Socket Mode', () => {
       requester: workspace.userByLogin('sam.taylor@corp.example').id,
       title: 'Step over the socket',
       note: 'From a workflow.',
+      // Sam ran it himself, so it starts without asking him.
+      interactivity: interactivityOf(workspace.userByLogin('sam.taylor@corp.example').id),
     });
     await socket.deliver('events_api', {
       type: 'event_callback',

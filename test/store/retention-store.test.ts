@@ -78,15 +78,59 @@ for (const which of TEST_DATABASES) {
             { key: 'new', taken_at: NOW.getTime() - DAY + 60_000 },
           ])
           .execute();
+        // Workflow confirmations: settled and old go; one still owed to its step, or recent, stays.
+        const confirmation = (id: string, state: string, stepClosed: number, days: number) => ({
+          execution_id: id,
+          team_id: 'T1',
+          requester_slack_id: 'U1',
+          started_by_slack_id: 'U2',
+          approver_slack_id: null,
+          title: 'Termination of J. Doe',
+          note: 'n',
+          channel_id: null,
+          locale: 'en-US',
+          state,
+          reason: null,
+          created_at: ago(days).getTime(),
+          expires_at: ago(days).getTime() + 3_600_000,
+          asked_channel: null,
+          asked_ts: null,
+          step_closed: stepClosed,
+        });
+        await db
+          .insertInto('step_confirmations')
+          .values([
+            confirmation('Fx_started_old', 'started', 0, 401),
+            confirmation('Fx_declined_told', 'declined', 1, 401),
+            confirmation('Fx_declined_owed', 'declined', 0, 401),
+            confirmation('Fx_pending_old', 'pending', 0, 401),
+            confirmation('Fx_started_recent', 'started', 0, 10),
+          ])
+          .execute();
 
         const counts = await purgeExpired(createRetentionStore(db), { retentionDays: 400 }, NOW);
 
-        expect(counts).toEqual({ approvals: 2, announcements: 4, submissionKeys: 1 });
+        expect(counts).toEqual({
+          approvals: 2,
+          announcements: 4,
+          confirmations: 2,
+          submissionKeys: 1,
+        });
         expect(await approvals()).toEqual(['OLD_ACTIVE', 'OLD_UNDELIVERED', 'RECENT_ENDED']);
         expect(await announcementsOf('OLD_FINISHED')).toBe(0);
         expect(await announcementsOf('OLD_UNDELIVERED')).toBe(2);
         const keys = await db.selectFrom('submission_keys').select('key').execute();
         expect(keys.map((k) => k.key)).toEqual(['new']);
+        const confirmations = await db
+          .selectFrom('step_confirmations')
+          .select('execution_id')
+          .orderBy('execution_id')
+          .execute();
+        expect(confirmations.map((c) => c.execution_id)).toEqual([
+          'Fx_declined_owed',
+          'Fx_pending_old',
+          'Fx_started_recent',
+        ]);
         // An account link is the person's own setting: it stays until they unlink.
         expect(await db.selectFrom('linked_accounts').select('login').execute()).toHaveLength(1);
       });
@@ -98,7 +142,12 @@ for (const which of TEST_DATABASES) {
           { retentionDays: 0 },
           NOW,
         );
-        expect(counts).toEqual({ approvals: 0, announcements: 0, submissionKeys: 0 });
+        expect(counts).toEqual({
+          approvals: 0,
+          announcements: 0,
+          confirmations: 0,
+          submissionKeys: 0,
+        });
         expect(await approvals()).toEqual(['ANCIENT']);
       });
 

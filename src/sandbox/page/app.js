@@ -447,7 +447,7 @@ function openWorkflow() {
     const run = form.querySelector('button.submit');
     run.disabled = true;
     try {
-      await api('/sandbox/api/workflow', { inputs: collectValues(body) });
+      await api('/sandbox/api/workflow', { user: state.me, inputs: collectValues(body) });
     } finally {
       run.disabled = false;
     }

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../slack-deps.ts';
+import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
 import { registerCommands } from './commands/approve-command.ts';
 import { registerEvents } from './events/app-home-opened.ts';
 import { registerFunctions } from './functions/request-approval-step.ts';
@@ -14,7 +15,10 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerEvents(app, deps);
   registerShortcuts(app, deps);
   registerFunctions(app, deps);
+  registerConfirmationActions(app, deps);
   // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
+  // They change nothing and show nothing the person does not already see, so there is nothing
+  // for the access policy to decide (the link's target checks its own readers).
   app.action(/^(open_in_service|view_thread)/, async ({ ack }) => {
     await ack();
   });

@@ -12,7 +12,10 @@ import {
   unlinkSubcommand,
 } from './subcommands.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'links' | 'service' | 'store' | 'logger'>;
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access'
+>;
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
 /** `/approve …`: the form, or one of the subcommands (help, status, list, link, unlink). */

@@ -1,7 +1,9 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
+import { visiblePage, visibleTo } from '../../access.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
 import {
   buildLinkModal,
@@ -14,7 +16,10 @@ import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'links' | 'service' | 'store' | 'logger'>;
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access'
+>;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
 
@@ -36,16 +41,26 @@ export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack({ response_type: 'ephemeral', text: t.help });
 }
 
-/** `/approve status <djbh>`: asks the service now; works for approvals the app did not start. */
+/**
+ * `/approve status <djbh>`: asks the service now. Details go only to those the access policy lets
+ * see the approval; anyone else gets the answer an unknown number gets, word for word. The
+ * service is asked first, whoever asks, so a refusal looks the same for every number too.
+ */
 export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Promise<void> {
   await args.ack();
-  const t = await language(deps, args.command.user_id);
+  const userId = args.command.user_id;
+  const t = await language(deps, userId);
   if (!djbh) return reply(args, buildTextMessage(t.statusMissing));
   if (!DJBH.test(djbh)) return reply(args, buildTextMessage(t.statusInvalid(escapeMrkdwn(djbh))));
   try {
     const status = await deps.service.getStatus(djbh);
     if (status.unknown) return reply(args, buildTextMessage(t.statusUnknown(djbh)));
     const tracked = await deps.store.getApproval(djbh);
+    // An approval the app did not start: only its approver, as the service names them, may see it.
+    const parties = tracked ? partiesOf(tracked) : partiesFromService(status.approver);
+    const verdict = await deps.access.check('see', parties, userId);
+    if (verdict === 'unsure') return reply(args, buildTextMessage(t.accessUnsure));
+    if (verdict === 'denied') return reply(args, buildTextMessage(t.statusUnknown(djbh)));
     const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin, tracked);
     let link: string | undefined;
     if (tracked?.messageTs) {
@@ -80,17 +95,23 @@ async function approverRef(
   return personRef(slackId, login);
 }
 
-/** `/approve list`: my open requests and what waits for me, from the app's own records. */
+/**
+ * `/approve list`: my open requests and what waits for me, from the app's own records, each
+ * passed through the access policy like every other surface.
+ */
 export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack();
-  const t = await language(deps, args.command.user_id);
-  const login = await deps.identities.loginOf(args.command.user_id);
+  const userId = args.command.user_id;
+  const t = await language(deps, userId);
+  const login = await deps.identities.loginOf(userId);
   if (!login) return reply(args, buildTextMessage(t.noLogin));
   const requested = await deps.store.requestedBy(login, 100);
-  const open = requested.approvals.filter(
-    (a) => a.tracking === 'active' && a.decision === 'pending',
+  const open = await visibleTo(
+    deps.access,
+    userId,
+    requested.approvals.filter((a) => a.tracking === 'active' && a.decision === 'pending'),
   );
-  const waiting = await deps.store.waitingFor(login, 10);
+  const waiting = await visiblePage(deps.access, userId, await deps.store.waitingFor(login, 10));
   return reply(args, buildListMessage(open, waiting, t));
 }
 

@@ -1,17 +1,13 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
-import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
-import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
+import { runByRequester } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
-import { resolveApprover } from '../../approver-choice.ts';
-import { type Messages, messagesFor } from '../../i18n.ts';
+import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
-import type { StartingDeps } from '../../slack-deps.ts';
-import type { SlackPerson } from '../../slack-people.ts';
-import { explain } from '../../submission-outcome.ts';
+import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
+import { type StepRequest, startForStep } from '../../step-start.ts';
 
-type Deps = StartingDeps;
+type Deps = StartingDeps & Pick<SlackDeps, 'confirmer'>;
 type Args = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;
 
 /** The step's inputs as manifest.yml declares them; Workflow Builder fills them in. */
@@ -21,6 +17,12 @@ const Inputs = z.object({
   title: z.string(),
   note: z.string(),
   channel: z.string().nullish(),
+  // `{{data.interactivity}}` of a workflow a person started: Slack names who it was. Its secret
+  // and pointer are not read.
+  interactivity: z
+    .object({ interactor: z.object({ id: z.string().min(1) }).nullish() })
+    .nullish()
+    .catch(null),
 });
 
 /**
@@ -28,6 +30,10 @@ const Inputs = z.object({
  * does; the step stays running until the approval ends, and the outbox completes it then
  * (announcement kind `step-complete`). What stops it from starting ends the step with an error
  * saying why, so the workflow can branch on it.
+ *
+ * The approval is started at once only when the requester is the person who ran the workflow;
+ * otherwise the requester is asked to confirm in a DM, and the step waits for their answer
+ * (listeners/actions/step-confirmation-actions.ts).
  */
 export function requestApprovalStep(deps: Deps) {
   return async ({ ack, event, fail, body }: Args): Promise<void> => {
@@ -54,14 +60,48 @@ export function requestApprovalStep(deps: Deps) {
       await fail({ error: t.somethingWrong });
       return;
     }
+    const request: StepRequest = {
+      executionId,
+      teamId: body.team_id ?? '',
+      requester: inputs.requester,
+      approver: inputs.approver || null,
+      title: inputs.title,
+      note: inputs.note,
+      channel: inputs.channel || null,
+    };
+    const startedBy = inputs.interactivity?.interactor?.id ?? null;
+    if (requester && !runByRequester(inputs.requester, startedBy)) {
+      // Not in their name until they say so: the step waits for their answer.
+      const now = deps.now();
+      const asked = deps.confirmer.ask({
+        executionId,
+        teamId: request.teamId,
+        title: request.title,
+        note: request.note,
+        requesterChatId: request.requester,
+        startedByChatId: startedBy,
+        approverChatId: request.approver,
+        channelId: request.channel,
+        locale: requester.locale,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
+      });
+      // The question could not even be recorded (the database): nothing waits, so end the run.
+      if ((await asked.catch(() => undefined)) === undefined) {
+        deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
+        await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+        await fail({ error: t.somethingWrong });
+        return;
+      }
+      deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
+      return;
+    }
     // Slack could not say who the requester is: nothing can start.
     const refusal = requester
-      ? await start(deps, inputs, requester, executionId, body.team_id ?? '', t).catch(
-          (error: unknown) => {
-            deps.logger.warn({ error: describe(error), executionId }, 'workflow step failed');
-            return t.somethingWrong;
-          },
-        )
+      ? await startForStep(deps, request, requester, t).catch((error: unknown) => {
+          deps.logger.warn({ error: describe(error), executionId }, 'workflow step failed');
+          return t.somethingWrong;
+        })
       : t.somethingWrong;
     if (refusal === undefined) {
       deps.dispatcher.wake();
@@ -71,83 +111,6 @@ export function requestApprovalStep(deps: Deps) {
     await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
     await fail({ error: refusal });
   };
-}
-
-/** Starts the approval; returns why it could not (in the requester's words), or undefined. */
-async function start(
-  deps: Deps,
-  inputs: z.infer<typeof Inputs>,
-  requester: SlackPerson,
-  executionId: string,
-  teamId: string,
-  t: Messages,
-): Promise<string | undefined> {
-  const requesterLogin = await deps.identities.loginOf(inputs.requester);
-  if (!requesterLogin) return t.requesterUnknown;
-  const approver = inputs.approver
-    ? await resolveApprover(deps, inputs.approver, undefined, { channelId: '', locale: '' }, t)
-    : await suggested(deps, requesterLogin, t);
-  if ('error' in approver) return approver.error;
-  const prepared = prepareApproval(
-    { title: inputs.title, note: inputs.note, approverLogin: approver.login },
-    requesterLogin,
-    deps.textLimits,
-  );
-  if (!prepared.ok) {
-    return Object.entries(prepared.problems)
-      .map(
-        ([field, problem]) =>
-          `${label(field as DraftField, t)}: ${t.problem(field as DraftField, problem)}`,
-      )
-      .join(' ');
-  }
-  try {
-    const { djbh } = await startTrackedApproval(deps, {
-      input: prepared.input,
-      teamId,
-      channelId: inputs.channel || inputs.requester,
-      functionExecutionId: executionId,
-      requesterSlackId: inputs.requester,
-      approverSlackId: approver.slackId ?? null,
-      locale: requester.locale,
-    });
-    deps.logger.info({ djbh, executionId }, 'approval started by a workflow step');
-    return undefined;
-  } catch (error) {
-    if (error instanceof NotSavedError) {
-      deps.logger.error({ err: error.cause, djbh: error.djbh }, 'approval started but not stored');
-      return t.notSaved(error.djbh);
-    }
-    return explain(error, t, deps.webUrl);
-  }
-}
-
-/** No approver given: the requester's nearest leader, as the form would preselect. */
-async function suggested(
-  deps: Deps,
-  requesterLogin: string,
-  t: Messages,
-): Promise<{ login: string; slackId?: string } | { error: string }> {
-  const s = await suggestApproverFor(
-    { service: deps.service, findChatUser: (login) => deps.identities.slackUserOf(login) },
-    requesterLogin,
-  );
-  switch (s.kind) {
-    case 'suggested':
-      return { login: s.approverLogin, slackId: s.approverChatId };
-    case 'leader-not-in-chat':
-      return { login: s.approverLogin };
-    case 'no-leader':
-      return { error: t.stepNoApprover(t.noLeader) };
-    case 'unknown-person':
-      return { error: t.stepNoApprover(t.unknownPerson(requesterLogin)) };
-    case 'lookup-failed':
-      return { error: t.stepNoApprover(t.lookupFailed) };
-  }
-}
-
-function label(field: DraftField, t: Messages): string {
-  return { title: t.titleLabel, note: t.noteLabel, approver: t.approverLabel }[field];
 }
 
 export function registerFunctions(app: App, deps: Deps): void {

@@ -1,0 +1,121 @@
+import type { TrackedApproval } from './tracked-approval.ts';
+
+/**
+ * Who may see an approval and who may act on it, declared once. Every surface that shows an
+ * approval (a status answer, a list, App Home) and every button that changes something asks
+ * here; adapters only supply the facts (who is asking, who is in a conversation).
+ */
+
+/** The part a person plays toward an approval. */
+export type Role = 'requester' | 'approver' | 'conversation-member';
+
+/** What a person may want to do with an approval, and which parts allow it. */
+export const WHO_MAY: Readonly<Record<'see' | 'confirm-start', readonly Role[]>> = {
+  // The requester and the approver, and whoever can read the message it was posted in: the
+  // channel's members, or, for a request only ever posted in a DM, nobody else.
+  see: ['requester', 'approver', 'conversation-member'],
+  // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
+  'confirm-start': ['requester'],
+};
+
+/** The facts about an approval the rules read. Null where the approval has no such party yet. */
+export interface ApprovalParties {
+  requesterChatId: string | null;
+  requesterLogin: string | null;
+  approverChatId: string | null;
+  approverLogin: string | null;
+  /** The conversation its request message was posted in; null until it is posted. */
+  postedIn: string | null;
+}
+
+/** The person asking: their chat id, and their service login looked up only when needed. */
+export interface Asker {
+  chatId: string;
+  /** Rejects when the chat cannot say who they are right now. */
+  login(): Promise<string | null>;
+}
+
+/** Who is in a conversation, as the chat knows it. */
+export interface ConversationMembership {
+  /**
+   * Whether `chatId` is a member of `conversationId`. Rejects when the chat cannot answer now
+   * (down, rate-limited); resolves false when it answered that they are not (or that the
+   * conversation is gone).
+   */
+  isMember(conversationId: string, chatId: string): Promise<boolean>;
+}
+
+/** `unsure`: a rule that might allow it could not be checked; treat as not allowed, and say so. */
+export type Verdict = 'allowed' | 'denied' | 'unsure';
+
+/** The parties of an approval the app started and follows. */
+export function partiesOf(approval: TrackedApproval): ApprovalParties {
+  return {
+    requesterChatId: approval.requesterSlackId,
+    requesterLogin: approval.requesterLogin,
+    approverChatId: approval.approverSlackId,
+    approverLogin: approval.approverLogin,
+    postedIn: approval.messageTs ? approval.channelId : null,
+  };
+}
+
+/**
+ * The parties of an approval the app did not start, known only from the service's status: its
+ * approver (when the service names one). Its requester is not known, nor where it was posted.
+ */
+export function partiesFromService(approverLogin: string | undefined): ApprovalParties {
+  return {
+    requesterChatId: null,
+    requesterLogin: null,
+    approverChatId: null,
+    approverLogin: approverLogin ?? null,
+    postedIn: null,
+  };
+}
+
+/**
+ * Whether `asker` may do `what` with an approval: allowed as soon as one of the roles `WHO_MAY`
+ * lists holds (cheapest checks first, the conversation's members last); `unsure` when none held
+ * and one could not be checked. Never throws.
+ */
+export async function decide(
+  what: keyof typeof WHO_MAY,
+  parties: ApprovalParties,
+  asker: Asker,
+  membership: ConversationMembership,
+): Promise<Verdict> {
+  let unsure = false;
+  for (const role of WHO_MAY[what]) {
+    const holds = await plays(role, parties, asker, membership).catch(() => undefined);
+    if (holds === true) return 'allowed';
+    if (holds === undefined) unsure = true;
+  }
+  return unsure ? 'unsure' : 'denied';
+}
+
+async function plays(
+  role: Role,
+  parties: ApprovalParties,
+  asker: Asker,
+  membership: ConversationMembership,
+): Promise<boolean> {
+  switch (role) {
+    case 'requester':
+      return is(asker, parties.requesterChatId, parties.requesterLogin);
+    case 'approver':
+      return is(asker, parties.approverChatId, parties.approverLogin);
+    case 'conversation-member':
+      return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
+  }
+}
+
+/**
+ * The same person by chat id, or by service login (the approver of an approval may not have been
+ * on Slack when it started). Logins compare exactly, as they were recorded.
+ */
+async function is(asker: Asker, chatId: string | null, login: string | null): Promise<boolean> {
+  if (chatId !== null && chatId === asker.chatId) return true;
+  if (!login) return false;
+  const own = await asker.login();
+  return own !== null && own === login;
+}

@@ -1,0 +1,105 @@
+import type { ApprovalParties } from './access-policy.ts';
+
+/**
+ * An approval is started in a person's name only when that person ran the workflow, or
+ * confirmed it. A workflow step run by someone else (or by a trigger that names nobody) asks the
+ * requester first; until they press Start nothing is started, and Decline, or no answer in time,
+ * ends the step with an error.
+ */
+
+/** How long the requester has to answer, unless configured otherwise (WORKFLOW_CONFIRM_MINUTES). */
+export const DEFAULT_CONFIRM_MS = 60 * 60_000;
+
+/**
+ * Whether the step may start at once: the person who ran the workflow (the interactor of its
+ * interactivity input, which Slack fills in and the workflow cannot forge) is the requester.
+ */
+export function runByRequester(requester: string, interactor: string | null): boolean {
+  return interactor !== null && interactor === requester;
+}
+
+/**
+ * - `pending`: the requester was asked and has not answered.
+ * - `starting`: they pressed Start; the approval is being started (only one press gets here).
+ * - `started`: the approval exists; its outcome completes the step, as for any step.
+ * - `declined`, `expired`, `failed`: nothing was started; the step ends with `reason`.
+ */
+export type ConfirmationState =
+  | 'pending'
+  | 'starting'
+  | 'started'
+  | 'declined'
+  | 'expired'
+  | 'failed';
+
+/** A workflow step waiting for its requester's word. Keyed by the step's execution id. */
+export interface StepConfirmation {
+  executionId: string;
+  teamId: string;
+  requesterChatId: string;
+  /** Who ran the workflow, when the workflow passed its interactivity; null when unknown. */
+  startedByChatId: string | null;
+  /** The step's inputs, as they will be used on Start. */
+  approverChatId: string | null;
+  title: string;
+  note: string;
+  channelId: string | null;
+  locale: string;
+  state: ConfirmationState;
+  /** Why the step ended with an error (declined, expired, could not start). */
+  reason: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The message that asks the requester, once posted. */
+  askedIn: { channel: string; ts: string } | null;
+  /** The step was told how it ended (an error); false while that is still owed. */
+  stepClosed: boolean;
+}
+
+/** The parties the access policy sees in a confirmation: its requester alone may answer it. */
+export function confirmationParties(c: Pick<StepConfirmation, 'requesterChatId'>): ApprovalParties {
+  return {
+    requesterChatId: c.requesterChatId,
+    requesterLogin: null,
+    approverChatId: null,
+    approverLogin: null,
+    postedIn: null,
+  };
+}
+
+export type NewStepConfirmation = Omit<
+  StepConfirmation,
+  'state' | 'reason' | 'askedIn' | 'stepClosed'
+>;
+
+/** The states that end a step with an error and still owe the workflow that error. */
+export const ENDED_WITHOUT_APPROVAL: readonly ConfirmationState[] = [
+  'declined',
+  'expired',
+  'failed',
+];
+
+/** Confirmations as the flow needs them; implemented in src/store, shared by replicas. */
+export interface StepConfirmations {
+  create(confirmation: NewStepConfirmation): Promise<void>;
+  get(executionId: string): Promise<StepConfirmation | undefined>;
+  recordAsked(executionId: string, askedIn: { channel: string; ts: string }): Promise<void>;
+  /**
+   * Moves a pending confirmation on (Start → `starting`, Decline → `declined`, the question could
+   * not be asked → `failed`), only while it is pending and not past its time at `now`. True for
+   * the one caller that moved it, whichever replica or double click came second.
+   */
+  answer(
+    executionId: string,
+    to: 'starting' | 'declined' | 'failed',
+    now: Date,
+    reason?: string,
+  ): Promise<boolean>;
+  /** How a Start ended: the approval started, or could not (with the reason). */
+  settle(executionId: string, to: 'started' | 'failed', reason?: string): Promise<void>;
+  /** Pending confirmations past their time at `now`, now `expired` with `reason(c)`; returned. */
+  expire(now: Date, reason: (c: StepConfirmation) => string): Promise<StepConfirmation[]>;
+  /** Confirmations that ended without an approval whose step was not yet told. */
+  unclosed(limit: number): Promise<StepConfirmation[]>;
+  markClosed(executionId: string): Promise<void>;
+}

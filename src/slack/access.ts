@@ -1,0 +1,58 @@
+import {
+  type ApprovalParties,
+  type ConversationMembership,
+  decide,
+  partiesOf,
+  type Verdict,
+  type WHO_MAY,
+} from '../approvals/access-policy.ts';
+import type { Page } from '../approvals/approval-store.ts';
+import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import type { Identities } from './identities.ts';
+
+/** The access policy (src/approvals/access-policy.ts) for a Slack user. */
+export interface Access {
+  /** Whether the Slack user `userId` may do `what` with the approval of `parties`. */
+  check(what: keyof typeof WHO_MAY, parties: ApprovalParties, userId: string): Promise<Verdict>;
+}
+
+export function createAccess(deps: {
+  identities: Pick<Identities, 'loginOf'>;
+  membership: ConversationMembership;
+}): Access {
+  return {
+    check(what, parties, userId) {
+      let login: Promise<string | null> | undefined;
+      const asker = {
+        chatId: userId,
+        // Looked up once, and only when a rule needs it.
+        login: () => {
+          login ??= deps.identities.loginOf(userId);
+          return login;
+        },
+      };
+      return decide(what, parties, asker, deps.membership);
+    },
+  };
+}
+
+/**
+ * The approvals of a list that `userId` may see, in order. A row whose check is unsure is left
+ * out: a list is never the place to fail open.
+ */
+export async function visibleTo(
+  access: Access,
+  userId: string,
+  approvals: TrackedApproval[],
+): Promise<TrackedApproval[]> {
+  const verdicts = await Promise.all(
+    approvals.map((a) => access.check('see', partiesOf(a), userId)),
+  );
+  return approvals.filter((_, i) => verdicts[i] === 'allowed');
+}
+
+/** A page with only what `userId` may see; the total drops by what was left out. */
+export async function visiblePage(access: Access, userId: string, page: Page): Promise<Page> {
+  const approvals = await visibleTo(access, userId, page.approvals);
+  return { approvals, total: page.total - (page.approvals.length - approvals.length) };
+}

@@ -1,0 +1,129 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import {
+  confirmationParties,
+  type StepConfirmation,
+} from '../../../approvals/step-confirmation.ts';
+import { describe } from '../../../errors.ts';
+import { logFailure } from '../../../logger.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
+import { ACTION } from '../../ids.ts';
+import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
+import { startForStep } from '../../step-start.ts';
+
+type Deps = StartingDeps & Pick<SlackDeps, 'confirmations' | 'confirmer' | 'access'>;
+type Args = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
+
+/**
+ * Start / Decline on the question a workflow step asked its requester. Only the requester may
+ * answer (the access policy's `confirm-start`); anyone else is told so and nothing changes. The
+ * answer is taken once, in the database, so a double click or two replicas start one approval.
+ */
+export function confirmationAnswer(deps: Deps, answer: 'start' | 'decline') {
+  return async ({ ack, body, action, respond }: Args): Promise<void> => {
+    await ack();
+    const userId = body.user.id;
+    const t = messagesFor((await deps.people.get(userId).catch(() => undefined))?.locale);
+    // Only the clicker sees it. (A click without a response_url, as from a view, gets no answer.)
+    const answerer = respond as typeof respond | undefined;
+    const tell = async (text: string) =>
+      answerer?.({ response_type: 'ephemeral', replace_original: false, text }).catch(
+        () => undefined,
+      );
+    const executionId = action.value ?? '';
+    try {
+      await answerAs(deps, answer, executionId, userId, tell, t);
+    } catch (error) {
+      logFailure(deps.logger, error, { executionId, user: userId }, 'confirmation answer failed');
+      await tell(t.somethingWrong);
+    }
+  };
+}
+
+async function answerAs(
+  deps: Deps,
+  answer: 'start' | 'decline',
+  executionId: string,
+  userId: string,
+  tell: (text: string) => Promise<unknown>,
+  t: Messages,
+): Promise<void> {
+  const confirmation = executionId ? await deps.confirmations.get(executionId) : undefined;
+  if (!confirmation) return void (await tell(t.confirmGone));
+  const verdict = await deps.access.check(
+    'confirm-start',
+    confirmationParties(confirmation),
+    userId,
+  );
+  if (verdict !== 'allowed') {
+    deps.logger.warn(
+      { executionId, user: userId },
+      'someone other than the requester answered a workflow step’s confirmation',
+    );
+    return void (await tell(t.confirmOnlyRequester(`<@${confirmation.requesterChatId}>`)));
+  }
+  const answering = { c: confirmation, theirs: messagesFor(confirmation.locale), tell, t };
+  return answer === 'decline' ? decline(deps, answering) : start(deps, answering);
+}
+
+/** One answer being handled: the confirmation, the requester's language, and the clicker's. */
+interface Answering {
+  c: StepConfirmation;
+  theirs: Messages;
+  /** Tells the clicker alone. */
+  tell: (text: string) => Promise<unknown>;
+  t: Messages;
+}
+
+async function decline(deps: Deps, { c, theirs, tell, t }: Answering): Promise<void> {
+  const reason = theirs.stepDeclined;
+  if (!(await deps.confirmations.answer(c.executionId, 'declined', deps.now(), reason)))
+    return void (await tell(t.confirmGone));
+  const declined: StepConfirmation = { ...c, state: 'declined', reason };
+  await deps.confirmer.showOutcome(declined, theirs.confirmDeclined);
+  await deps.confirmer.closeStep(declined);
+}
+
+async function start(deps: Deps, { c, theirs, tell, t }: Answering): Promise<void> {
+  if (!(await deps.confirmations.answer(c.executionId, 'starting', deps.now())))
+    return void (await tell(t.confirmGone));
+  const requester = await deps.people.get(c.requesterChatId).catch(() => undefined);
+  const refusal = requester
+    ? await startForStep(
+        deps,
+        {
+          executionId: c.executionId,
+          teamId: c.teamId,
+          requester: c.requesterChatId,
+          approver: c.approverChatId,
+          title: c.title,
+          note: c.note,
+          channel: c.channelId,
+        },
+        requester,
+        theirs,
+      ).catch((error: unknown) => {
+        deps.logger.warn({ error: describe(error), executionId: c.executionId }, 'start failed');
+        return theirs.somethingWrong;
+      })
+    : theirs.somethingWrong;
+  if (refusal === undefined) {
+    await deps.confirmations.settle(c.executionId, 'started');
+    deps.dispatcher.wake();
+    await deps.confirmer.showOutcome(c, theirs.confirmStarted);
+    return;
+  }
+  await deps.confirmations.settle(c.executionId, 'failed', refusal);
+  const failed: StepConfirmation = { ...c, state: 'failed', reason: refusal };
+  await deps.confirmer.showOutcome(failed, theirs.confirmFailed(refusal));
+  await deps.confirmer.closeStep(failed);
+}
+
+export function registerConfirmationActions(app: App, deps: Deps): void {
+  app.action<BlockButtonAction>(ACTION.confirmStart, confirmationAnswer(deps, 'start'));
+  app.action<BlockButtonAction>(ACTION.confirmDecline, confirmationAnswer(deps, 'decline'));
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ApprovalParties,
+  type ConversationMembership,
+  decide,
+} from '../../src/approvals/access-policy.ts';
+import { confirmationParties } from '../../src/approvals/step-confirmation.ts';
+
+// The rule itself, with a membership port that records what it was asked.
+
+const parties: ApprovalParties = {
+  requesterChatId: 'U0SAM',
+  requesterLogin: 'sam@corp.example',
+  approverChatId: null,
+  approverLogin: 'maria@corp.example',
+  postedIn: 'C0PROJECT',
+};
+
+function members(list: Record<string, string[]> | 'down'): ConversationMembership & {
+  asked: string[];
+} {
+  const asked: string[] = [];
+  return {
+    asked,
+    async isMember(conversation, user) {
+      asked.push(conversation);
+      if (list === 'down') throw new Error('ratelimited');
+      return list[conversation]?.includes(user) ?? false;
+    },
+  };
+}
+
+const asker = (chatId: string, login: string | null | 'fails' = null) => ({
+  chatId,
+  login: async () => {
+    if (login === 'fails') throw new Error('users.info failed');
+    return login;
+  },
+});
+
+describe('who may see an approval', () => {
+  it('lets its requester and approver see it without asking who is in the channel', async () => {
+    const m = members('down');
+    expect(await decide('see', parties, asker('U0SAM'), m)).toBe('allowed');
+    // Maria was not on Slack when it started: her login says she is the approver.
+    expect(await decide('see', parties, asker('U0MARIA', 'maria@corp.example'), m)).toBe('allowed');
+    expect(m.asked).toEqual([]);
+  });
+
+  it('lets a member of the conversation it was posted in see it, and nobody else', async () => {
+    const m = members({ C0PROJECT: ['U0PRIYA'] });
+    expect(await decide('see', parties, asker('U0PRIYA', 'priya@corp.example'), m)).toBe('allowed');
+    expect(await decide('see', parties, asker('U0ALEX', 'alex@corp.example'), m)).toBe('denied');
+  });
+
+  it('shows a request not yet posted to its requester and approver only', async () => {
+    const m = members({ C0PROJECT: ['U0PRIYA'] });
+    const unposted = { ...parties, postedIn: null };
+    expect(await decide('see', unposted, asker('U0PRIYA', 'priya@corp.example'), m)).toBe('denied');
+    expect(m.asked).toEqual([]);
+  });
+
+  it('is unsure, never allowing, when a rule that might allow it cannot be checked', async () => {
+    expect(
+      await decide('see', parties, asker('U0PRIYA', 'priya@corp.example'), members('down')),
+    ).toBe('unsure');
+    expect(await decide('see', parties, asker('U0MARIA', 'fails'), members({}))).toBe('unsure');
+  });
+});
+
+describe('who may answer a workflow step’s confirmation', () => {
+  it('is the requester alone, by Slack user: not the approver, not a channel member', async () => {
+    const c = confirmationParties({ requesterChatId: 'U0SAM' });
+    const m = members({ C0PROJECT: ['U0PRIYA'] });
+    expect(await decide('confirm-start', c, asker('U0SAM'), m)).toBe('allowed');
+    expect(await decide('confirm-start', c, asker('U0PRIYA', 'sam@corp.example'), m)).toBe(
+      'denied',
+    );
+  });
+});
