@@ -90,6 +90,11 @@ export async function startApplication(
       logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
+  if (database.schemaAhead.length > 0)
+    logger.warn(
+      { migrations: database.schemaAhead },
+      'the database was migrated by a newer release (a rollback?); running on it unchanged',
+    );
   const store = createApprovalStore(database.db, database.dialect);
   let lastServiceOk: number | undefined;
   const metrics = createMetrics(

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
-import { migrateToLatest } from './migrations.ts';
+import { appliedMigrations, migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Where the data is, for logs; a Postgres URL without its password. */
   location: string;
+  /** Migrations a newer release ran that this one does not know (after a rollback); usually none. */
+  schemaAhead: string[];
   /** The connection pool now, for metrics: SQLite has one connection and nobody waits for it. */
   pool(): PoolStats;
   close(): Promise<void>;
@@ -39,11 +41,16 @@ export interface OpenOptions {
    * listener the pool's 'error' event would crash the process; the next query reconnects.
    */
   onConnectionError?: (error: Error) => void;
+  /**
+   * False for tools beside the app (the operator command): they open what the app made, never
+   * create a database or change its schema, and fail when it is not there.
+   */
+  migrate?: boolean;
 }
 
 /**
- * Opens the database and migrates it to the latest version. Any failure is a DatabaseError
- * naming the location (password hidden) and the cause in one line.
+ * Opens the database and migrates it to the latest version (unless `migrate: false`). Any failure
+ * is a DatabaseError naming the location (password hidden) and the cause in one line.
  */
 export async function openDatabase(
   url: string,
@@ -63,17 +70,21 @@ export async function openDatabase(
         total: opened.pool.totalCount,
         idle: opened.pool.idleCount,
       });
-    } else db = openSqlite(location);
+    } else db = openSqlite(location, { mustExist: options.migrate === false });
   } catch (error) {
     throw new DatabaseError(location, error);
   }
+  let schemaAhead: string[] = [];
   try {
-    await migrateToLatest(db as Kysely<unknown>);
+    if (options.migrate === false) {
+      if ((await appliedMigrations(db as Kysely<unknown>)).length === 0)
+        throw new Error('it holds no slack-approvals data (the app creates it on its first start)');
+    } else schemaAhead = (await migrateToLatest(db as Kysely<unknown>)).ahead;
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error);
   }
-  return { db, dialect, location, pool, close: () => db.destroy() };
+  return { db, dialect, location, schemaAhead, pool, close: () => db.destroy() };
 }
 
 /** The database could not be opened or migrated. */
@@ -107,9 +118,10 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, options: { mustExist: boolean }): Kysely<Database> {
+  if (options.mustExist && !existsSync(path)) throw new Error('there is no database file there');
   if (path !== ':memory:') ensureFolder(dirname(path));
-  const sqlite = new SQLite(path);
+  const sqlite = new SQLite(path, { fileMustExist: options.mustExist });
   sqlite.pragma('journal_mode = WAL');
   // In WAL mode NORMAL syncs at checkpoints rather than at every commit, which saves an fsync per
   // recorded check. A power cut of the host (not a crash of the process) may lose the last commits,

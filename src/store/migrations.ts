@@ -224,12 +224,49 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to date; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+/** What migrating found: the migrations this release ran now, and any it does not know. */
+export interface MigrationReport {
+  applied: string[];
+  /**
+   * Migrations a newer release ran that this one does not know: a rollback. Migrations only
+   * ever expand the schema (README: "Upgrades and rollbacks"), so this release runs on it as is.
+   */
+  ahead: string[];
+}
+
+/**
+ * Brings the schema up to date; throws with the failing migration's name. A database a newer
+ * release already migrated further is left as it is (see MigrationReport.ahead), as long as it has
+ * every migration this release knows.
+ */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationReport> {
+  const known = Object.keys(migrations).sort();
+  const done = await appliedMigrations(db);
+  const ahead = done.filter((name) => !known.includes(name));
+  if (ahead.length > 0) {
+    const missing = known.filter((name) => !done.includes(name));
+    if (missing.length > 0)
+      throw new Error(
+        `Database migrations ${missing.join(', ')} are missing, but a newer release ran ${ahead.join(', ')}: run the newer release once (it migrates), then this one`,
+      );
+    return { applied: [], ahead };
+  }
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed: ${String(error)}`, { cause: error });
   }
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    ahead: [],
+  };
+}
+
+/** The migrations this database has run, by name; none for a database never migrated. */
+export async function appliedMigrations(db: Kysely<unknown>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === 'kysely_migration')) return [];
+  const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return rows.rows.map((r) => r.name);
 }

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
@@ -75,5 +76,28 @@ describe('npm run announcements', () => {
       },
     );
     expect(stdout).toContain('AAAAAAAAAAAa:request');
+  });
+
+  it('never creates a database, and never migrates one: only the app does', async () => {
+    const exec = promisify(execFile);
+    const absent = join(dir, 'typo', 'approvals.db');
+    const refused = await exec('npm', ['run', '-s', 'announcements', '--', 'failed'], {
+      env: { ...process.env, DATABASE_URL: absent },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(refused).toMatchObject({ code: 1 });
+    expect((refused as { stderr: string }).stderr).toContain(
+      `Could not open the database at ${absent}`,
+    );
+    expect(existsSync(absent)).toBe(false);
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
+    // A database one migration behind (an older release made it) stays as it is.
+    await sql`delete from kysely_migration where name = '2026-11-23-007-job-runs'`.execute(db.db);
+    await sql`drop table job_runs`.execute(db.db);
+    const { stdout } = await exec('npm', ['run', '-s', 'announcements', '--', 'failed'], {
+      env: { ...process.env, DATABASE_URL: join(dir, 'a.db') },
+    });
+    expect(stdout).toContain('1 failed announcement');
+    const names = await sql<{ name: string }>`select name from kysely_migration`.execute(db.db);
+    expect(names.rows.map((r) => r.name)).not.toContain('2026-11-23-007-job-runs');
   });
 });

@@ -131,6 +131,16 @@ describe('npm run backup', () => {
       copyFileSync(copy, restored);
       const again = await appOn(restored);
       try {
+        // What the copy holds undelivered goes out: every approval it knows gets its request.
+        const inCopy = trackedIn(copy);
+        await waitFor(
+          () =>
+            inCopy.every((djbh) =>
+              workspace.messages.some((m) => !m.threadTs && m.text.includes(djbh)),
+            ),
+          30_000,
+          'the requests the copy held',
+        );
         await request(again.slack, 'After the restore');
         const next = await waitFor(() =>
           sim.approvals().find((a) => a.title === 'After the restore'),
@@ -146,7 +156,7 @@ describe('npm run backup', () => {
     } finally {
       await app.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('refuses to overwrite, names a missing database, and sends Postgres to pg_dump', async () => {
     const existing = join(dir, 'exists.db');

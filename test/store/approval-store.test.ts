@@ -66,6 +66,52 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it('runs on a database a newer release migrated further (a rollback), and says so', async () => {
+        // What release N+1 leaves behind: a migration this code does not know, and its table.
+        await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01-999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(
+          testDb.handle.db,
+        );
+        await sql`create table future_only (id text)`.execute(testDb.handle.db);
+        let stamp: string | undefined;
+        try {
+          const rolledBack = await openDatabase(testDb.url);
+          try {
+            expect(rolledBack.schemaAhead).toEqual(['2099-01-01-999-from-the-future']);
+            const s = createApprovalStore(rolledBack.db, rolledBack.dialect);
+            await s.createApproval(approval('ROLLBACKxxxx'), T0);
+            expect(await s.getApproval('ROLLBACKxxxx')).toMatchObject({ decision: 'pending' });
+          } finally {
+            await rolledBack.close();
+          }
+          // A database that also lacks one of this release's migrations is not one it can run on.
+          stamp = (
+            await sql<{
+              timestamp: string;
+            }>`select timestamp from kysely_migration where name = '2026-11-23-007-job-runs'`.execute(
+              testDb.handle.db,
+            )
+          ).rows[0]?.timestamp;
+          await sql`delete from kysely_migration where name = '2026-11-23-007-job-runs'`.execute(
+            testDb.handle.db,
+          );
+          await expect(openDatabase(testDb.url)).rejects.toThrow(
+            /2026-11-23-007-job-runs are missing, but a newer release ran 2099-01-01-999-from-the-future/,
+          );
+        } finally {
+          await sql`delete from kysely_migration where name = '2099-01-01-999-from-the-future'`.execute(
+            testDb.handle.db,
+          );
+          if (stamp)
+            await sql`insert into kysely_migration (name, timestamp) values ('2026-11-23-007-job-runs', ${stamp})`.execute(
+              testDb.handle.db,
+            );
+          await sql`drop table future_only`.execute(testDb.handle.db);
+        }
+        expect(
+          (await openDatabase(testDb.url).then(async (h) => (await h.close(), h))).schemaAhead,
+        ).toEqual([]);
+      });
+
       it('stores a new approval with its request and approver announcements', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
