@@ -107,9 +107,9 @@ for (const database of TEST_DATABASES) {
             );
           await sql`drop table future_only`.execute(testDb.handle.db);
         }
-        expect(
-          (await openDatabase(testDb.url).then(async (h) => (await h.close(), h))).schemaAhead,
-        ).toEqual([]);
+        const restored = await openDatabase(testDb.url);
+        await restored.close();
+        expect(restored.schemaAhead).toEqual([]);
       });
 
       it('stores a new approval with its request and approver announcements', async () => {
