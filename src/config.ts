@@ -6,8 +6,9 @@ import { AppError } from './errors.ts';
 
 /**
  * - `sandbox`: no Slack setting and no DATABASE_URL or APPROVAL_BASE_URL (or APP_MODE=sandbox,
- *   `npm start -- --sandbox`); the app runs against a local stand-in of Slack and the embedded
- *   approval-service simulator, for trying it out on one machine.
+ *   `npm start -- --sandbox`, which refuse those two); the app runs against a local stand-in of
+ *   Slack, the embedded approval-service simulator and a database of its own, for trying it out on
+ *   one machine.
  * - `socket`: Slack over Socket Mode (SLACK_APP_TOKEN), no public URL needed.
  * - `http`: Slack sends requests to /slack/events, verified with SLACK_SIGNING_SECRET.
  */
@@ -86,8 +87,12 @@ export class ConfigError extends AppError {
   }
 }
 
-/** Where the sandbox keeps its data when DATABASE_URL is not set; emptied at each sandbox start. */
-export const sandboxDatabase = './data/sandbox.db';
+/**
+ * The sandbox's own SQLite file, in SANDBOX_DATA_DIR (./data by default), emptied at each sandbox
+ * start. The sandbox opens no other database: only the folder can be chosen, never the file.
+ */
+export const SANDBOX_DATABASE_FILE = 'sandbox.db';
+const sandboxDataDir = './data';
 const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -110,6 +115,7 @@ const envSchema = z.object({
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
+  SANDBOX_DATA_DIR: z.string().min(1).optional(),
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
@@ -159,6 +165,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : has('SLACK_APP_TOKEN') || asked === 'socket'
         ? 'socket'
         : 'http';
+  // Nor does an explicit sandbox: it never opens a database or service it did not create (it would
+  // drain a real outbox with its fake Slack and end real approvals as vanished).
+  if (mode === 'sandbox' && deployment) {
+    const named = ['DATABASE_URL', 'APPROVAL_BASE_URL'].filter(has).join(' and ');
+    problems.push(
+      `${named}: the sandbox refuses to start with ${named} set, since it only runs on a database and a simulator of its own; unset ${named} to run the sandbox (SANDBOX_DATA_DIR chooses the folder of its database)`,
+    );
+  }
   if (mode !== 'sandbox' && !slackNamed) {
     problems.push(
       `SLACK_BOT_TOKEN and ${mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET'}: required to talk to Slack. ${deployment ? 'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox; ' : ''}to try the app locally instead, run \`npm start -- --sandbox\` or set APP_MODE=sandbox`,
@@ -207,7 +221,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
     // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.
-    databaseUrl: e.DATABASE_URL ?? (mode === 'sandbox' ? sandboxDatabase : './data/approvals.db'),
+    databaseUrl:
+      mode === 'sandbox'
+        ? `${(e.SANDBOX_DATA_DIR ?? sandboxDataDir).replace(/\/+$/, '')}/${SANDBOX_DATABASE_FILE}`
+        : (e.DATABASE_URL ?? './data/approvals.db'),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

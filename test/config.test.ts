@@ -31,9 +31,28 @@ describe('loadConfig', () => {
     }
   });
 
-  it('runs the sandbox when asked for, on the database given', () => {
-    const config = loadConfig({ APP_MODE: 'sandbox', DATABASE_URL: '/tmp/x.db' });
-    expect(config).toMatchObject({ mode: 'sandbox', databaseUrl: '/tmp/x.db' });
+  it('refuses the sandbox when asked for with DATABASE_URL or APPROVAL_BASE_URL, naming them', () => {
+    for (const [env, named] of [
+      [{ DATABASE_URL: '/tmp/x.db' }, 'DATABASE_URL'],
+      [{ APPROVAL_BASE_URL: 'https://approvals.corp.example' }, 'APPROVAL_BASE_URL'],
+      [
+        { DATABASE_URL: 'postgres://db/approvals', APPROVAL_BASE_URL: 'https://a.example' },
+        'DATABASE_URL and APPROVAL_BASE_URL',
+      ],
+    ] as const) {
+      const problems = problemsOf({ APP_MODE: 'sandbox', ...env });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^${named}: the sandbox refuses to start`));
+    }
+  });
+
+  it('runs the sandbox when asked for, on its own file in SANDBOX_DATA_DIR', () => {
+    const config = loadConfig({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: '/tmp/sbx/' });
+    expect(config).toMatchObject({ mode: 'sandbox', databaseUrl: '/tmp/sbx/sandbox.db' });
+    // Outside the sandbox the setting means nothing.
+    expect(loadConfig({ ...slackHttp, SANDBOX_DATA_DIR: '/tmp/sbx' }).databaseUrl).toBe(
+      './data/approvals.db',
+    );
   });
 
   it('runs the sandbox on embedded defaults when no Slack setting is present', () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
     loadConfig({
       APP_MODE: 'sandbox',
       PORT: '0',
-      DATABASE_URL: join(dir, 'a.db'),
+      SANDBOX_DATA_DIR: dir,
       LOG_LEVEL: 'fatal',
     }),
     createLogger('fatal'),
