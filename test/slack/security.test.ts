@@ -1,0 +1,368 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Application, startApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { signature } from '../../src/sandbox/slack-requests.ts';
+import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
+import { Workspace } from '../../src/sandbox/workspace.ts';
+import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import { harnessPerTest, LogCapture, SIGNING_SECRET } from '../helpers/harness.ts';
+import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
+
+// What the app trusts at its edge. Over HTTP: nothing unsigned, except the one probe Slack itself
+// sends unsigned (ssl_check), which is answered without reading it. Over Socket Mode: every
+// envelope is acknowledged within Slack's 3 s, whether or not a listener takes it.
+
+const FORM = 'application/x-www-form-urlencoded';
+const SLACK_ACK_LIMIT_MS = 3000;
+
+describe('HTTP: the signature is checked first, except for Slack’s ssl_check probe', () => {
+  const harness = harnessPerTest();
+  const post = (port: number, body: string, contentType: string, headers = {}) =>
+    fetch(`http://127.0.0.1:${port}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, ...headers },
+      body,
+    });
+
+  it('answers Slack’s unsigned ssl_check probe with 200, and reads and logs nothing of it', async () => {
+    const h = await harness();
+    // As Slack sends it: form-encoded, no X-Slack-Signature, no X-Slack-Request-Timestamp.
+    const response = await post(h.app.port, 'ssl_check=1&token=probe-token-Q7x9', FORM);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+    const logged = h.logs.lines.join('\n');
+    expect(logged).not.toContain('probe-token-Q7x9');
+    expect(logged).not.toContain('slack request refused');
+    // The order of its two fields is Slack's business.
+    expect((await post(h.app.port, 'token=t&ssl_check=1', FORM)).status).toBe(200);
+  });
+
+  it.each([
+    ['a slash command', 'command=%2Fapprove&user_id=U1&channel_id=C1&trigger_id=t&text=', FORM],
+    ['url_verification', '{"type":"url_verification","challenge":"c"}', 'application/json'],
+    [
+      'an event',
+      '{"type":"event_callback","event":{"type":"app_home_opened"}}',
+      'application/json',
+    ],
+    ['an interaction', 'payload=%7B%22type%22%3A%22block_actions%22%7D', FORM],
+    ['ssl_check with one more field', 'ssl_check=1&token=t&command=%2Fapprove', FORM],
+    ['ssl_check with a field twice', 'ssl_check=1&token=t&token=u', FORM],
+    ['ssl_check without its token', 'ssl_check=1', FORM],
+    ['ssl_check=0', 'ssl_check=0&token=t', FORM],
+    ['ssl_check as JSON', '{"ssl_check":"1","token":"t"}', 'application/json'],
+  ])('refuses %s sent without a signature with 401', async (_what, body, contentType) => {
+    const h = await harness();
+    expect((await post(h.app.port, body, contentType)).status).toBe(401);
+  });
+
+  it('verifies an ssl_check that comes with signature headers like any other request', async () => {
+    const h = await harness();
+    const body = 'ssl_check=1&token=t';
+    const now = Math.floor(Date.now() / 1000);
+    const signed = { 'x-slack-request-timestamp': String(now) };
+    // Only one of the two headers, or a wrong signature: not Slack's probe, so verified, and refused.
+    expect((await post(h.app.port, body, FORM, signed)).status).toBe(401);
+    expect(
+      (await post(h.app.port, body, FORM, { ...signed, 'x-slack-signature': 'v0=00' })).status,
+    ).toBe(401);
+    const good = signature(SIGNING_SECRET, now, body);
+    expect(
+      (await post(h.app.port, body, FORM, { ...signed, 'x-slack-signature': good })).status,
+    ).toBe(200);
+  });
+});
+
+describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
+  let sim: Simulator;
+  let workspace: Workspace;
+  let api: WebApiServer;
+  let socket: Awaited<ReturnType<typeof startSocketModeServer>>;
+  let app: Application;
+  let dir: string;
+  const logs = new LogCapture();
+
+  beforeAll(async () => {
+    sim = await createSimulator({ port: 0 });
+    workspace = new Workspace({
+      people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+    });
+    api = await startWebApiServer(workspace);
+    socket = await startSocketModeServer(workspace);
+    dir = mkdtempSync(join(tmpdir(), 'security-socket-'));
+    app = await startApplication(
+      loadConfig({
+        SLACK_BOT_TOKEN: workspace.botToken,
+        SLACK_APP_TOKEN: workspace.appToken,
+        SLACK_API_URL: api.apiUrl,
+        PORT: '0',
+        APPROVAL_BASE_URL: sim.url,
+        APPROVAL_APP_NAME: 'slack-approvals',
+        APPROVAL_APP_KEY: 'sandbox-app-key',
+        DATABASE_URL: join(dir, 'a.db'),
+        STATUS_POLL_CRON: '0 0 1 1 *',
+        LOG_LEVEL: 'info',
+      }),
+      { logDestination: logs },
+    );
+    await socket.connected;
+  });
+
+  afterAll(async () => {
+    await app.stop();
+    await socket.close();
+    await api.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const person = () => workspace.userByLogin('sam.taylor@corp.example').id;
+  const team = () => ({ id: workspace.teamId, domain: 'sandbox' });
+  const channel = () => ({ id: workspace.channelByName('general').id, name: 'general' });
+  const view = (callbackId: string) => ({
+    id: 'V0CLOSED1',
+    team_id: workspace.teamId,
+    type: 'modal',
+    blocks: [],
+    private_metadata: '',
+    callback_id: callbackId,
+    state: { values: {} },
+    hash: '1700000000.abcd',
+    title: { type: 'plain_text', text: 'Request approval' },
+    previous_view_id: null,
+    root_view_id: 'V0CLOSED1',
+    app_id: 'A0APPROVALS',
+    external_id: '',
+    app_installed_team_id: workspace.teamId,
+    bot_id: workspace.botId,
+  });
+
+  // Interactions no listener of the app takes, in the shapes Slack sends them.
+  const unhandled: Array<[string, string, () => Record<string, unknown>]> = [
+    [
+      'view_closed',
+      'interactive',
+      () => ({
+        type: 'view_closed',
+        team: team(),
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        api_app_id: 'A0APPROVALS',
+        token: 'legacy-token',
+        view: view('approval_request'),
+        is_cleared: false,
+        is_enterprise_install: false,
+      }),
+    ],
+    [
+      'block_suggestion',
+      'interactive',
+      () => ({
+        type: 'block_suggestion',
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        container: { type: 'view', view_id: 'V0CLOSED1' },
+        api_app_id: 'A0APPROVALS',
+        token: 'legacy-token',
+        action_id: 'approver_select',
+        block_id: 'approver',
+        value: 'mar',
+        team: team(),
+        view: view('approval_request'),
+      }),
+    ],
+    [
+      'interactive_message',
+      'interactive',
+      () => ({
+        type: 'interactive_message',
+        actions: [{ name: 'choice', type: 'button', value: 'yes' }],
+        callback_id: 'legacy_attachment',
+        team: team(),
+        channel: channel(),
+        user: { id: person(), name: 'sam.taylor' },
+        action_ts: '1700000001.000100',
+        message_ts: '1700000000.000100',
+        attachment_id: '1',
+        token: 'legacy-token',
+        is_app_unfurl: false,
+        response_url: `${api.origin}/respond/${person()}/${channel().id}`,
+        trigger_id: workspace.issueTrigger(person()),
+      }),
+    ],
+    [
+      'dialog_submission',
+      'interactive',
+      () => ({
+        type: 'dialog_submission',
+        token: 'legacy-token',
+        action_ts: '1700000002.000100',
+        team: team(),
+        user: { id: person(), name: 'sam.taylor' },
+        channel: channel(),
+        submission: { title: 'A legacy dialog' },
+        callback_id: 'legacy_dialog',
+        response_url: `${api.origin}/respond/${person()}/${channel().id}`,
+        state: '',
+      }),
+    ],
+    [
+      'dialog_cancellation',
+      'interactive',
+      () => ({
+        type: 'dialog_cancellation',
+        token: 'legacy-token',
+        action_ts: '1700000003.000100',
+        team: team(),
+        user: { id: person(), name: 'sam.taylor' },
+        channel: channel(),
+        callback_id: 'legacy_dialog',
+        response_url: `${api.origin}/respond/${person()}/${channel().id}`,
+        state: '',
+      }),
+    ],
+    [
+      'dialog_suggestion',
+      'interactive',
+      () => ({
+        type: 'dialog_suggestion',
+        token: 'legacy-token',
+        action_ts: '1700000004.000100',
+        team: team(),
+        user: { id: person(), name: 'sam.taylor' },
+        channel: channel(),
+        name: 'approver',
+        value: 'mar',
+        callback_id: 'legacy_dialog',
+        state: '',
+      }),
+    ],
+    [
+      'block_actions of another action',
+      'interactive',
+      () => ({
+        type: 'block_actions',
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        api_app_id: 'A0APPROVALS',
+        token: 'legacy-token',
+        container: { type: 'message', message_ts: '1.2', channel_id: channel().id },
+        trigger_id: workspace.issueTrigger(person()),
+        team: team(),
+        channel: channel(),
+        actions: [
+          { action_id: 'not_ours', block_id: 'b', type: 'button', value: 'v', action_ts: '1.3' },
+        ],
+      }),
+    ],
+    [
+      'a global shortcut of another callback',
+      'interactive',
+      () => ({
+        type: 'shortcut',
+        token: 'legacy-token',
+        action_ts: '1700000005.000100',
+        team: team(),
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        is_enterprise_install: false,
+        enterprise: null,
+        callback_id: 'not_ours',
+        trigger_id: workspace.issueTrigger(person()),
+      }),
+    ],
+    [
+      'view_submission of another form',
+      'interactive',
+      () => ({
+        type: 'view_submission',
+        team: team(),
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        api_app_id: 'A0APPROVALS',
+        token: 'legacy-token',
+        trigger_id: workspace.issueTrigger(person()),
+        view: view('not_ours'),
+        response_urls: [],
+        is_enterprise_install: false,
+      }),
+    ],
+    [
+      'workflow_step_edit (steps from apps, retired)',
+      'interactive',
+      () => ({
+        type: 'workflow_step_edit',
+        token: 'legacy-token',
+        action_ts: '1700000006.000100',
+        team: team(),
+        user: { id: person(), username: 'sam.taylor', team_id: workspace.teamId },
+        callback_id: 'legacy_step',
+        trigger_id: workspace.issueTrigger(person()),
+        workflow_step: { workflow_id: '1', step_id: 's', inputs: {}, outputs: [] },
+      }),
+    ],
+    ['a payload type Slack may add', 'interactive', () => ({ type: 'something_new' })],
+    [
+      'a command of another app',
+      'slash_commands',
+      () => ({
+        token: 'legacy-token',
+        team_id: workspace.teamId,
+        team_domain: 'sandbox',
+        channel_id: channel().id,
+        channel_name: 'general',
+        user_id: person(),
+        user_name: 'sam.taylor',
+        command: '/other',
+        text: '',
+        api_app_id: 'A0APPROVALS',
+        is_enterprise_install: 'false',
+        response_url: `${api.origin}/respond/${person()}/${channel().id}`,
+        trigger_id: workspace.issueTrigger(person()),
+      }),
+    ],
+    [
+      'an event no listener takes',
+      'events_api',
+      () => ({
+        token: 'legacy-token',
+        team_id: workspace.teamId,
+        api_app_id: 'A0APPROVALS',
+        event: {
+          type: 'reaction_added',
+          user: person(),
+          item: { type: 'message', channel: channel().id, ts: '1.2' },
+          reaction: 'eyes',
+          event_ts: '1700000007.000100',
+        },
+        type: 'event_callback',
+        event_id: 'Ev0REACTION',
+        event_time: 1_700_000_007,
+        authorizations: [{ team_id: workspace.teamId, user_id: workspace.botUserId, is_bot: true }],
+      }),
+    ],
+  ];
+
+  it.each(unhandled)(
+    'acknowledges %s when the listeners are done',
+    async (_what, type, payload) => {
+      const started = performance.now();
+      const ack = await socket.deliver(type, payload(), SLACK_ACK_LIMIT_MS);
+      expect(performance.now() - started).toBeLessThan(SLACK_ACK_LIMIT_MS);
+      expect(ack).toEqual({});
+      // Answered once the listeners were done, not by the safety net at 2.5 s.
+      expect(logs.lines.join('\n')).not.toContain('no listener acknowledged in time');
+    },
+  );
+
+  it('acknowledges an envelope the listeners could not read, drops it, and says why in one line', async () => {
+    const ack = await socket.deliver(
+      'interactive',
+      { type: 'block_actions', user: { id: person() }, actions: null },
+      SLACK_ACK_LIMIT_MS,
+    );
+    expect(ack).toEqual({});
+    const refused = logs.entries().filter((e) => e.msg === 'slack envelope refused');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.reason).toContain('actions');
+    expect(logs.lines.join('\n')).not.toContain('"stack"');
+  });
+});
