@@ -16,9 +16,18 @@ export type Mode = 'sandbox' | 'socket' | 'http';
 
 export interface Config {
   mode: Mode;
+  /**
+   * Slack's port: /slack/events in HTTP mode, and the probes (/healthz, /readyz) unless `admin`
+   * takes them. It never serves /metrics.
+   */
   port: number;
   /** The interface to listen on; every one when unset (the sandbox uses 127.0.0.1 only). */
   host?: string;
+  /**
+   * The admin listener (ADMIN_PORT): /healthz, /readyz and /metrics, off Slack's port. Unset: no
+   * admin listener, the probes stay on `port`, and /metrics is not served.
+   */
+  admin?: { port: number; host: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
    * The language of what the app posts where many read it (channels and their threads); what one
@@ -107,6 +116,8 @@ const envSchema = z.object({
   SLACK_API_URL: url.optional(),
   SLACK_TIMEOUT_MS: integer(500, 60_000).default(10_000),
   PORT: integer(0, 65535).default(3000),
+  ADMIN_PORT: integer(0, 65535).optional(),
+  ADMIN_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
@@ -196,11 +207,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       `ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (${Math.ceil((3 * e.SLACK_TIMEOUT_MS) / 1000)} s)`,
     );
+  // 0 asks the system for a free port each, so only equal fixed ports collide.
+  if (e?.ADMIN_PORT !== undefined && e.ADMIN_PORT !== 0 && e.ADMIN_PORT === e.PORT)
+    problems.push(
+      `ADMIN_PORT: must differ from PORT (${e.PORT}), which Slack reaches; the admin endpoints move off it`,
+    );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   return {
     mode,
     port: e.PORT,
+    // Loopback unless asked otherwise: metrics and probe details are for the operator, not Slack.
+    // ADMIN_HOST alone is ignored, so a deployment can unset just ADMIN_PORT of the image's pair.
+    ...(e.ADMIN_PORT !== undefined
+      ? { admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST ?? '127.0.0.1' } }
+      : {}),
     // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
     logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
     language: e.APP_LANGUAGE,

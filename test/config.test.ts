@@ -102,6 +102,35 @@ describe('loadConfig', () => {
     ).toBe('socket');
   });
 
+  it('has no admin listener by default, and puts one on loopback when ADMIN_PORT is set', () => {
+    expect(loadConfig(slackHttp).admin).toBeUndefined();
+    expect(loadConfig({}).admin).toBeUndefined();
+    expect(loadConfig({ ...slackHttp, ADMIN_PORT: '9091' }).admin).toEqual({
+      port: 9091,
+      host: '127.0.0.1',
+    });
+    expect(loadConfig({ ...slackHttp, ADMIN_PORT: '9091', ADMIN_HOST: '0.0.0.0' }).admin).toEqual({
+      port: 9091,
+      host: '0.0.0.0',
+    });
+  });
+
+  it('ignores ADMIN_HOST without ADMIN_PORT, as the image sets both and a deployment may unset one', () => {
+    expect(loadConfig({ ...slackHttp, ADMIN_HOST: '0.0.0.0' }).admin).toBeUndefined();
+    expect(
+      loadConfig({ ...slackHttp, ADMIN_PORT: '', ADMIN_HOST: '0.0.0.0' }).admin,
+    ).toBeUndefined();
+  });
+
+  it('refuses an admin port that is Slack’s port', () => {
+    expect(problemsOf({ ...slackHttp, PORT: '3000', ADMIN_PORT: '3000' })).toEqual([
+      'ADMIN_PORT: must differ from PORT (3000), which Slack reaches; the admin endpoints move off it',
+    ]);
+    expect(problemsOf({ ...slackHttp, ADMIN_PORT: '70000' }).join('\n')).toMatch(/^ADMIN_PORT:/);
+    // Both 0: each gets a free port of its own.
+    expect(loadConfig({ ...slackHttp, PORT: '0', ADMIN_PORT: '0' }).admin?.port).toBe(0);
+  });
+
   it('lists every missing or invalid value in one error', () => {
     const problems = problemsOf({
       SLACK_SIGNING_SECRET: 'x',

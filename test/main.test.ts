@@ -84,6 +84,23 @@ describe('npm start', () => {
     }
   });
 
+  it('names ADMIN_PORT when the admin port is the one already in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const h = await startHarness();
+    try {
+      const started = run({ ...h.env, PORT: String(await freePort()), ADMIN_PORT: String(port) });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(
+        `Port ${port} is already in use. Set ADMIN_PORT to a free one`,
+      );
+    } finally {
+      blocker.close();
+      await h.close();
+    }
+  });
+
   it('tells an unreachable Slack apart from a refused token, and starts no sandbox', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
     const slack = {

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,19 +9,21 @@ import { signature } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
-import { harnessPerTest, LogCapture, SIGNING_SECRET } from '../helpers/harness.ts';
+import { freePort } from '../helpers/app-process.ts';
+import { harnessPerTest, LogCapture, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
 import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
 
 // What the app trusts at its edge. Over HTTP: nothing unsigned, except the one probe Slack itself
 // sends unsigned (ssl_check), which is answered without reading it. Over Socket Mode: every
-// envelope is acknowledged within Slack's 3 s, whether or not a listener takes it.
+// envelope is acknowledged within Slack's 3 s, whether or not a listener takes it. And what the
+// operator reads (metrics, probe details) is not served on the port Slack reaches.
 
 const FORM = 'application/x-www-form-urlencoded';
 const SLACK_ACK_LIMIT_MS = 3000;
 
 describe('HTTP: the signature is checked first, except for Slack’s ssl_check probe', () => {
   const harness = harnessPerTest();
-  const post = (port: number, body: string, contentType: string, headers = {}) =>
+  const post = (port: number | undefined, body: string, contentType: string, headers = {}) =>
     fetch(`http://127.0.0.1:${port}/slack/events`, {
       method: 'POST',
       headers: { 'content-type': contentType, ...headers },
@@ -105,6 +108,7 @@ describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
         DATABASE_URL: join(dir, 'a.db'),
         STATUS_POLL_CRON: '0 0 1 1 *',
         LOG_LEVEL: 'info',
+        ADMIN_PORT: '0',
       }),
       { logDestination: logs },
     );
@@ -365,4 +369,92 @@ describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
     expect(refused[0]?.reason).toContain('actions');
     expect(logs.lines.join('\n')).not.toContain('"stack"');
   });
+
+  it('needs no port with ADMIN_PORT set: the admin port serves the probes and /metrics', async () => {
+    expect(app.port).toBeUndefined();
+    const admin = `http://127.0.0.1:${app.adminPort}`;
+    expect((await fetch(`${admin}/healthz`)).status).toBe(200);
+    await waitFor(async () => (await fetch(`${admin}/readyz`)).status === 200, 5000, 'ready');
+    expect(await (await fetch(`${admin}/metrics`)).text()).toContain('slack_approvals_');
+  });
 });
+
+describe('the admin endpoints are off the port Slack reaches', () => {
+  const harness = harnessPerTest();
+  const get = (port: number | undefined, path: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.status);
+
+  it('never serves /metrics on Slack’s port, which keeps the probes while there is no ADMIN_PORT', async () => {
+    const h = await harness();
+    expect(h.app.adminPort).toBeUndefined();
+    expect(await get(h.app.port, '/metrics')).toBe(404);
+    expect(await get(h.app.port, '/healthz')).toBe(200);
+    expect(await get(h.app.port, '/readyz')).toBe(200);
+  });
+
+  it('with ADMIN_PORT, serves /healthz, /readyz and /metrics there, and only /slack/events on Slack’s port', async () => {
+    const h = await harness({ env: { ADMIN_PORT: '0' } });
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect(await get(h.app.port, path), path).toBe(404);
+    expect(await get(h.app.adminPort, '/healthz')).toBe(200);
+    expect(await get(h.app.adminPort, '/readyz')).toBe(200);
+    const metrics = await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(await metrics.text()).toContain('slack_approvals_announcements');
+    // Slack's own requests are served as before.
+    const verified = await h.slack.send(
+      JSON.stringify({ token: 't', challenge: 'c-123', type: 'url_verification' }),
+      'application/json',
+    );
+    expect(verified.json).toEqual({ challenge: 'c-123' });
+  });
+
+  it('has the image’s HEALTHCHECK find /healthz on ADMIN_PORT, or on PORT without it, and fail when nothing answers', async () => {
+    const script = healthcheckScript();
+    const run = (env: Record<string, string>) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, ['-e', script], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: 'ignore',
+        });
+        child.on('exit', (code) => resolve(code));
+      });
+    const withAdmin = await harness({ env: { ADMIN_PORT: '0' } });
+    expect(
+      await run({ PORT: String(withAdmin.app.port), ADMIN_PORT: String(withAdmin.app.adminPort) }),
+    ).toBe(0);
+    // The probe is not on Slack's port any more: a healthcheck that looked there would fail.
+    expect(await run({ PORT: String(withAdmin.app.port) })).toBe(1);
+    expect(await run({ PORT: String(await freePort()) })).toBe(1);
+  });
+
+  it('has the image’s HEALTHCHECK fall back to PORT when ADMIN_PORT is unset or empty', async () => {
+    const script = healthcheckScript();
+    const h = await harness();
+    for (const env of [
+      { PORT: String(h.app.port) },
+      { PORT: String(h.app.port), ADMIN_PORT: '' },
+    ]) {
+      const code = await new Promise<number | null>((resolve) =>
+        spawn(process.execPath, ['-e', script], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: 'ignore',
+        }).on('exit', resolve),
+      );
+      expect(code).toBe(0);
+    }
+  });
+});
+
+/** The node script of the Dockerfile's HEALTHCHECK (`CMD ["node", "-e", "…"]`). */
+function healthcheckScript(): string {
+  const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  // One instruction per line once its continuation lines are joined.
+  const instruction = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .find((line) => line.startsWith('HEALTHCHECK'));
+  const exec = JSON.parse(/CMD\s+(\[.*\])/.exec(instruction ?? '')?.[1] ?? '[]') as string[];
+  expect(exec.slice(0, 2)).toEqual(['node', '-e']);
+  return exec[2] ?? '';
+}
