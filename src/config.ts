@@ -145,6 +145,9 @@ const envSchema = z.object({
   REMINDER_MAX: integer(0, 100).default(3),
 });
 
+/** Every variable loadConfig reads; each is documented in .env.example and README's settings table. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /**
  * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
  * as unset. Every problem is reported at once, in one ConfigError naming each variable.

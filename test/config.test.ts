@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactConfig, withEnvFile } from '../src/config.ts';
+import {
+  ConfigError,
+  ENVIRONMENT_VARIABLES,
+  loadConfig,
+  redactConfig,
+  withEnvFile,
+} from '../src/config.ts';
 
 const slackHttp = {
   SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
@@ -197,6 +204,20 @@ describe('loadConfig', () => {
       expect(printed).not.toContain(secret);
     }
     expect(printed).toContain('postgres://app:***@db/approvals');
+  });
+});
+
+describe('the documented settings', () => {
+  const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+
+  it('lists every variable the app reads in .env.example and in README’s settings table', () => {
+    const example = read('.env.example');
+    const readme = read('README.md');
+    expect(ENVIRONMENT_VARIABLES).toContain('ADMIN_PORT');
+    for (const name of ENVIRONMENT_VARIABLES) {
+      expect(example, `.env.example: ${name}`).toMatch(new RegExp(`^${name}=`, 'm'));
+      expect(readme, `README.md: ${name}`).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
+    }
   });
 });
 
