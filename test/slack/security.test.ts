@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Application, startApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startSandbox } from '../../src/sandbox/sandbox.ts';
 import { signature } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
@@ -458,3 +460,31 @@ function healthcheckScript(): string {
   expect(exec.slice(0, 2)).toEqual(['node', '-e']);
   return exec[2] ?? '';
 }
+
+describe('the sandbox never opens a database or a service it did not create', () => {
+  it.each([
+    [{ DATABASE_URL: 'postgres://app:pg-secret@db.internal/approvals' }, 'DATABASE_URL'],
+    [{ APPROVAL_BASE_URL: 'https://approvals.corp.example' }, 'APPROVAL_BASE_URL'],
+  ])('refuses APP_MODE=sandbox with %o, naming the setting', (env, named) => {
+    expect(() => loadConfig({ APP_MODE: 'sandbox', ...env })).toThrow(
+      new RegExp(`${named}: the sandbox refuses to start with ${named} set`),
+    );
+  });
+
+  it('refuses any database but its own sandbox.db when started from code, and leaves it untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-foreign-'));
+    const deployment = join(dir, 'approvals.db');
+    writeFileSync(deployment, 'a deployment’s rows');
+    const base = loadConfig({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: dir, PORT: '0' });
+    try {
+      for (const databaseUrl of [deployment, 'postgres://app:pg-secret@db.internal/approvals']) {
+        const started = startSandbox({ ...base, databaseUrl }, createLogger('fatal'));
+        await expect(started).rejects.toMatchObject({ code: 'sandbox_foreign_database' });
+        await expect(started).rejects.not.toThrow(/pg-secret/);
+      }
+      expect(readFileSync(deployment, 'utf8')).toBe('a deployment’s rows');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
