@@ -10,7 +10,12 @@ import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
 import { SlackRequester } from './slack-requests.ts';
-import { Workspace } from './workspace.ts';
+import { type Enterprise, Workspace } from './workspace.ts';
+
+export interface SandboxOptions {
+  /** Play an Enterprise Grid organization: people get `W…` ids, and payloads say so. */
+  enterprise?: Enterprise;
+}
 
 export interface Sandbox {
   url: string;
@@ -27,7 +32,11 @@ export interface Sandbox {
  * calls, the app itself in HTTP mode (driven by signed requests exactly as Slack would drive it),
  * and the sandbox page on PORT.
  */
-export async function startSandbox(config: Config, logger: Logger): Promise<Sandbox> {
+export async function startSandbox(
+  config: Config,
+  logger: Logger,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
   // loadConfig never gives the sandbox another database; this holds for any caller too, since
   // the file is emptied next.
   if (config.mode !== 'sandbox' || basename(config.databaseUrl) !== SANDBOX_DATABASE_FILE)
@@ -48,6 +57,7 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
     appKey: config.approval.appKey,
   });
   const workspace = new Workspace({
+    ...(options.enterprise ? { enterprise: options.enterprise } : {}),
     people: simulator.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
     channels: [
       { name: 'general', appIsMember: true },
