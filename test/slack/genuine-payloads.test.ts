@@ -1,15 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Application, startApplication } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
-import { Workspace } from '../../src/sandbox/workspace.ts';
-import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
-import { type Harness, LogCapture, startHarness, waitFor } from '../helpers/harness.ts';
-import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
+import { type Harness, type LogCapture, startHarness, waitFor } from '../helpers/harness.ts';
+import { type SocketModeApp, startSocketModeApp } from '../helpers/socket-mode-app.ts';
 
 // Requests Slack really sends, taken from Slack's documentation and the Slack SDKs' captured test
 // fixtures (test/fixtures/slack-payloads, each file naming its source), replayed as Slack would
@@ -131,44 +123,12 @@ describe('over HTTP, signed as Slack signs them', () => {
 });
 
 describe('over Socket Mode, as envelopes', () => {
-  let sim: Simulator;
-  let workspace: Workspace;
-  let api: WebApiServer;
-  let socket: Awaited<ReturnType<typeof startSocketModeServer>>;
-  let app: Application;
-  let dir: string;
-  const logs = new LogCapture();
-
+  let s: SocketModeApp;
   beforeAll(async () => {
-    sim = await createSimulator({ port: 0 });
-    workspace = new Workspace({
-      people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
-    });
-    api = await startWebApiServer(workspace);
-    socket = await startSocketModeServer(workspace);
-    dir = mkdtempSync(join(tmpdir(), 'genuine-payloads-'));
-    app = await startApplication(
-      loadConfig({
-        SLACK_BOT_TOKEN: workspace.botToken,
-        SLACK_APP_TOKEN: workspace.appToken,
-        SLACK_API_URL: api.apiUrl,
-        PORT: '0',
-        APPROVAL_BASE_URL: sim.url,
-        APPROVAL_APP_NAME: 'slack-approvals',
-        APPROVAL_APP_KEY: 'sandbox-app-key',
-        DATABASE_URL: join(dir, 'a.db'),
-        STATUS_POLL_CRON: '0 0 1 1 *',
-      }),
-      { logger: createLogger('info', logs) },
-    );
-    await socket.connected;
+    s = await startSocketModeApp();
   });
   afterAll(async () => {
-    await app?.stop();
-    await socket?.close();
-    await api?.close();
-    await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await s?.close();
   });
 
   const overSocket = fixtures.filter(
@@ -180,7 +140,7 @@ describe('over Socket Mode, as envelopes', () => {
     async (_name, fixture) => {
       const started = Date.now();
       const acked = await Promise.race([
-        socket.deliver(fixture.socket, socketPayload(fixture)).then(() => true),
+        s.socket.deliver(fixture.socket, socketPayload(fixture)).then(() => true),
         new Promise<false>((resolve) => setTimeout(() => resolve(false), SLACK_ACK_LIMIT_MS)),
       ]);
       expect(acked, 'acknowledged at all').toBe(true);
@@ -189,7 +149,7 @@ describe('over Socket Mode, as envelopes', () => {
   );
 
   it('ended no envelope in a stack trace', async () => {
-    await settled(logs);
-    expect(stackTraces(logs)).toEqual([]);
+    await settled(s.logs);
+    expect(stackTraces(s.logs)).toEqual([]);
   });
 });

@@ -3,17 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Application, startApplication } from '../../src/app.ts';
+import type { Application } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startSandbox } from '../../src/sandbox/sandbox.ts';
 import { signature } from '../../src/sandbox/slack-requests.ts';
-import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
-import { Workspace } from '../../src/sandbox/workspace.ts';
-import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import type { WebApiServer } from '../../src/sandbox/web-api-server.ts';
+import type { Workspace } from '../../src/sandbox/workspace.ts';
 import { freePort } from '../helpers/app-process.ts';
-import { harnessPerTest, LogCapture, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
-import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
+import { harnessPerTest, type LogCapture, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
+import { type SocketModeApp, startSocketModeApp } from '../helpers/socket-mode-app.ts';
 
 // What the app trusts at its edge. Over HTTP: nothing unsigned, except the one probe Slack itself
 // sends unsigned (ssl_check), which is answered without reading it. Over Socket Mode: every
@@ -82,47 +81,20 @@ describe('HTTP: the signature is checked first, except for Slack’s ssl_check p
 });
 
 describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
-  let sim: Simulator;
+  let ctx: SocketModeApp;
   let workspace: Workspace;
   let api: WebApiServer;
-  let socket: Awaited<ReturnType<typeof startSocketModeServer>>;
+  let socket: SocketModeApp['socket'];
   let app: Application;
-  let dir: string;
-  const logs = new LogCapture();
+  let logs: LogCapture;
 
   beforeAll(async () => {
-    sim = await createSimulator({ port: 0 });
-    workspace = new Workspace({
-      people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
-    });
-    api = await startWebApiServer(workspace);
-    socket = await startSocketModeServer(workspace);
-    dir = mkdtempSync(join(tmpdir(), 'security-socket-'));
-    app = await startApplication(
-      loadConfig({
-        SLACK_BOT_TOKEN: workspace.botToken,
-        SLACK_APP_TOKEN: workspace.appToken,
-        SLACK_API_URL: api.apiUrl,
-        PORT: '0',
-        APPROVAL_BASE_URL: sim.url,
-        APPROVAL_APP_NAME: 'slack-approvals',
-        APPROVAL_APP_KEY: 'sandbox-app-key',
-        DATABASE_URL: join(dir, 'a.db'),
-        STATUS_POLL_CRON: '0 0 1 1 *',
-        LOG_LEVEL: 'info',
-        ADMIN_PORT: '0',
-      }),
-      { logDestination: logs },
-    );
-    await socket.connected;
+    ctx = await startSocketModeApp({ ADMIN_PORT: '0' });
+    ({ workspace, api, socket, app, logs } = ctx);
   });
 
   afterAll(async () => {
-    await app.stop();
-    await socket.close();
-    await api.close();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    await ctx?.close();
   });
 
   const person = () => workspace.userByLogin('sam.taylor@corp.example').id;
