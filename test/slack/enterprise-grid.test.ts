@@ -59,10 +59,14 @@ describe.each(installs)('an Enterprise Grid member, the app %s', (_how, enterpri
     const h = await harness({ enterprise });
     const sam = h.user(SAM);
     expect((await h.slack.globalShortcut(sam, 'request_approval')).status).toBe(200);
-    const view = await waitFor(() =>
-      [...h.workspace.views.values()].find(
-        (v) => v.user === sam && JSON.stringify(v.view).includes('channel_select'),
-      ),
+    // Filled in: the person looked up and the approver suggested (submitting earlier is refused).
+    const view = await waitFor(
+      () =>
+        [...h.workspace.views.values()].find(
+          (v) => v.user === sam && JSON.stringify(v.view).includes('Suggested approver'),
+        ),
+      5000,
+      'the filled-in form',
     );
     const before = h.sim.approvals().length;
     await h.slack.submitView(view.id, { title_input: 'Team offsite', note_input: 'Two days.' });
