@@ -17,14 +17,19 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
 
 FROM ${BASE_IMAGE}
 WORKDIR /app
-ENV NODE_ENV=production PORT=3000 DATABASE_URL=/app/data/approvals.db
+# PORT is what Slack (through the load balancer) reaches: /slack/events only. The probes and
+# /metrics are on ADMIN_PORT, on every interface of the container so the orchestrator and
+# Prometheus can reach it; publish only PORT to the outside.
+ENV NODE_ENV=production PORT=3000 ADMIN_PORT=9091 ADMIN_HOST=0.0.0.0 \
+    DATABASE_URL=/app/data/approvals.db
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # A numeric user, so it works on bases without a passwd entry for it; it owns only the data folder.
 RUN mkdir -p /app/data && chown 1000:1000 /app/data
 USER 1000:1000
-EXPOSE 3000
+EXPOSE 3000 9091
+# /healthz is on ADMIN_PORT, or on PORT when a deployment unsets ADMIN_PORT.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ADMIN_PORT || process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

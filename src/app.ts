@@ -52,8 +52,13 @@ export interface ApplicationOverrides {
 }
 
 export interface Application {
-  /** Where /slack/events and /healthz are served (HTTP mode), or /healthz (Socket Mode). */
-  port: number;
+  /**
+   * PORT as listened on: /slack/events (HTTP mode), and /healthz and /readyz unless ADMIN_PORT is
+   * set. Undefined in Socket Mode with ADMIN_PORT, where nothing needs PORT.
+   */
+  port: number | undefined;
+  /** ADMIN_PORT as listened on: /healthz, /readyz and /metrics; undefined without ADMIN_PORT. */
+  adminPort?: number;
   logger: Logger;
   /**
    * One poll pass at `now`, as the schedule would run it (with the sweep of unanswered workflow
@@ -162,11 +167,17 @@ async function serve(
     socketConnected: () => socketConnected?.() ?? true,
     serving: () => ready,
   });
-  const routes: Route[] = [
+  const probeRoutes: Route[] = [
     { path: '/healthz', method: 'GET', handler: (_req, res) => probes.healthz(res) },
     { path: '/readyz', method: 'GET', handler: (_req, res) => void probes.readyz(res) },
+  ];
+  const adminRoutes: Route[] = [
+    ...probeRoutes,
     { path: '/metrics', method: 'GET', handler: (_req, res) => void probes.metrics(res) },
   ];
+  // PORT is what Slack (or the load balancer in front) reaches: it keeps the probes only while
+  // there is no admin listener to take them, and never serves /metrics.
+  const slackPortRoutes = config.admin ? [] : probeRoutes;
   const bolt = await createBoltApp({
     botToken,
     ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
@@ -175,7 +186,7 @@ async function serve(
       : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
-    routes,
+    routes: slackPortRoutes,
     timeoutMs: config.slack.timeoutMs,
   });
   const people = createSlackPeople(bolt.client);
@@ -254,19 +265,16 @@ async function serve(
     ...webUrl,
   });
 
-  let port: number;
-  let healthServer: Server | undefined;
+  let port: number | undefined;
+  let probeServer: Server | undefined;
   if (config.mode === 'socket') {
     socketConnected = socketModeConnection(bolt);
     await bolt.start();
-    // Socket Mode needs no public port; the probes and metrics still get one.
-    healthServer = createServer((req, res) => {
-      const route = routes.find((r) => r.path === req.url && r.method === req.method);
-      if (route) route.handler(req, res);
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => healthServer?.listen(config.port, config.host, resolve));
-    port = (healthServer.address() as AddressInfo).port;
+    // Socket Mode needs no port of its own; PORT serves the probes unless ADMIN_PORT does.
+    if (slackPortRoutes.length > 0) {
+      probeServer = await listen(slackPortRoutes, config.port, config.host);
+      port = (probeServer.address() as AddressInfo).port;
+    }
   } else {
     const server = (await bolt.start({
       port: config.port,
@@ -274,6 +282,15 @@ async function serve(
     })) as Server;
     port = (server.address() as AddressInfo).port;
   }
+  let adminServer: Server | undefined;
+  try {
+    if (config.admin) adminServer = await listen(adminRoutes, config.admin.port, config.admin.host);
+  } catch (error) {
+    await bolt.stop().catch(() => undefined);
+    if (probeServer) await close(probeServer);
+    throw error;
+  }
+  const adminPort = adminServer ? (adminServer.address() as AddressInfo).port : undefined;
 
   const pollDeps = { store, service, logger, announce: dispatcher.wake };
   const pollOptions = {
@@ -311,10 +328,14 @@ async function serve(
   }, SERVICE_FRESH_MS / 4);
   reprobe.unref();
   ready = true;
-  logger.info({ mode: config.mode, port, cron: config.poll.cron }, 'slack-approvals is serving');
+  logger.info(
+    { mode: config.mode, port, adminPort, cron: config.poll.cron },
+    'slack-approvals is serving',
+  );
 
   return {
     port,
+    ...(adminPort !== undefined ? { adminPort } : {}),
     logger,
     async poll(at = now()) {
       const counts = await pollOnce(pollDeps, pollOptions, at);
@@ -330,7 +351,8 @@ async function serve(
       await retention.stop();
       await dispatcher.stop();
       await bolt.stop();
-      if (healthServer) await new Promise<void>((resolve) => healthServer?.close(() => resolve()));
+      if (probeServer) await close(probeServer);
+      if (adminServer) await close(adminServer);
       await database.close();
     },
   };
@@ -378,4 +400,27 @@ function meteredClient(metrics: Metrics) {
       }
     }
   };
+}
+
+/** A plain HTTP listener for a few routes (the probes, metrics); 404 for anything else. */
+async function listen(routes: Route[], port: number, host: string | undefined): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const route = routes.find((r) => r.path === path && r.method === req.method);
+    if (route) route.handler(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+function close(server: Server): Promise<void> {
+  server.closeIdleConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
 }

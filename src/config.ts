@@ -7,8 +7,9 @@ import { AppError } from './errors.ts';
 
 /**
  * - `sandbox`: no Slack setting and no DATABASE_URL or APPROVAL_BASE_URL (or APP_MODE=sandbox,
- *   `npm start -- --sandbox`); the app runs against a local stand-in of Slack and the embedded
- *   approval-service simulator, for trying it out on one machine.
+ *   `npm start -- --sandbox`, which refuse those two); the app runs against a local stand-in of
+ *   Slack, the embedded approval-service simulator and a database of its own, for trying it out on
+ *   one machine.
  * - `socket`: Slack over Socket Mode (SLACK_APP_TOKEN), no public URL needed.
  * - `http`: Slack sends requests to /slack/events, verified with SLACK_SIGNING_SECRET.
  */
@@ -16,9 +17,18 @@ export type Mode = 'sandbox' | 'socket' | 'http';
 
 export interface Config {
   mode: Mode;
+  /**
+   * Slack's port: /slack/events in HTTP mode, and the probes (/healthz, /readyz) unless `admin`
+   * takes them. It never serves /metrics.
+   */
   port: number;
   /** The interface to listen on; every one when unset (the sandbox uses 127.0.0.1 only). */
   host?: string;
+  /**
+   * The admin listener (ADMIN_PORT): /healthz, /readyz and /metrics, off Slack's port. Unset: no
+   * admin listener, the probes stay on `port`, and /metrics is not served.
+   */
+  admin?: { port: number; host: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
    * The language of what the app posts where many read it (channels and their threads); what one
@@ -96,8 +106,12 @@ export class ConfigError extends AppError {
   }
 }
 
-/** Where the sandbox keeps its data when DATABASE_URL is not set; emptied at each sandbox start. */
-export const sandboxDatabase = './data/sandbox.db';
+/**
+ * The sandbox's own SQLite file, in SANDBOX_DATA_DIR (./data by default), emptied at each sandbox
+ * start. The sandbox opens no other database: only the folder can be chosen, never the file.
+ */
+export const SANDBOX_DATABASE_FILE = 'sandbox.db';
+const sandboxDataDir = './data';
 const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -112,6 +126,8 @@ const envSchema = z.object({
   SLACK_API_URL: url.optional(),
   SLACK_TIMEOUT_MS: integer(500, 60_000).default(10_000),
   PORT: integer(0, 65535).default(3000),
+  ADMIN_PORT: integer(0, 65535).optional(),
+  ADMIN_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
@@ -120,6 +136,7 @@ const envSchema = z.object({
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
+  SANDBOX_DATA_DIR: z.string().min(1).optional(),
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
@@ -139,6 +156,9 @@ const envSchema = z.object({
   RETENTION_DAYS: integer(0, 36_500).optional(),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
+
+/** Every variable loadConfig reads; each is documented in .env.example and README's settings table. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /**
  * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
@@ -171,6 +191,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : has('SLACK_APP_TOKEN') || asked === 'socket'
         ? 'socket'
         : 'http';
+  // Nor does an explicit sandbox: it never opens a database or service it did not create (it would
+  // drain a real outbox with its fake Slack and end real approvals as vanished).
+  if (mode === 'sandbox' && deployment) {
+    const named = ['DATABASE_URL', 'APPROVAL_BASE_URL'].filter(has).join(' and ');
+    problems.push(
+      `${named}: the sandbox refuses to start with ${named} set, since it only runs on a database and a simulator of its own; unset ${named} to run the sandbox (SANDBOX_DATA_DIR chooses the folder of its database)`,
+    );
+  }
   if (mode !== 'sandbox' && !slackNamed) {
     problems.push(
       `SLACK_BOT_TOKEN and ${mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET'}: required to talk to Slack. ${deployment ? 'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox; ' : ''}to try the app locally instead, run \`npm start -- --sandbox\` or set APP_MODE=sandbox`,
@@ -194,11 +222,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       `ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (${Math.ceil((3 * e.SLACK_TIMEOUT_MS) / 1000)} s)`,
     );
+  // 0 asks the system for a free port each, so only equal fixed ports collide.
+  if (e?.ADMIN_PORT !== undefined && e.ADMIN_PORT !== 0 && e.ADMIN_PORT === e.PORT)
+    problems.push(
+      `ADMIN_PORT: must differ from PORT (${e.PORT}), which Slack reaches; the admin endpoints move off it`,
+    );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   return {
     mode,
     port: e.PORT,
+    // Loopback unless asked otherwise: metrics and probe details are for the operator, not Slack.
+    // ADMIN_HOST alone is ignored, so a deployment can unset just ADMIN_PORT of the image's pair.
+    ...(e.ADMIN_PORT !== undefined
+      ? { admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST ?? '127.0.0.1' } }
+      : {}),
     // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
     logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
     language: e.APP_LANGUAGE,
@@ -219,7 +257,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
     // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.
-    databaseUrl: e.DATABASE_URL ?? (mode === 'sandbox' ? sandboxDatabase : './data/approvals.db'),
+    databaseUrl:
+      mode === 'sandbox'
+        ? `${(e.SANDBOX_DATA_DIR ?? sandboxDataDir).replace(/\/+$/, '')}/${SANDBOX_DATABASE_FILE}`
+        : (e.DATABASE_URL ?? './data/approvals.db'),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

@@ -45,8 +45,11 @@ try {
   }
 } catch (error) {
   if ((error as { code?: string }).code === 'EADDRINUSE') {
+    // The error names the port that was taken: Slack's (PORT) or the admin listener's.
+    const taken = (error as { port?: number }).port ?? config.port;
+    const name = config.admin && taken === config.admin.port ? 'ADMIN_PORT' : 'PORT';
     console.error(
-      `Port ${config.port} is already in use. Set PORT to a free one, e.g. PORT=3001 npm start`,
+      `Port ${taken} is already in use. Set ${name} to a free one, e.g. ${name}=${taken + 1} npm start`,
     );
   } else if (error instanceof AppError) {
     // A known start-up failure: one line saying what and where, no stack.

@@ -37,7 +37,7 @@ describe('the compiled build', () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-dist-'));
     const port = await freePort();
     const child = spawn(process.execPath, [join(out, 'main.js'), '--sandbox'], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: join(dir, 'a.db') },
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), SANDBOX_DATA_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactConfig, withEnvFile } from '../src/config.ts';
+import {
+  ConfigError,
+  ENVIRONMENT_VARIABLES,
+  loadConfig,
+  redactConfig,
+  withEnvFile,
+} from '../src/config.ts';
 
 const slackHttp = {
   SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
@@ -31,9 +38,28 @@ describe('loadConfig', () => {
     }
   });
 
-  it('runs the sandbox when asked for, on the database given', () => {
-    const config = loadConfig({ APP_MODE: 'sandbox', DATABASE_URL: '/tmp/x.db' });
-    expect(config).toMatchObject({ mode: 'sandbox', databaseUrl: '/tmp/x.db' });
+  it('refuses the sandbox when asked for with DATABASE_URL or APPROVAL_BASE_URL, naming them', () => {
+    for (const [env, named] of [
+      [{ DATABASE_URL: '/tmp/x.db' }, 'DATABASE_URL'],
+      [{ APPROVAL_BASE_URL: 'https://approvals.corp.example' }, 'APPROVAL_BASE_URL'],
+      [
+        { DATABASE_URL: 'postgres://db/approvals', APPROVAL_BASE_URL: 'https://a.example' },
+        'DATABASE_URL and APPROVAL_BASE_URL',
+      ],
+    ] as const) {
+      const problems = problemsOf({ APP_MODE: 'sandbox', ...env });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^${named}: the sandbox refuses to start`));
+    }
+  });
+
+  it('runs the sandbox when asked for, on its own file in SANDBOX_DATA_DIR', () => {
+    const config = loadConfig({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: '/tmp/sbx/' });
+    expect(config).toMatchObject({ mode: 'sandbox', databaseUrl: '/tmp/sbx/sandbox.db' });
+    // Outside the sandbox the setting means nothing.
+    expect(loadConfig({ ...slackHttp, SANDBOX_DATA_DIR: '/tmp/sbx' }).databaseUrl).toBe(
+      './data/approvals.db',
+    );
   });
 
   it('runs the sandbox on embedded defaults when no Slack setting is present', () => {
@@ -89,6 +115,35 @@ describe('loadConfig', () => {
       loadConfig({ ...slackHttp, SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: 'xapp-1-x' })
         .mode,
     ).toBe('socket');
+  });
+
+  it('has no admin listener by default, and puts one on loopback when ADMIN_PORT is set', () => {
+    expect(loadConfig(slackHttp).admin).toBeUndefined();
+    expect(loadConfig({}).admin).toBeUndefined();
+    expect(loadConfig({ ...slackHttp, ADMIN_PORT: '9091' }).admin).toEqual({
+      port: 9091,
+      host: '127.0.0.1',
+    });
+    expect(loadConfig({ ...slackHttp, ADMIN_PORT: '9091', ADMIN_HOST: '0.0.0.0' }).admin).toEqual({
+      port: 9091,
+      host: '0.0.0.0',
+    });
+  });
+
+  it('ignores ADMIN_HOST without ADMIN_PORT, as the image sets both and a deployment may unset one', () => {
+    expect(loadConfig({ ...slackHttp, ADMIN_HOST: '0.0.0.0' }).admin).toBeUndefined();
+    expect(
+      loadConfig({ ...slackHttp, ADMIN_PORT: '', ADMIN_HOST: '0.0.0.0' }).admin,
+    ).toBeUndefined();
+  });
+
+  it('refuses an admin port that is Slack’s port', () => {
+    expect(problemsOf({ ...slackHttp, PORT: '3000', ADMIN_PORT: '3000' })).toEqual([
+      'ADMIN_PORT: must differ from PORT (3000), which Slack reaches; the admin endpoints move off it',
+    ]);
+    expect(problemsOf({ ...slackHttp, ADMIN_PORT: '70000' }).join('\n')).toMatch(/^ADMIN_PORT:/);
+    // Both 0: each gets a free port of its own.
+    expect(loadConfig({ ...slackHttp, PORT: '0', ADMIN_PORT: '0' }).admin?.port).toBe(0);
   });
 
   it('lists every missing or invalid value in one error', () => {
@@ -157,6 +212,20 @@ describe('loadConfig', () => {
       expect(printed).not.toContain(secret);
     }
     expect(printed).toContain('postgres://app:***@db/approvals');
+  });
+});
+
+describe('the documented settings', () => {
+  const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+
+  it('lists every variable the app reads in .env.example and in README’s settings table', () => {
+    const example = read('.env.example');
+    const readme = read('README.md');
+    expect(ENVIRONMENT_VARIABLES).toContain('ADMIN_PORT');
+    for (const name of ENVIRONMENT_VARIABLES) {
+      expect(example, `.env.example: ${name}`).toMatch(new RegExp(`^${name}=`, 'm'));
+      expect(readme, `README.md: ${name}`).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
+    }
   });
 });
 

@@ -69,11 +69,19 @@ describe.skipIf(skipReason)(
 
     it('holds the compiled app and production dependencies only, runs as a non-root user, and checks /healthz', async () => {
       const [config] = JSON.parse((await exec('podman', ['image', 'inspect', IMAGE])).stdout) as [
-        { Config: { User: string; Cmd: string[] }; Healthcheck?: { Test: string[] } },
+        {
+          Config: { User: string; Cmd: string[]; Env?: string[] };
+          Healthcheck?: { Test: string[] };
+        },
       ];
       expect(config.Config.User).toBe('1000:1000');
       expect(config.Config.Cmd).toEqual(['node', 'dist/main.js']);
+      // Probes and metrics on the admin port, off the port Slack reaches; the check asks there.
+      expect(config.Config.Env).toEqual(
+        expect.arrayContaining(['PORT=3000', 'ADMIN_PORT=9091', 'ADMIN_HOST=0.0.0.0']),
+      );
       expect(config.Healthcheck?.Test.join(' ')).toContain('/healthz');
+      expect(config.Healthcheck?.Test.join(' ')).toContain('process.env.ADMIN_PORT');
       const modules = join(mounted, 'app/node_modules');
       const installed = (name: string) => existsSync(join(modules, name, 'package.json'));
       expect(installed('better-sqlite3')).toBe(true);

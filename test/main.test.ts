@@ -47,8 +47,7 @@ describe('npm start', () => {
   it('runs the sandbox on embedded defaults and prints the one URL to open', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
     const port = await freePort();
-    // Asked for explicitly, since DATABASE_URL alone now means a deployment.
-    const started = run({ PORT: String(port), DATABASE_URL: join(dir, 'a.db') }, 'src/main.ts', [
+    const started = run({ PORT: String(port), SANDBOX_DATA_DIR: dir }, 'src/main.ts', [
       '--sandbox',
     ]);
     try {
@@ -75,13 +74,30 @@ describe('npm start', () => {
       const started = run({
         PORT: String(port),
         APP_MODE: 'sandbox',
-        DATABASE_URL: join(dir, 'a.db'),
+        SANDBOX_DATA_DIR: dir,
       });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(`Port ${port} is already in use. Set PORT to a free one`);
     } finally {
       blocker.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names ADMIN_PORT when the admin port is the one already in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const h = await startHarness();
+    try {
+      const started = run({ ...h.env, PORT: String(await freePort()), ADMIN_PORT: String(port) });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(
+        `Port ${port} is already in use. Set ADMIN_PORT to a free one`,
+      );
+    } finally {
+      blocker.close();
+      await h.close();
     }
   });
 
@@ -129,11 +145,28 @@ describe('npm start', () => {
     expect(started.output()).toContain('npm start -- --sandbox');
   });
 
-  it('says in one line, without a stack, when the database cannot be opened', async () => {
-    for (const url of ['/proc/nope/approvals.db', '/etc/passwd/approvals.db']) {
-      const started = run({ APP_MODE: 'sandbox', PORT: '0', DATABASE_URL: url });
+  it('refuses the sandbox, asked for in either way, with a deployment setting, naming it in one line', async () => {
+    const cases: Array<{ env: Record<string, string>; args: string[] }> = [
+      { env: { APP_MODE: 'sandbox', DATABASE_URL: 'postgres://db.internal/approvals' }, args: [] },
+      { env: { APPROVAL_BASE_URL: 'https://approvals.corp.example' }, args: ['--sandbox'] },
+    ];
+    for (const { env, args } of cases) {
+      const started = run({ PORT: '0', ...env }, 'src/main.ts', args);
       expect(await started.exited).toBe(1);
-      expect(started.output()).toContain(`Could not open the database at ${url}`);
+      const named = Object.keys(env).find((k) => k !== 'APP_MODE');
+      expect(started.output()).toContain(
+        `${named}: the sandbox refuses to start with ${named} set`,
+      );
+      expect(started.output()).not.toContain('slack-approvals sandbox: open');
+      expect(started.output()).not.toContain('    at ');
+    }
+  });
+
+  it('says in one line, without a stack, when the database cannot be opened', async () => {
+    for (const dir of ['/proc/nope', '/etc/passwd']) {
+      const started = run({ APP_MODE: 'sandbox', PORT: '0', SANDBOX_DATA_DIR: dir });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`Could not open the database at ${dir}/sandbox.db`);
       expect(started.output()).not.toContain('    at ');
     }
   });
@@ -143,11 +176,11 @@ describe('npm start', () => {
     const [filePort, envPort] = [await freePort(), await freePort()];
     writeFileSync(
       join(dir, '.env'),
-      `APP_MODE=sandbox\nPORT=${filePort}\nDATABASE_URL=${join(dir, 'a.db')}\n`,
+      `APP_MODE=sandbox\nPORT=${filePort}\nSANDBOX_DATA_DIR=${join(dir, 'a')}\n`,
     );
     const fromFile = run({}, 'src/main.ts', [], dir);
     const overridden = run(
-      { PORT: String(envPort), DATABASE_URL: join(dir, 'b.db') },
+      { PORT: String(envPort), SANDBOX_DATA_DIR: join(dir, 'b') },
       'src/main.ts',
       [],
       dir,

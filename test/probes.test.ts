@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { harnessPerTest, waitFor } from './helpers/harness.ts';
 
-// /healthz, /readyz and /metrics on the app's own port.
+// /healthz and /readyz, and /metrics on the admin port (ADMIN_PORT).
 
 const harness = harnessPerTest();
 
@@ -16,8 +16,8 @@ describe('probes and metrics', () => {
   });
 
   it('shows the counters moving after one approval', async () => {
-    const h = await harness();
-    const base = `http://127.0.0.1:${h.app.port}`;
+    const h = await harness({ env: { ADMIN_PORT: '0' } });
+    const base = `http://127.0.0.1:${h.app.adminPort}`;
     const before = await (await fetch(`${base}/metrics`)).text();
     expect(before).not.toContain('slack_approvals_delivery_attempts_total{kind="request"');
     const { approval } = await h.startApproval();
@@ -43,10 +43,10 @@ describe('probes and metrics', () => {
   });
 
   it('counts Slack API errors of the background delivery by method and code', async () => {
-    const h = await harness();
+    const h = await harness({ env: { ADMIN_PORT: '0' } });
     h.workspace.failNext('chat.postMessage', 'channel_not_found');
     await h.startApproval('sam.taylor@corp.example', 'general', 'Counted');
-    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(text).toContain(
       'slack_approvals_slack_api_errors_total{method="chat.postMessage",code="channel_not_found"} 1',
     );
@@ -54,9 +54,9 @@ describe('probes and metrics', () => {
 
   it('tells how long the oldest undelivered announcement and the most overdue check have waited', async () => {
     let clock = new Date('2026-11-23T09:00:00Z');
-    const h = await harness({ now: () => clock });
+    const h = await harness({ now: () => clock, env: { ADMIN_PORT: '0' } });
     const metric = async (name: string) => {
-      const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+      const text = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
       const line = text.split('\n').find((l) => l.startsWith(`${name} `));
       return line === undefined ? undefined : Number(line.split(' ')[1]);
     };
@@ -83,8 +83,8 @@ describe('probes and metrics', () => {
   });
 
   it('says the approval service is down when it has not answered', async () => {
-    const h = await harness({ env: { APPROVAL_BASE_URL: 'http://127.0.0.1:1' } });
-    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const h = await harness({ env: { APPROVAL_BASE_URL: 'http://127.0.0.1:1', ADMIN_PORT: '0' } });
+    const text = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(text).toMatch(/^slack_approvals_service_up 0$/m);
   });
 });

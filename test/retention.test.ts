@@ -11,7 +11,7 @@ const DAY = 24 * 3_600_000;
 describe('retention', () => {
   it('forgets an ended approval RETENTION_DAYS after it ended, counts it and logs it once', async () => {
     let clock = new Date();
-    const h = await harness({ now: () => clock, env: { RETENTION_DAYS: '30' } });
+    const h = await harness({ now: () => clock, env: { RETENTION_DAYS: '30', ADMIN_PORT: '0' } });
     const { approval } = await h.startApproval();
     h.sim.decide(approval.djbh, 'agree');
     await h.app.poll();
@@ -20,7 +20,7 @@ describe('retention', () => {
     expect(await h.app.purge()).toMatchObject({ approvals: 0 });
     const outbox = async () =>
       [
-        ...(await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text()).matchAll(
+        ...(await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text()).matchAll(
           /^slack_approvals_announcements\{[^}]*\} (\d+)$/gm,
         ),
       ].reduce((sum, m) => sum + Number(m[1]), 0);
@@ -31,7 +31,7 @@ describe('retention', () => {
     expect(await outbox()).toBe(0);
     expect(await h.app.purge()).toBeUndefined();
 
-    const metrics = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(metrics).toContain('slack_approvals_retention_deleted_total{what="approvals"} 1');
     const purges = h.logs.entries().filter((e) => e.msg === 'retention purge');
     expect(purges.map((e) => e.approvals)).toEqual([0, 1]);

@@ -2,13 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
 import { type Application, startApplication } from '../app.ts';
-import { type Config, sandboxDatabase } from '../config.ts';
+import { type Config, SANDBOX_DATABASE_FILE } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
 import { SlackRequester } from './slack-requests.ts';
-import { Workspace } from './workspace.ts';
+import { type Enterprise, Workspace } from './workspace.ts';
+
+export interface SandboxOptions {
+  /** Play an Enterprise Grid organization: people get `W…` ids, and payloads say so. */
+  enterprise?: Enterprise;
+}
 
 export interface Sandbox {
   url: string;
@@ -25,11 +32,24 @@ export interface Sandbox {
  * calls, the app itself in HTTP mode (driven by signed requests exactly as Slack would drive it),
  * and the sandbox page on PORT.
  */
-export async function startSandbox(config: Config, logger: Logger): Promise<Sandbox> {
+export async function startSandbox(
+  config: Config,
+  logger: Logger,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
+  // loadConfig never gives the sandbox another database; this holds for any caller too, since
+  // the file is emptied next.
+  if (config.mode !== 'sandbox' || basename(config.databaseUrl) !== SANDBOX_DATABASE_FILE)
+    throw new AppError(
+      'sandbox_foreign_database',
+      `The sandbox runs only on its own ${SANDBOX_DATABASE_FILE} (in SANDBOX_DATA_DIR), and was given another database`,
+    );
   // The simulator and the workspace start empty each time; so do the sandbox's own rows.
-  if (config.databaseUrl === sandboxDatabase) {
-    for (const suffix of ['', '-wal', '-shm'])
-      rmSync(`${sandboxDatabase}${suffix}`, { force: true });
+  // A folder that cannot hold it is reported by opening the database, in one line.
+  for (const suffix of ['', '-wal', '-shm']) {
+    try {
+      rmSync(`${config.databaseUrl}${suffix}`, { force: true });
+    } catch {}
   }
   const simulator = await createSimulator({
     port: 0,
@@ -37,6 +57,7 @@ export async function startSandbox(config: Config, logger: Logger): Promise<Sand
     appKey: config.approval.appKey,
   });
   const workspace = new Workspace({
+    ...(options.enterprise ? { enterprise: options.enterprise } : {}),
     people: simulator.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
     channels: [
       { name: 'general', appIsMember: true },

@@ -91,7 +91,13 @@ export class SlackRequester {
       command,
       text,
       api_app_id: 'A0APPROVALS',
-      is_enterprise_install: 'false',
+      ...(this.workspace.enterprise
+        ? {
+            enterprise_id: this.workspace.enterprise.id,
+            enterprise_name: this.workspace.enterprise.name,
+          }
+        : {}),
+      is_enterprise_install: String(this.workspace.enterprise?.orgWideInstall ?? false),
       response_url: `${this.responseOrigin}/respond/${userId}/${channelId}`,
       trigger_id: this.workspace.issueTrigger(userId),
     };
@@ -124,22 +130,13 @@ export class SlackRequester {
     if (!stored) throw new Error(`no open view ${viewId}`);
     return {
       type: 'view_submission',
-      team: { id: this.workspace.teamId, domain: 'sandbox' },
-      user: {
-        id: stored.user,
-        username: this.workspace.users.get(stored.user)?.name ?? '',
-        team_id: this.workspace.teamId,
-      },
-      api_app_id: 'A0APPROVALS',
-      token: 'gIkuvaNzQIHg97ATvDxqgjtO',
-      trigger_id: this.workspace.issueTrigger(stored.user),
+      ...this.envelope(stored.user),
       // Initial values stand for the inputs not given, as in Slack.
       view: {
         ...this.workspace.viewJson(stored),
         state: { values: stateValues(stored.view, inputs) },
       },
       response_urls: [],
-      is_enterprise_install: false,
     };
   }
 
@@ -163,10 +160,24 @@ export class SlackRequester {
     return errors ? { response, errors } : { response };
   }
 
-  /** What every interaction payload carries: the team, the person, a fresh trigger id. */
+  /**
+   * What every interaction payload carries: the team, the person, a fresh trigger id. An org-wide
+   * install gets `team: null` and the organization in `enterprise` instead (see Enterprise).
+   */
   private envelope(userId: string): Json {
+    const enterprise = this.workspace.enterprise;
     return {
-      team: { id: this.workspace.teamId, domain: 'sandbox' },
+      team:
+        enterprise?.orgWideInstall === true
+          ? null
+          : {
+              id: this.workspace.teamId,
+              domain: 'sandbox',
+              ...(enterprise
+                ? { enterprise_id: enterprise.id, enterprise_name: enterprise.name }
+                : {}),
+            },
+      enterprise: enterprise ? { id: enterprise.id, name: enterprise.name } : null,
       user: {
         id: userId,
         username: this.workspace.users.get(userId)?.name ?? '',
@@ -175,7 +186,7 @@ export class SlackRequester {
       api_app_id: 'A0APPROVALS',
       token: 'gIkuvaNzQIHg97ATvDxqgjtO',
       trigger_id: this.workspace.issueTrigger(userId),
-      is_enterprise_install: false,
+      is_enterprise_install: enterprise?.orgWideInstall ?? false,
     };
   }
 
@@ -266,17 +277,28 @@ export class SlackRequester {
 
   /** An Events API callback (JSON), e.g. app_home_opened. */
   event(event: Json, headers: Record<string, string> = {}): Promise<SlackResponse> {
+    const enterprise = this.workspace.enterprise;
+    const orgWide = enterprise?.orgWideInstall === true;
     const body = JSON.stringify({
       token: 'gIkuvaNzQIHg97ATvDxqgjtO',
       team_id: this.workspace.teamId,
+      ...(enterprise ? { enterprise_id: enterprise.id } : {}),
       api_app_id: 'A0APPROVALS',
       event: { event_ts: String(this.now() / 1000), ...event },
       type: 'event_callback',
       event_id: `Ev${this.now()}`,
       event_time: Math.floor(this.now() / 1000),
+      // An org-wide install is authorized for the organization, not for one of its workspaces.
       authorizations: [
-        { team_id: this.workspace.teamId, user_id: this.workspace.botUserId, is_bot: true },
+        {
+          enterprise_id: enterprise?.id ?? null,
+          team_id: orgWide ? null : this.workspace.teamId,
+          user_id: this.workspace.botUserId,
+          is_bot: true,
+          is_enterprise_install: orgWide,
+        },
       ],
+      is_ext_shared_channel: false,
     });
     return this.send(body, 'application/json', { headers });
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isUserId } from '../slack/ids.ts';
 import { checkMessage, checkView } from './block-kit-limits.ts';
 
 /**
@@ -82,8 +83,21 @@ export class SlackApiError extends Error {
   }
 }
 
+/**
+ * The Enterprise Grid organization the workspace belongs to. Its members have `W…` ids. An app
+ * installed org-wide (`orgWideInstall`) gets payloads naming the organization instead of a
+ * workspace: `team: null` and `enterprise` in interactions, `is_enterprise_install`, and
+ * `authorizations[].team_id: null` in events.
+ */
+export interface Enterprise {
+  id: string;
+  name: string;
+  orgWideInstall: boolean;
+}
+
 export interface WorkspaceOptions {
   teamId?: string;
+  enterprise?: Enterprise;
   people: Array<{ login: string; name: string; locale?: string; email?: string | null }>;
   /** Channels to create; the app is a member of those with `appIsMember`. */
   channels?: Array<{ name: string; kind?: 'public' | 'private'; appIsMember?: boolean }>;
@@ -100,6 +114,7 @@ export const FUNCTION_TOKEN_TTL_MS = 60_000;
 
 export class Workspace {
   readonly teamId: string;
+  readonly enterprise: Enterprise | undefined;
   readonly botUserId = 'U0APPROVALS';
   readonly botId = 'B0APPROVALS';
   /** Slack's own voice: it answers commands no app handles. */
@@ -127,6 +142,7 @@ export class Workspace {
 
   constructor(options: WorkspaceOptions) {
     this.teamId = options.teamId ?? 'T0SANDBOX';
+    this.enterprise = options.enterprise;
     this.now = options.now ?? Date.now;
     this.users.set(this.botUserId, {
       id: this.botUserId,
@@ -145,7 +161,7 @@ export class Workspace {
       isBot: true,
     });
     for (const person of options.people) {
-      const id = `U${this.id(8)}`;
+      const id = `${this.enterprise ? 'W' : 'U'}${this.id(8)}`;
       this.users.set(id, {
         id,
         name: person.login.split('@')[0] ?? person.login,
@@ -371,6 +387,12 @@ export class Workspace {
           team_id: this.teamId,
           user_id: this.botUserId,
           bot_id: this.botId,
+          ...(this.enterprise
+            ? {
+                enterprise_id: this.enterprise.id,
+                is_enterprise_install: this.enterprise.orgWideInstall,
+              }
+            : {}),
         };
       case 'apps.connections.open':
         if (!this.socketModeUrl)
@@ -677,6 +699,18 @@ export class Workspace {
       deleted: false,
       tz: 'Asia/Shanghai',
       ...(withLocale ? { locale: u.locale } : {}),
+      ...(this.enterprise && !u.isBot
+        ? {
+            enterprise_user: {
+              id: u.id,
+              enterprise_id: this.enterprise.id,
+              enterprise_name: this.enterprise.name,
+              is_admin: false,
+              is_owner: false,
+              teams: [this.teamId],
+            },
+          }
+        : {}),
       profile: {
         real_name: u.realName,
         display_name: u.realName,
@@ -702,7 +736,7 @@ export class Workspace {
   /** Where chat.postMessage may post: a user id means the app's DM with that person. */
   private writableChannel(id: unknown): Channel {
     const key = String(id ?? '');
-    if (key.startsWith('U') && this.users.has(key)) return this.appDm(key);
+    if (isUserId(key) && this.users.has(key)) return this.appDm(key);
     const channel = this.channels.get(key);
     // Private channels and other people's DMs are invisible to a non-member.
     if (!channel || (channel.kind !== 'public' && !channel.members.has(this.botUserId)))

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, type Receiver, verifySlackRequest } from '@slack/bolt';
-import { withLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
-import { parseSlackRequest, requestId, requestKind } from './slack-request.ts';
+import { ACK_DEADLINE_MS, dispatchAcknowledged } from './acknowledged-dispatch.ts';
+import { isSslCheckProbe, parseSlackRequest } from './slack-request.ts';
 
 export interface Route {
   path: string;
@@ -25,14 +25,20 @@ export interface SlackHttpReceiverOptions {
 
 // Slack's payloads are far smaller; anything bigger is not from Slack.
 const BODY_LIMIT = 1 << 20;
-const FALLBACK_TEXT = 'Something went wrong on our side; please try again.';
 
 /**
- * Bolt's HTTP receiver, rebuilt to answer every request whatever its shape: the signature is
- * verified first (401), the body parsed and checked against what the listeners read (400 with one
- * line at warn), Slack's probes answered here, and a request no listener acknowledges is answered
- * 200 rather than left to time out. A listener that throws before acknowledging is a bug: logged
- * with its stack, and the person gets a short apology instead of Slack's timeout.
+ * The HTTP side of Bolt's Receiver seam. Bolt's own HTTPReceiver is not used, for two reasons it
+ * has no option for: it verifies the signature before anything else, so Slack's unsigned
+ * `ssl_check` probe gets 401 (bolt-js #1397); and it hands any verified body to App.processEvent,
+ * which throws on shapes Slack never sends (`event: null`, `actions: null`) before our middleware
+ * or listeners could refuse them. So here, in this order:
+ * - the exact unsigned `ssl_check` probe is answered 200, nothing in it read or logged;
+ * - everything else is verified (signature and age, with Bolt's verifySlackRequest): 401;
+ * - the body is parsed and checked against what the listeners read (400, one line at warn);
+ *   url_verification and signed probes are answered here;
+ * - the rest goes to Bolt, and Slack gets exactly one answer (dispatchAcknowledged, shared with
+ *   Socket Mode): the listener's ack, or 200 once the listeners are done, or 200 at 2.5 s.
+ * Routes beside /slack/events (the probes, unless ADMIN_PORT moves them) are answered first.
  */
 export class SlackHttpReceiver implements Receiver {
   private app: App | undefined;
@@ -41,7 +47,7 @@ export class SlackHttpReceiver implements Receiver {
   private readonly path: string;
 
   constructor(private readonly options: SlackHttpReceiverOptions) {
-    this.ackDeadlineMs = options.ackDeadlineMs ?? 2500;
+    this.ackDeadlineMs = options.ackDeadlineMs ?? ACK_DEADLINE_MS;
     this.path = options.path ?? '/slack/events';
   }
 
@@ -84,6 +90,14 @@ export class SlackHttpReceiver implements Receiver {
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const raw = await readBody(req, BODY_LIMIT);
     if (raw === undefined) return this.refuse(res, 413, 'the body is larger than 1 MiB');
+    const contentType = String(req.headers['content-type'] ?? '');
+    const signed =
+      req.headers['x-slack-signature'] !== undefined ||
+      req.headers['x-slack-request-timestamp'] !== undefined;
+    if (!signed && isSslCheckProbe(raw, contentType)) {
+      this.options.logger.debug('ssl_check answered');
+      return send(res, 200);
+    }
     try {
       verifySlackRequest({
         signingSecret: this.options.signingSecret,
@@ -96,7 +110,7 @@ export class SlackHttpReceiver implements Receiver {
     } catch (error) {
       return this.refuse(res, 401, `signature refused: ${(error as Error).message}`);
     }
-    const parsed = parseSlackRequest(raw, String(req.headers['content-type'] ?? ''));
+    const parsed = parseSlackRequest(raw, contentType);
     switch (parsed.kind) {
       case 'refuse':
         return this.refuse(res, 400, parsed.reason);
@@ -104,58 +118,20 @@ export class SlackHttpReceiver implements Receiver {
         if (parsed.note) this.options.logger.info({ note: parsed.note }, 'slack request ignored');
         return send(res, parsed.status, parsed.body);
       case 'dispatch': {
-        // The receiver's own lines (late ack, a failed listener) carry the request id too.
-        const id = requestId(parsed.body);
-        return withLogContext(id ? { requestId: id } : {}, () =>
-          this.dispatch(req, res, parsed.body),
+        const app = this.app;
+        if (!app) return void res.writeHead(503).end();
+        const retryNum = Number(req.headers['x-slack-retry-num']);
+        const retryReason = req.headers['x-slack-retry-reason'];
+        return dispatchAcknowledged(
+          app,
+          {
+            body: parsed.body,
+            ...(Number.isFinite(retryNum) ? { retryNum } : {}),
+            ...(typeof retryReason === 'string' ? { retryReason } : {}),
+            acknowledge: (response) => send(res, 200, response),
+          },
+          { logger: this.options.logger, deadlineMs: this.ackDeadlineMs },
         );
-      }
-    }
-  }
-
-  private async dispatch(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Record<string, unknown>,
-  ): Promise<void> {
-    let answered = false;
-    const answer = (status: number, payload?: unknown) => {
-      if (answered) return;
-      answered = true;
-      clearTimeout(timer);
-      send(res, status, payload);
-    };
-    const timer = setTimeout(() => {
-      if (answered) return;
-      this.options.logger.warn(
-        { kind: requestKind(body), ms: this.ackDeadlineMs },
-        'no listener acknowledged in time; answered 200',
-      );
-      answer(200);
-    }, this.ackDeadlineMs);
-    const retryNum = Number(req.headers['x-slack-retry-num']);
-    const retryReason = req.headers['x-slack-retry-reason'];
-    try {
-      await this.app?.processEvent({
-        body,
-        ...(Number.isFinite(retryNum) ? { retryNum } : {}),
-        ...(typeof retryReason === 'string' ? { retryReason } : {}),
-        ack: async (response?: unknown) => {
-          if (answered) throw new Error('this request was already acknowledged');
-          answer(200, response);
-        },
-      });
-      // Nobody took it (no listener for this action or callback): Slack still wants its 200.
-      answer(200);
-    } catch (error) {
-      if (!answered) {
-        this.options.logger.error(
-          { err: error, kind: requestKind(body) },
-          'a listener failed before acknowledging',
-        );
-        answer(200, 'command' in body ? { text: FALLBACK_TEXT } : undefined);
-      } else {
-        this.options.logger.error({ err: error, kind: requestKind(body) }, 'a listener failed');
       }
     }
   }

@@ -39,3 +39,12 @@ export const ACTION = {
 
 /** `event_type` of the metadata on every message the app posts (see announcement-dispatcher.ts). */
 export const ANNOUNCEMENT_EVENT = 'approval_announcement';
+
+/**
+ * Whether a Slack id names a person (a member or a bot user) rather than a conversation: `U…`, or
+ * `W…` for members of an Enterprise Grid organization. Either can be given where Slack takes a
+ * user id, e.g. as the `channel` of chat.postMessage to reach that person's DM with the app.
+ */
+export function isUserId(id: string): boolean {
+  return /^[UW][A-Z0-9]+$/.test(id);
+}

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { boltLogger, logFailure } from '../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 import { requestId, requestKind } from './slack-request.ts';
+import { AcknowledgingSocketModeReceiver } from './socket-mode-receiver.ts';
 
 export interface BoltAppOptions {
   botToken: string;
@@ -51,7 +52,8 @@ export function slackClientOptions(
  * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
  * In HTTP mode our receiver (http-receiver.ts) answers each request as soon as a listener
  * acknowledges, refuses requests whose signature is wrong or older than five minutes (401) and
- * malformed ones (400), and answers what no listener takes.
+ * malformed ones (400), and answers what no listener takes. In Socket Mode Bolt's receiver is
+ * used with every envelope acknowledged the same way (socket-mode-receiver.ts).
  * The bot token is checked once here (auth.test), so a wrong token stops the start with a clear
  * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
  */
@@ -81,7 +83,16 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
     clientOptions,
   };
   const app = options.appToken
-    ? new App({ ...common, appToken: options.appToken, socketMode: true })
+    ? new App({
+        ...common,
+        receiver: new AcknowledgingSocketModeReceiver({
+          appToken: options.appToken,
+          logger: common.logger,
+          // apps.connections.open goes where every other Web API call goes (SLACK_API_URL).
+          installerOptions: { clientOptions },
+          appLogger: options.logger,
+        }),
+      })
     : new App({
         ...common,
         receiver: new SlackHttpReceiver({

@@ -72,7 +72,7 @@ export type ParsedRequest =
   /** Malformed: 400, with the reason for the log. */
   | { kind: 'refuse'; reason: string };
 
-/** Parses a (verified) request body as Slack sends it: form-encoded, `payload=` JSON, or JSON. */
+/** Parses a (verified) request body as Slack sends it over HTTP: form-encoded, `payload=` JSON, or JSON. */
 export function parseSlackRequest(raw: string, contentType: string): ParsedRequest {
   let body: unknown;
   try {
@@ -87,6 +87,14 @@ export function parseSlackRequest(raw: string, contentType: string): ParsedReque
   } catch {
     return { kind: 'refuse', reason: 'the body is not valid JSON' };
   }
+  return checkSlackBody(body);
+}
+
+/**
+ * Checks a parsed body, from either transport (over Socket Mode the envelope's `payload` is the
+ * same object HTTP mode would have parsed), against what the listeners read.
+ */
+export function checkSlackBody(body: unknown): ParsedRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { kind: 'refuse', reason: 'the body is not an object' };
   const fields = body as Record<string, unknown>;
@@ -139,4 +147,23 @@ export function requestId(body: Record<string, unknown>): string | undefined {
 export function requestKind(body: Record<string, unknown>): string {
   const event = body.event as { type?: unknown } | undefined;
   return String(body.command ?? event?.type ?? body.type ?? 'unknown');
+}
+
+/**
+ * Whether an unsigned request is exactly Slack's `ssl_check` probe: form-encoded
+ * `ssl_check=1&token=…` and nothing else. Slack sends it without X-Slack-Signature (bolt-js issue
+ * #1397 quotes a captured one), so it is answered 200 before any verification; its fields are
+ * only counted, never read further or logged. Anything else still has to carry a valid signature.
+ */
+export function isSslCheckProbe(raw: string, contentType: string): boolean {
+  if (!contentType.startsWith('application/x-www-form-urlencoded') || raw.length > 512)
+    return false;
+  const fields = [...new URLSearchParams(raw)];
+  const names = fields.map(([name]) => name).sort();
+  return (
+    names.length === 2 &&
+    names[0] === 'ssl_check' &&
+    names[1] === 'token' &&
+    fields.some(([name, value]) => name === 'ssl_check' && value === '1')
+  );
 }

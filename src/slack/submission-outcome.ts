@@ -2,6 +2,7 @@ import { ApprovalServiceError } from '../approval-service/approval-service-error
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
+import { isUserId } from './ids.ts';
 
 /**
  * Where the request message is: the asked channel (or a thread there), the requester's DM
@@ -10,7 +11,7 @@ import type { Messages } from './i18n.ts';
 export function where(approval: TrackedApproval | undefined, asked: string, t: Messages): string {
   if (!approval?.messageTs) return t.postingSoon;
   // Asked for the DM, or run from the app's own DM: a channel mention of a DM reads oddly.
-  if (asked.startsWith('U') || (asked.startsWith('D') && approval.channelId === asked))
+  if (isUserId(asked) || (asked.startsWith('D') && approval.channelId === asked))
     return t.postedInOurDm;
   if (approval.channelId !== asked) return t.postedInDmInstead(asked);
   if (approval.threadTs) return t.postedInThread(approval.channelId);

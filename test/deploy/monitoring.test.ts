@@ -42,8 +42,8 @@ const metricNames = (expr: string) =>
 
 describe('deploy/ monitoring', () => {
   it('names only metrics a running app exports, in every alert and dashboard panel', async () => {
-    const h = await harness();
-    const text = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const h = await harness({ env: { ADMIN_PORT: '0' } });
+    const text = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     const exported = new Map(
       [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
     );

@@ -24,6 +24,8 @@ export interface HarnessOptions {
   now?: () => Date;
   /** The simulator's note column (5,000 plays an install that missed the schema update). */
   serviceNoteLimit?: number;
+  /** An Enterprise Grid workspace: its people get `W…` ids (see Workspace's Enterprise). */
+  enterprise?: WorkspaceOptions['enterprise'];
 }
 
 /** Captured log lines (JSON objects), for asserting what was logged and what never was. */
@@ -51,6 +53,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   });
   const notOnSlack = new Set(options.notOnSlack ?? []);
   const workspaceOptions: WorkspaceOptions = {
+    ...(options.enterprise ? { enterprise: options.enterprise } : {}),
     people: [
       ...sim.people
         .filter((p) => !notOnSlack.has(p.login))

@@ -41,13 +41,25 @@ export async function startSocketModeServer(workspace: Workspace) {
   return {
     url,
     connected,
-    /** Delivers an envelope (`slash_commands`, `interactive`, `events_api`) and waits for its ack. */
-    deliver(type: string, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    /**
+     * Delivers an envelope (`slash_commands`, `interactive`, `events_api`) and waits for its ack;
+     * with `timeoutMs`, fails when none came by then (Slack would show an error and retry).
+     */
+    deliver(
+      type: string,
+      payload: Record<string, unknown>,
+      timeoutMs?: number,
+    ): Promise<Record<string, unknown>> {
       if (!socket) throw new Error('the app is not connected');
       const envelopeId = randomUUID();
-      const acked = new Promise<Record<string, unknown>>((resolve) =>
-        acks.set(envelopeId, resolve),
-      );
+      const acked = new Promise<Record<string, unknown>>((resolve, reject) => {
+        acks.set(envelopeId, resolve);
+        if (timeoutMs !== undefined)
+          setTimeout(() => {
+            if (!acks.delete(envelopeId)) return;
+            reject(new Error(`no ack for the ${type} envelope within ${timeoutMs} ms`));
+          }, timeoutMs).unref();
+      });
       socket.send(
         JSON.stringify({
           envelope_id: envelopeId,

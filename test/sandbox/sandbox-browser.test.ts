@@ -31,7 +31,7 @@ describe.skipIf(skipReason)(
         loadConfig({
           APP_MODE: 'sandbox',
           PORT: '0',
-          DATABASE_URL: join(dir, 'approvals.db'),
+          SANDBOX_DATA_DIR: dir,
           LOG_LEVEL: 'fatal',
         }),
         createLogger('fatal'),

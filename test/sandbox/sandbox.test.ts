@@ -1,50 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox.ts';
+import type { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { waitFor } from '../helpers/harness.ts';
+import { startTestSandbox, type TestSandbox } from '../helpers/test-sandbox.ts';
 
 // The sandbox server without a browser: the page's own calls, answered by the real app.
 
+let page: TestSandbox;
 let sandbox: Sandbox;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
-  sandbox = await startSandbox(
-    loadConfig({
-      APP_MODE: 'sandbox',
-      PORT: '0',
-      DATABASE_URL: join(dir, 'a.db'),
-      LOG_LEVEL: 'fatal',
-    }),
-    createLogger('fatal'),
-  );
+  page = await startTestSandbox();
+  sandbox = page.sandbox;
 });
 afterAll(async () => {
-  await sandbox.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await page?.close();
 });
 
-const post = (path: string, body: unknown) =>
-  fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then((r) => r.json() as Promise<Record<string, unknown>>);
-const state = (user: string) =>
-  fetch(`${sandbox.url}/sandbox/api/state?user=${user}`).then(
-    (r) =>
-      r.json() as Promise<{
-        messages: Array<{ text: string; ephemeral: boolean; channel: string; user: string }>;
-        views: Array<{ id: string; view: { blocks: unknown[] } }>;
-        channels: Array<{ id: string; kind: string }>;
-      }>,
-  );
+const post = (path: string, body: unknown) => page.post(path, body);
+const state = (user: string) => page.state(user);
 
 describe('the sandbox server', () => {
   it('takes the page’s calls only as JSON, from its own origin, addressed to this machine', async () => {

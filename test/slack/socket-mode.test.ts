@@ -1,72 +1,43 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Application, startApplication } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import type { Application } from '../../src/app.ts';
 import {
   functionExecutedEvent,
   interactivityOf,
   SlackRequester,
 } from '../../src/sandbox/slack-requests.ts';
-import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
-import { Workspace } from '../../src/sandbox/workspace.ts';
-import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import type { Workspace } from '../../src/sandbox/workspace.ts';
+import type { Simulator } from '../../src/simulator/simulator.ts';
 import { socketModeConnection } from '../../src/slack/slack-app.ts';
 import { waitFor } from '../helpers/harness.ts';
-import { startSocketModeServer } from '../helpers/socket-mode-server.ts';
+import { type SocketModeApp, startSocketModeApp } from '../helpers/socket-mode-app.ts';
 
 // The manifest's default: the app connects out over Socket Mode (SLACK_APP_TOKEN) instead of
 // taking HTTP requests. Slack's side is a WebSocket server on loopback.
 
+let ctx: SocketModeApp;
 let sim: Simulator;
 let workspace: Workspace;
-let api: WebApiServer;
-let socket: Awaited<ReturnType<typeof startSocketModeServer>>;
+let socket: SocketModeApp['socket'];
 let app: Application;
-let dir: string;
 let slack: SlackRequester;
 
 beforeAll(async () => {
-  sim = await createSimulator({ port: 0 });
-  workspace = new Workspace({
-    people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
-  });
-  api = await startWebApiServer(workspace);
-  socket = await startSocketModeServer(workspace);
-  dir = mkdtempSync(join(tmpdir(), 'socket-mode-'));
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: workspace.botToken,
-    SLACK_APP_TOKEN: workspace.appToken,
-    SLACK_API_URL: api.apiUrl,
-    PORT: '0',
-    APPROVAL_BASE_URL: sim.url,
-    APPROVAL_APP_NAME: 'slack-approvals',
-    APPROVAL_APP_KEY: 'sandbox-app-key',
-    DATABASE_URL: join(dir, 'a.db'),
-    STATUS_POLL_CRON: '0 0 1 1 *',
-  });
-  expect(config.mode).toBe('socket');
-  app = await startApplication(config, { logger: createLogger('fatal') });
-  await socket.connected;
+  ctx = await startSocketModeApp();
+  ({ sim, workspace, socket, app } = ctx);
+  expect(ctx.config.mode).toBe('socket');
   // Builds payloads only; nothing goes over HTTP in this suite.
   slack = new SlackRequester({
     workspace,
     eventsUrl: 'http://127.0.0.1:9/unused',
     signingSecret: 'unused',
-    responseOrigin: api.origin,
+    responseOrigin: ctx.api.origin,
   });
 });
 
 afterAll(async () => {
-  await app.stop();
-  await socket.close();
-  await api.close();
-  await sim.close();
-  rmSync(dir, { recursive: true, force: true });
+  await ctx?.close();
 });
 
 describe('Socket Mode', () => {

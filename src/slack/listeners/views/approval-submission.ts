@@ -19,6 +19,7 @@ import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { StartingDeps } from '../../slack-deps.ts';
 import { explain, where } from '../../submission-outcome.ts';
+import { teamIdOf } from '../../team-of.ts';
 
 type Deps = StartingDeps;
 
@@ -169,7 +170,7 @@ export function approvalSubmission(deps: Deps) {
     try {
       ({ djbh } = await startTrackedApproval(deps, {
         input: prepared.input,
-        teamId: body.team?.id ?? view.team_id,
+        teamId: teamIdOf(body),
         channelId,
         threadTs: channelId === metadata.channelId ? (metadata.threadTs ?? null) : null,
         requesterSlackId: body.user.id,

@@ -12,6 +12,7 @@ import { buildLinkModal } from '../../blocks/status-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { teamIdOf } from '../../team-of.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'links' | 'service' | 'logger' | 'now'>;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -37,7 +38,7 @@ export function linkSubmission(deps: Deps) {
       const profile = await deps.service.getProfile(token);
       await deps.links.link({
         slackUserId: body.user.id,
-        teamId: body.team?.id ?? view.team_id,
+        teamId: teamIdOf(body),
         login: profile.login,
         name: profile.name,
         linkedAt: deps.now(),
