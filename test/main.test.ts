@@ -90,7 +90,12 @@ describe('npm start', () => {
     const { port } = blocker.address() as { port: number };
     const h = await startHarness();
     try {
-      const started = run({ ...h.env, PORT: String(await freePort()), ADMIN_PORT: String(port) });
+      const started = run({
+        ...h.env,
+        DATABASE_URL: `${h.env.DATABASE_URL}.child`,
+        PORT: String(await freePort()),
+        ADMIN_PORT: String(port),
+      });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(
         `Port ${port} is already in use. Set ADMIN_PORT to a free one`,
@@ -209,6 +214,8 @@ describe('npm start', () => {
     try {
       const started = run({
         ...h.env,
+        // A database of its own: the harness's app owns its SQLite file.
+        DATABASE_URL: `${h.env.DATABASE_URL}.child`,
         PORT: String(await freePort()),
         APPROVAL_APP_KEY: 'wrong-key',
       });
@@ -225,6 +232,7 @@ describe('npm start', () => {
     const port = await freePort();
     const started = run({
       ...h.env,
+      DATABASE_URL: `${h.env.DATABASE_URL}.child`,
       PORT: String(port),
       APPROVAL_BASE_URL: `http://127.0.0.1:${await freePort()}`,
     });

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { type Application, startApplication } from '../app.ts';
 import { type Config, SANDBOX_DATABASE_FILE } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
+import { DatabaseError, ensureFolder } from '../store/database.ts';
+import { claimSqliteFile, SqliteInUseError } from '../store/sqlite-file.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
 import { SlackRequester } from './slack-requests.ts';
 import { type Enterprise, Workspace } from './workspace.ts';
@@ -44,6 +46,31 @@ export async function startSandbox(
       'sandbox_foreign_database',
       `The sandbox runs only on its own ${SANDBOX_DATABASE_FILE} (in SANDBOX_DATA_DIR), and was given another database`,
     );
+  // Claimed before it is emptied: a second `npm start` in the same folder is refused here, and
+  // never deletes the running sandbox's file under it.
+  const file = resolve(config.databaseUrl);
+  let release: () => void;
+  try {
+    ensureFolder(dirname(file));
+    release = claimSqliteFile(file);
+  } catch (error) {
+    if (error instanceof SqliteInUseError) throw error;
+    throw new DatabaseError(file, error);
+  }
+  try {
+    return await startClaimed(config, logger, options, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startClaimed(
+  config: Config,
+  logger: Logger,
+  options: SandboxOptions,
+  release: () => void,
+): Promise<Sandbox> {
   // The simulator and the workspace start empty each time; so do the sandbox's own rows.
   // A folder that cannot hold it is reported by opening the database, in one line.
   for (const suffix of ['', '-wal', '-shm']) {
@@ -119,6 +146,7 @@ export async function startSandbox(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await simulator.close();
+      release();
     },
   };
 }

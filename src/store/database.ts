@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
+import { claimSqliteFile, PatientSqliteDialect, SqliteInUseError } from './sqlite-file.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -29,6 +30,8 @@ export interface PoolStats {
 }
 
 const PG_INT8 = 20;
+/** How long a SQLite query waits for another process's lock (asynchronously) before failing. */
+const SQLITE_LOCK_WAIT_MS = 5000;
 
 /** `postgres://…`/`postgresql://…` opens Postgres; anything else is a SQLite file path (folders created). */
 export function dialectOf(url: string): DialectName {
@@ -60,7 +63,9 @@ export async function openDatabase(
   const location =
     dialect === 'postgres' ? redactPassword(url) : url === ':memory:' ? url : resolve(url);
   let db: Kysely<Database>;
-  let pool: () => PoolStats = () => ({ waiting: 0, total: 1, idle: 0 });
+  // SQLite has no pool: one connection, and waiting for it is waiting for the lock.
+  let pool: () => PoolStats = () => ({ waiting: 0, total: 0, idle: 0 });
+  let release = () => {};
   try {
     if (dialect === 'postgres') {
       const opened = openPostgres(url, options);
@@ -70,8 +75,18 @@ export async function openDatabase(
         total: opened.pool.totalCount,
         idle: opened.pool.idleCount,
       });
-    } else db = openSqlite(location, { mustExist: options.migrate === false });
+    } else {
+      const tool = options.migrate === false;
+      // The app owns its file; tools beside it (the operator command) only read and re-drive.
+      if (!tool && location !== ':memory:') {
+        ensureFolder(dirname(location));
+        release = claimSqliteFile(location);
+      }
+      db = openSqlite(location, { mustExist: tool });
+    }
   } catch (error) {
+    release();
+    if (error instanceof SqliteInUseError) throw error;
     throw new DatabaseError(location, error);
   }
   let schemaAhead: string[] = [];
@@ -82,9 +97,14 @@ export async function openDatabase(
     } else schemaAhead = (await migrateToLatest(db as Kysely<unknown>)).ahead;
   } catch (error) {
     await db.destroy().catch(() => undefined);
+    release();
     throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error);
   }
-  return { db, dialect, location, schemaAhead, pool, close: () => db.destroy() };
+  const close = async () => {
+    await db.destroy();
+    release();
+  };
+  return { db, dialect, location, schemaAhead, pool, close };
 }
 
 /** The database could not be opened or migrated. */
@@ -128,16 +148,19 @@ function openSqlite(path: string, options: { mustExist: boolean }): Kysely<Datab
   // never corrupt the file: a lost decision is found again at the next check, and at worst an
   // announcement whose `sent` was lost is posted again.
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  // No busy wait inside SQLite (it would block the event loop): the dialect waits between tries.
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({
+    dialect: new PatientSqliteDialect({ database: sqlite }, { maxWaitMs: SQLITE_LOCK_WAIT_MS }),
+  });
 }
 
 /**
  * Creates the folder and its missing parents one at a time (a recursive mkdir can spin for ever
  * under /proc), failing with the first folder that cannot be made.
  */
-function ensureFolder(dir: string): void {
+export function ensureFolder(dir: string): void {
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
     return;
