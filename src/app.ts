@@ -16,6 +16,7 @@ import type { PurgeCounts } from './approvals/retention.ts';
 import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { AppError, describe } from './errors.ts';
+import { startLogContext } from './log-context.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
@@ -91,8 +92,12 @@ export async function startApplication(
   const logger = overrides.logger ?? createLogger(config.logLevel, overrides.logDestination);
   const now = overrides.now ?? (() => new Date());
   const database = await openDatabase(config.databaseUrl, {
+    // A pooled connection may have been opened while some request was handled: its error is
+    // nobody's request, so it is logged in a context of its own.
     onConnectionError: (error) =>
-      logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
+      startLogContext({}, () =>
+        logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
+      ),
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   if (database.schemaAhead.length > 0)

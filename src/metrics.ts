@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ANNOUNCEMENT_KINDS } from './approvals/tracked-approval.ts';
 import type { PoolStats } from './store/database.ts';
 
 /** What the store can count at scrape time. */
@@ -113,6 +114,9 @@ export function createMetrics(
     labelNames: ['kind'],
     registers: [registry],
   });
+  // Every kind's series exists from the start at 0: Prometheus' increase() misses a series whose
+  // first sample is already 1, so the first failure after a restart would never alert.
+  for (const kind of ANNOUNCEMENT_KINDS) failed.inc({ kind }, 0);
   const passes = new Counter({
     name: `${prefix}poll_passes_total`,
     help: 'Poll passes run',

@@ -2,13 +2,19 @@
  * What the app keeps, and for how long. Approvals carry titles and notes that are often personal
  * data; nothing should stay for good just because nobody deletes it.
  * - An approval that ended (decided, or no longer followed) is deleted with its announcements
- *   `retentionDays` after its last change, once nothing of it is left to deliver. 0 keeps all.
+ *   `retentionDays` after its last change, once all of them were delivered: one still pending,
+ *   or failed (an operator may still re-drive it), keeps it. 0 keeps everything.
  * - A workflow step's confirmation (who asked whom to start what) goes with the same retention
  *   once it is settled: the approval started, or the step told that nothing was.
  * - A form submission's replay key only has to outlive Slack's retries: a day.
  * - Account links stay until the person unlinks: they are the person's own setting.
- * One replica a day does it; the others find the day's run taken.
+ * One replica a day does it (a leased claim: a run that dies is taken over at the next tick).
  */
+
+import type { Tracking } from './tracked-approval.ts';
+
+/** An approval in one of these is no longer followed: it ended. */
+export const ENDED_TRACKING: readonly Tracking[] = ['finished', 'gave-up'];
 
 export interface RetentionOptions {
   /** Days an ended approval is kept; 0 keeps everything. */
@@ -18,9 +24,14 @@ export interface RetentionOptions {
 export const SUBMISSION_KEY_KEEP_MS = 24 * 3_600_000;
 /** How often the purge runs; the job is claimed per period, so one replica runs it. */
 export const RETENTION_PERIOD_MS = 24 * 3_600_000;
+/** How long one run may hold the job before another replica may take it over. */
+export const RETENTION_LEASE_MS = 30 * 60_000;
 export const RETENTION_JOB = 'retention';
-/** Deleted per transaction, so a first purge of a big backlog never holds long locks. */
-const BATCH = 500;
+/**
+ * Deleted per transaction, so a first purge of a big backlog never holds a lock (or, on SQLite,
+ * the event loop) for long; the purge yields between batches.
+ */
+const BATCH = 200;
 
 export interface PurgeCounts {
   approvals: number;
@@ -32,13 +43,18 @@ export interface PurgeCounts {
 /** The port the purge needs; the store executes it without knowing why. */
 export interface RetentionStore {
   /**
-   * Claims the job for this period: true for exactly one caller per `periodMs` across replicas
-   * (the claim moves the job's next run forward in one conditional write).
+   * Claims the job's run for this period: true for exactly one caller while the period is due
+   * and no other run holds its lease, across replicas (one conditional write).
    */
-  claimJob(name: string, now: Date, periodMs: number): Promise<boolean>;
+  claimJob(name: string, now: Date, leaseMs: number): Promise<boolean>;
+  /** The run went through: the job is next due `periodMs` after `now`, and its lease is let go. */
+  finishJob(name: string, now: Date, periodMs: number): Promise<void>;
+  /** The run failed or stopped: its lease is let go, so the next tick tries again. */
+  abandonJob(name: string): Promise<void>;
   /**
    * Deletes up to `limit` approvals that ended (no longer followed) with no change since
-   * `before` and no announcement still to deliver, with their announcements, in one transaction.
+   * `before` and every announcement delivered (none pending or failed), with their
+   * announcements, in one transaction.
    */
   deleteEndedApprovals(
     before: Date,
@@ -51,31 +67,47 @@ export interface RetentionStore {
 
 /**
  * One purge, if this replica claims the period's run: returns what it deleted, or undefined when
- * another replica (or an earlier pass of this one) has already run it in this period.
+ * another replica (or an earlier pass of this one) has run it in this period or is running it.
+ * `stopping` is asked between batches: a stop (SIGTERM) never waits for a whole backlog, and
+ * what is left goes at the next tick.
  */
 export async function purgeExpired(
   store: RetentionStore,
   options: RetentionOptions,
   now: Date,
+  stopping: () => boolean = () => false,
 ): Promise<PurgeCounts | undefined> {
-  if (!(await store.claimJob(RETENTION_JOB, now, RETENTION_PERIOD_MS))) return undefined;
+  if (!(await store.claimJob(RETENTION_JOB, now, RETENTION_LEASE_MS))) return undefined;
   const counts: PurgeCounts = {
     approvals: 0,
     announcements: 0,
     confirmations: 0,
-    submissionKeys: await store.deleteSubmissionKeys(
-      new Date(now.getTime() - SUBMISSION_KEY_KEEP_MS),
-    ),
+    submissionKeys: 0,
   };
-  if (options.retentionDays > 0) {
-    const before = new Date(now.getTime() - options.retentionDays * 24 * 3_600_000);
-    for (;;) {
-      const batch = await store.deleteEndedApprovals(before, BATCH);
-      counts.approvals += batch.approvals;
-      counts.announcements += batch.announcements;
-      if (batch.approvals < BATCH) break;
+  try {
+    counts.submissionKeys = await store.deleteSubmissionKeys(
+      new Date(now.getTime() - SUBMISSION_KEY_KEEP_MS),
+    );
+    if (options.retentionDays > 0) {
+      const before = new Date(now.getTime() - options.retentionDays * 24 * 3_600_000);
+      for (;;) {
+        if (stopping()) {
+          await store.abandonJob(RETENTION_JOB);
+          return counts;
+        }
+        const batch = await store.deleteEndedApprovals(before, BATCH);
+        counts.approvals += batch.approvals;
+        counts.announcements += batch.announcements;
+        if (batch.approvals < BATCH) break;
+        // Let timers and requests in between batches.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      counts.confirmations = await store.deleteSettledConfirmations(before);
     }
-    counts.confirmations = await store.deleteSettledConfirmations(before);
+  } catch (error) {
+    await store.abandonJob(RETENTION_JOB).catch(() => undefined);
+    throw error;
   }
+  await store.finishJob(RETENTION_JOB, now, RETENTION_PERIOD_MS);
   return counts;
 }

@@ -82,6 +82,26 @@ export type AnnouncementKind =
   /** The Workflow Builder step that started the approval, completed with its outcome. */
   | 'step-complete';
 
+/** Every kind, for what must list them all (metrics start each kind's counters at 0). */
+export const ANNOUNCEMENT_KINDS = [
+  'request',
+  'approver-dm',
+  'decision',
+  'parent-update',
+  'gave-up',
+  'ended',
+  'vanished',
+  'reminder',
+  'reminder-note',
+  'approver-dm-update',
+  'step-complete',
+] as const satisfies readonly AnnouncementKind[];
+// A kind added to the type but not to the list fails to compile here.
+const _everyKindListed: AnnouncementKind extends (typeof ANNOUNCEMENT_KINDS)[number]
+  ? true
+  : never = true;
+void _everyKindListed;
+
 /** Kinds that go to the approver's DM rather than the request's thread. */
 export const APPROVER_KINDS: ReadonlySet<AnnouncementKind> = new Set([
   'approver-dm',

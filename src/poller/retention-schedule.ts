@@ -12,18 +12,19 @@ const HOURLY = '17 * * * *';
 
 /**
  * The retention purge on a schedule: each replica ticks hourly and the one that claims the day's
- * run deletes what has expired (see approvals/retention.ts). A failure is logged and retried at
- * the next tick; `runOnce` runs it now (tests), `stop` waits for a running purge.
+ * run deletes what has expired (see approvals/retention.ts). A failure is logged and tried again
+ * at the next tick; `runOnce` runs it now (tests), `stop` ends a running purge at its next batch.
  */
 export function startRetentionSchedule(
   deps: { store: RetentionStore; logger: Logger; onPurge?: (counts: PurgeCounts) => void },
   options: RetentionOptions,
   clock: () => Date,
 ): ScheduledJob<PurgeCounts | undefined> {
-  return scheduleJob(
+  let stopping = false;
+  const job = scheduleJob(
     HOURLY,
     async (now) => {
-      const counts = await purgeExpired(deps.store, options, now);
+      const counts = await purgeExpired(deps.store, options, now, () => stopping);
       if (counts) {
         deps.logger.info({ ...counts, retentionDays: options.retentionDays }, 'retention purge');
         deps.onPurge?.(counts);
@@ -36,4 +37,12 @@ export function startRetentionSchedule(
       failedMessage: 'retention purge failed; the next tick tries again',
     },
   );
+  return {
+    runOnce: job.runOnce,
+    // A purge under way stops at its next batch; the rest goes at the next tick of some replica.
+    async stop() {
+      stopping = true;
+      await job.stop();
+    },
+  };
 }

@@ -209,14 +209,36 @@ const migrations: Record<string, Migration> = {
   },
   '2026-11-23-007-job-runs': {
     async up(db: Kysely<unknown>) {
-      // Jobs that one replica runs per period (the retention purge): when each may run next.
+      // Jobs that one replica runs per period (the retention purge): when each may run next, and
+      // which run holds it now (a lease, so a run that dies is taken over at the next tick).
       await db.schema
         .createTable('job_runs')
         .addColumn('name', 'text', (c) => c.primaryKey())
         .addColumn('next_run_at', 'bigint', (c) => c.notNull())
+        .addColumn('lease_until', 'bigint')
+        .execute();
+      // The purge finds ended approvals oldest first, and asks of each whether anything of it is
+      // still pending or failed; the metrics count the outbox by state and kind at every scrape.
+      await db.schema
+        .createIndex('tracked_approvals_ended')
+        .on('tracked_approvals')
+        .columns(['tracking', 'updated_at'])
+        .execute();
+      await db.schema
+        .createIndex('announcements_approval_state')
+        .on('announcements')
+        .columns(['djbh', 'state'])
+        .execute();
+      await db.schema
+        .createIndex('announcements_state_kind')
+        .on('announcements')
+        .columns(['state', 'kind'])
         .execute();
     },
     async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('announcements_state_kind').execute();
+      await db.schema.dropIndex('announcements_approval_state').execute();
+      await db.schema.dropIndex('tracked_approvals_ended').execute();
       await db.schema.dropTable('job_runs').execute();
     },
   },

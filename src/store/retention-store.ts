@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RetentionStore } from '../approvals/retention.ts';
+import { ENDED_TRACKING, type RetentionStore } from '../approvals/retention.ts';
 import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
 import type { Database } from './schema.ts';
 
@@ -8,20 +8,39 @@ type Db = Kysely<Database>;
 /** The RetentionStore over Kysely: the purge's deletes and the once-per-period job claim. */
 export function createRetentionStore(db: Db): RetentionStore {
   return {
-    async claimJob(name, now, periodMs) {
+    async claimJob(name, now, leaseMs) {
       await db
         .insertInto('job_runs')
-        .values({ name, next_run_at: 0 })
+        .values({ name, next_run_at: 0, lease_until: null })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
-      // One conditional write: of replicas racing for the same period, exactly one moves it on.
+      // One conditional write: of replicas racing for a due run, exactly one takes its lease.
       const result = await db
         .updateTable('job_runs')
-        .set({ next_run_at: now.getTime() + periodMs })
+        .set({ lease_until: now.getTime() + leaseMs })
         .where('name', '=', name)
         .where('next_run_at', '<=', now.getTime())
+        .where((eb) =>
+          eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.getTime())]),
+        )
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    async finishJob(name, now, periodMs) {
+      await db
+        .updateTable('job_runs')
+        .set({ next_run_at: now.getTime() + periodMs, lease_until: null })
+        .where('name', '=', name)
+        .execute();
+    },
+
+    async abandonJob(name) {
+      await db
+        .updateTable('job_runs')
+        .set({ lease_until: null })
+        .where('name', '=', name)
+        .execute();
     },
 
     async deleteEndedApprovals(before, limit) {
@@ -29,7 +48,7 @@ export function createRetentionStore(db: Db): RetentionStore {
         const rows = await trx
           .selectFrom('tracked_approvals')
           .select('djbh')
-          .where('tracking', '!=', 'active')
+          .where('tracking', 'in', [...ENDED_TRACKING])
           .where('updated_at', '<', before.getTime())
           .where(({ not, exists, selectFrom }) =>
             not(
@@ -37,11 +56,11 @@ export function createRetentionStore(db: Db): RetentionStore {
                 selectFrom('announcements')
                   .select('announcements.id')
                   .whereRef('announcements.djbh', '=', 'tracked_approvals.djbh')
-                  .where('announcements.state', '=', 'pending'),
+                  // Pending: still to deliver; failed: an operator may still re-drive it.
+                  .where('announcements.state', 'in', ['pending', 'failed']),
               ),
             ),
           )
-          .orderBy('updated_at')
           .limit(limit)
           .execute();
         const ids = rows.map((r) => r.djbh);

@@ -64,6 +64,7 @@ export interface SubmissionKeyRow {
 export interface JobRunRow {
   name: string;
   next_run_at: number;
+  lease_until: number | null;
 }
 
 export interface StepConfirmationRow {

@@ -53,6 +53,10 @@ describe('deploy/ monitoring', () => {
       return base !== name && exported.get(base) === 'histogram';
     };
     expect(expressions.length).toBeGreaterThan(10);
+    // A counter alerted on with increase() exists at 0 from the start, for every kind: its
+    // first failure after a restart must count.
+    expect(text).toContain('slack_approvals_announcements_failed_total{kind="decision"} 0');
+    expect(text).toContain('slack_approvals_announcements_failed_total{kind="step-complete"} 0');
     for (const { where, expr } of expressions) {
       const names = metricNames(expr);
       expect(names.length, `${where} names no metric: ${expr}`).toBeGreaterThan(0);

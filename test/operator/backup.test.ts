@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -179,4 +179,43 @@ describe('npm run backup', () => {
     ).toMatchObject({ code: 2, out: expect.stringContaining('pg_dump') });
     expect((await backup({ DATABASE_URL: live })).out).toContain('Usage:');
   });
+
+  it('finishes on a large database another process keeps writing, and leaves only the copy', async () => {
+    const live = join(dir, 'big.db');
+    const db = new SQLite(live);
+    db.pragma('journal_mode = WAL');
+    db.exec('create table t (id integer primary key, body blob)');
+    const insert = db.prepare('insert into t (body) values (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 6000; i++) insert.run(Buffer.alloc(4000, i % 251));
+    })();
+    db.close();
+    // A writer that never lets up: copied in small steps, each of its writes would restart the
+    // copy, and the backup would never end.
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(process.argv[1]);
+         const insert = db.prepare('insert into t (body) values (?)');
+         setInterval(() => insert.run(Buffer.alloc(4000, 7)), 5);`,
+        live,
+      ],
+      { cwd: root, stdio: 'ignore' },
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const copy = join(dir, 'big-copy.db');
+      const result = await backup({ DATABASE_URL: live }, copy);
+      expect(result, result.out).toMatchObject({ code: 0 });
+      const rows = new SQLite(copy, { readonly: true });
+      expect((rows.prepare('select count(*) n from t').get() as { n: number }).n).toBeGreaterThan(
+        6000,
+      );
+      rows.close();
+      expect(readdirSync(dir).filter((f) => f.startsWith('big-copy'))).toEqual(['big-copy.db']);
+    } finally {
+      writer.kill();
+    }
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { purgeExpired, RETENTION_PERIOD_MS } from '../../src/approvals/retention.ts';
+import { purgeExpired, RETENTION_LEASE_MS } from '../../src/approvals/retention.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
@@ -151,33 +151,103 @@ for (const which of TEST_DATABASES) {
         expect(await approvals()).toEqual(['ANCIENT']);
       });
 
-      it('deletes a large backlog in batches, all of it', async () => {
-        for (let i = 0; i < 1001; i++)
-          await approval(`B${String(i).padStart(5, '0')}`, 401, 'finished');
+      it('keeps an ended approval while one of its announcements failed (an operator may re-drive it)', async () => {
+        await approval('FAILED_ONE', 401, 'finished');
+        await database.handle.db
+          .updateTable('announcements')
+          .set({ state: 'failed' })
+          .where('id', '=', 'FAILED_ONE:request')
+          .execute();
         const counts = await purgeExpired(
           createRetentionStore(database.handle.db),
           { retentionDays: 400 },
           NOW,
         );
+        expect(counts?.approvals).toBe(0);
+        expect(await approvals()).toEqual(['FAILED_ONE']);
+        expect(await announcementsOf('FAILED_ONE')).toBe(2);
+      });
+
+      it('deletes a large backlog in batches beside a pending outbox, letting timers run between them', async () => {
+        for (let i = 0; i < 120; i++)
+          await approval(`P${String(i).padStart(5, '0')}`, 1, 'active', 'pending');
+        for (let i = 0; i < 1001; i++)
+          await approval(`B${String(i).padStart(5, '0')}`, 401, 'finished');
+        let ticks = 0;
+        const ticker = setInterval(() => ticks++, 1);
+        const counts = await purgeExpired(
+          createRetentionStore(database.handle.db),
+          { retentionDays: 400 },
+          NOW,
+        );
+        clearInterval(ticker);
         expect(counts?.approvals).toBe(1001);
+        expect((await approvals()).length).toBe(120);
+        // SQLite runs on the event loop: without a pause between batches no timer would fire.
+        expect(ticks).toBeGreaterThan(0);
+      }, 60_000);
+
+      it('stops between batches when asked, and the next tick finishes the job', async () => {
+        for (let i = 0; i < 450; i++)
+          await approval(`S${String(i).padStart(5, '0')}`, 401, 'finished');
+        const store = createRetentionStore(database.handle.db);
+        let batches = 0;
+        const counting = {
+          ...store,
+          deleteEndedApprovals: (before: Date, limit: number) => {
+            batches++;
+            return store.deleteEndedApprovals(before, limit);
+          },
+        };
+        const stopped = await purgeExpired(
+          counting,
+          { retentionDays: 400 },
+          NOW,
+          () => batches >= 1,
+        );
+        expect(stopped?.approvals).toBe(200);
+        const rest = await purgeExpired(store, { retentionDays: 400 }, NOW);
+        expect(rest?.approvals).toBe(250);
         expect(await approvals()).toEqual([]);
       }, 60_000);
 
-      it('runs once per day across replicas that race for it', async () => {
+      it('runs once per day across replicas that race for it, and again at the next tick after a failed run', async () => {
         const stores = [1, 2, 3].map(() => createRetentionStore(database.handle.db));
         const claims = await Promise.all(
-          stores.map((s) => s.claimJob('retention', NOW, RETENTION_PERIOD_MS)),
+          stores.map((s) => s.claimJob('retention', NOW, RETENTION_LEASE_MS)),
         );
         expect(claims.filter(Boolean)).toHaveLength(1);
-        const store = stores[0];
+        const [store] = stores;
         if (!store) throw new Error('no store');
-        expect(await store.claimJob('retention', new Date(NOW.getTime() + DAY - 1), DAY)).toBe(
-          false,
-        );
-        expect(await store.claimJob('retention', new Date(NOW.getTime() + DAY), DAY)).toBe(true);
+        // Held by a run: nobody else, until its lease runs out (the run died).
+        const later = (ms: number) => new Date(NOW.getTime() + ms);
+        expect(await store.claimJob('retention', later(60_000), RETENTION_LEASE_MS)).toBe(false);
         expect(
-          await purgeExpired(store, { retentionDays: 400 }, new Date(NOW.getTime() + DAY)),
+          await store.claimJob('retention', later(RETENTION_LEASE_MS), RETENTION_LEASE_MS),
+        ).toBe(true);
+        // A run that failed lets go at once: the next tick tries again.
+        await store.abandonJob('retention');
+        expect(
+          await store.claimJob('retention', later(RETENTION_LEASE_MS + 1), RETENTION_LEASE_MS),
+        ).toBe(true);
+        // A run that went through: not again before the period is over.
+        await store.finishJob('retention', NOW, DAY);
+        expect(await store.claimJob('retention', later(DAY - 1), RETENTION_LEASE_MS)).toBe(false);
+        expect(await store.claimJob('retention', later(DAY), RETENTION_LEASE_MS)).toBe(true);
+        await store.finishJob('retention', later(DAY), DAY);
+        expect(
+          await purgeExpired(store, { retentionDays: 400 }, later(DAY + 60_000)),
         ).toBeUndefined();
+      });
+
+      it('leaves the run due when it fails, so the next tick tries again', async () => {
+        const store = createRetentionStore(database.handle.db);
+        const failing = {
+          ...store,
+          deleteSubmissionKeys: () => Promise.reject(new Error('disk I/O error')),
+        };
+        await expect(purgeExpired(failing, { retentionDays: 400 }, NOW)).rejects.toThrow('disk');
+        expect(await purgeExpired(store, { retentionDays: 400 }, NOW)).toBeDefined();
       });
     },
   );
