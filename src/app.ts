@@ -92,6 +92,8 @@ export async function startApplication(
   const logger = overrides.logger ?? createLogger(config.logLevel, overrides.logDestination);
   const now = overrides.now ?? (() => new Date());
   const database = await openDatabase(config.databaseUrl, {
+    poolSize: config.databasePool.size,
+    statementTimeoutMs: config.databasePool.statementTimeoutMs,
     // A pooled connection may have been opened while some request was handled: its error is
     // nobody's request, so it is logged in a context of its own.
     onConnectionError: (error) =>
@@ -107,6 +109,7 @@ export async function startApplication(
     );
   const store = createApprovalStore(database.db, database.dialect);
   let lastServiceOk: number | undefined;
+  const serviceState = serviceStateLog(logger);
   const metrics = createMetrics(
     createMetricsSource(database.db),
     {
@@ -128,6 +131,7 @@ export async function startApplication(
     (endpoint, outcome, ms) => {
       metrics.serviceCall(endpoint, outcome, ms);
       if (outcome === 'ok') lastServiceOk = Date.now();
+      serviceState.saw(outcome);
     },
   );
 
@@ -428,4 +432,27 @@ async function listen(routes: Route[], port: number, host: string | undefined): 
 function close(server: Server): Promise<void> {
   server.closeIdleConnections();
   return new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * One log line when the approval service stops answering (unreachable, or our credentials
+ * refused) and one when it answers again: not a line per failed call, and not readiness.
+ */
+function serviceStateLog(logger: Logger) {
+  let answering: boolean | undefined;
+  return {
+    saw(outcome: string): void {
+      const down = outcome === 'unavailable' || outcome === 'credentials';
+      if (outcome !== 'ok' && !down) return;
+      if (answering === !down) return;
+      const first = answering === undefined;
+      answering = !down;
+      if (down)
+        logger.warn(
+          { outcome },
+          'the approval service is not answering; forms say so and checks back off',
+        );
+      else if (!first) logger.info('the approval service answers again');
+    },
+  };
 }

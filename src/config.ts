@@ -55,6 +55,8 @@ export interface Config {
     noteLimit: number;
   };
   databaseUrl: string;
+  /** Postgres only: connections in the pool, and how long one statement may run. */
+  databasePool: { size: number; statementTimeoutMs: number };
   poll: {
     cron: string;
     concurrency: number;
@@ -126,6 +128,7 @@ const envSchema = z.object({
   SLACK_API_URL: url.optional(),
   SLACK_TIMEOUT_MS: integer(500, 60_000).default(10_000),
   PORT: integer(0, 65535).default(3000),
+  HOST: z.string().min(1).optional(),
   ADMIN_PORT: integer(0, 65535).optional(),
   ADMIN_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
@@ -136,6 +139,8 @@ const envSchema = z.object({
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_SIZE: integer(1, 500).optional(),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(15_000),
   SANDBOX_DATA_DIR: z.string().min(1).optional(),
   STATUS_POLL_CRON: z
     .string()
@@ -232,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     mode,
     port: e.PORT,
+    ...(e.HOST ? { host: e.HOST } : {}),
     // Loopback unless asked otherwise: metrics and probe details are for the operator, not Slack.
     // ADMIN_HOST alone is ignored, so a deployment can unset just ADMIN_PORT of the image's pair.
     ...(e.ADMIN_PORT !== undefined
@@ -280,6 +286,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       afterMs: e.REMINDER_AFTER_HOURS * 3_600_000,
       intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,
       max: e.REMINDER_MAX,
+    },
+    databasePool: {
+      // Every poll and delivery worker may hold a connection at once, with room for the requests
+      // Slack sends meanwhile: a pool smaller than the work queues queries behind each other.
+      size: e.DATABASE_POOL_SIZE ?? e.POLL_CONCURRENCY + e.DELIVERY_CONCURRENCY + 6,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     },
     // The sandbox's data is fresh at each start anyway; a day shows the purge working.
     retentionDays: e.RETENTION_DAYS ?? (mode === 'sandbox' ? 1 : 400),

@@ -20,8 +20,11 @@ export const SERVICE_FRESH_MS = 60_000;
  * The HTTP probes, on the app's own port:
  * - `GET /healthz` (liveness): the process serves. Nothing outside it counts, so a database or
  *   service outage never gets the process restarted.
- * - `GET /readyz` (readiness): the database answers, the approval service answered with our
- *   credentials within the last minute, and Socket Mode (when used) is connected.
+ * - `GET /readyz` (readiness): this replica can serve Slack: the database answers and Socket Mode
+ *   (when used) is connected. The approval service is not part of it: while it is down every
+ *   replica still opens forms (saying so), serves App Home and help, and delivers the outbox, and
+ *   a load balancer that took all replicas out would leave Slack with no answer at all. Its state
+ *   is in the body, in a metric and in the log instead.
  * - `GET /metrics`: Prometheus text format.
  */
 export function createProbes(deps: ProbeDeps) {
@@ -40,12 +43,15 @@ export function createProbes(deps: ProbeDeps) {
       await sql`select 1`.execute(deps.db).catch(() => {
         problems.database = 'unreachable';
       });
-      const last = deps.lastServiceOk();
-      if (last === undefined || Date.now() - last > SERVICE_FRESH_MS)
-        problems.approvalService = 'no answer with accepted credentials in the last minute';
       if (deps.socketConnected && !deps.socketConnected()) problems.socketMode = 'disconnected';
-      if (Object.keys(problems).length > 0) return json(res, 503, { ok: false, ...problems });
-      json(res, 200, { ok: true });
+      const last = deps.lastServiceOk();
+      const approvalService =
+        last !== undefined && Date.now() - last <= SERVICE_FRESH_MS
+          ? 'answering'
+          : 'no answer with accepted credentials in the last minute';
+      if (Object.keys(problems).length > 0)
+        return json(res, 503, { ok: false, ...problems, approvalService });
+      json(res, 200, { ok: true, approvalService });
     },
     async metrics(res: ServerResponse): Promise<void> {
       try {

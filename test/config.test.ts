@@ -89,6 +89,23 @@ describe('loadConfig', () => {
     expect(config.approval.baseUrl).toBeUndefined();
   });
 
+  it('sizes the Postgres pool for the configured work, or as DATABASE_POOL_SIZE says, with a statement timeout', () => {
+    expect(loadConfig(slackHttp).databasePool).toEqual({ size: 14, statementTimeoutMs: 15_000 });
+    expect(
+      loadConfig({ ...slackHttp, POLL_CONCURRENCY: '32', DELIVERY_CONCURRENCY: '16' }).databasePool
+        .size,
+    ).toBe(54);
+    expect(
+      loadConfig({ ...slackHttp, DATABASE_POOL_SIZE: '7', DATABASE_STATEMENT_TIMEOUT_MS: '2000' })
+        .databasePool,
+    ).toEqual({ size: 7, statementTimeoutMs: 2000 });
+  });
+
+  it('listens where HOST says, on every interface without it', () => {
+    expect(loadConfig(slackHttp).host).toBeUndefined();
+    expect(loadConfig({ ...slackHttp, HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+  });
+
   it('keeps ended approvals 400 days by default, as long as RETENTION_DAYS says, or for good with 0', () => {
     expect(loadConfig(slackHttp).retentionDays).toBe(400);
     expect(loadConfig({ ...slackHttp, RETENTION_DAYS: '30' }).retentionDays).toBe(30);

@@ -12,7 +12,7 @@ describe('probes and metrics', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ok: true });
+    expect(await ready.json()).toEqual({ ok: true, approvalService: 'answering' });
   });
 
   it('shows the counters moving after one approval', async () => {
@@ -86,5 +86,37 @@ describe('probes and metrics', () => {
     const h = await harness({ env: { APPROVAL_BASE_URL: 'http://127.0.0.1:1', ADMIN_PORT: '0' } });
     const text = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(text).toMatch(/^slack_approvals_service_up 0$/m);
+  });
+
+  it('listens only where HOST says', async () => {
+    const reach = async (url: string) =>
+      fetch(url).then(
+        (r) => r.status,
+        () => 'unreachable',
+      );
+    const everywhere = await harness();
+    expect(await reach(`http://[::1]:${everywhere.app.port}/healthz`)).toBe(200);
+    expect(await reach(`http://127.0.0.1:${everywhere.app.port}/healthz`)).toBe(200);
+    await everywhere.close();
+    const loopback4 = await harness({ env: { HOST: '127.0.0.1' } });
+    expect(await reach(`http://127.0.0.1:${loopback4.app.port}/healthz`)).toBe(200);
+    expect(await reach(`http://[::1]:${loopback4.app.port}/healthz`)).toBe('unreachable');
+  });
+
+  it('logs once when the approval service stops answering and once when it is back, and stays ready', async () => {
+    const h = await harness();
+    await h.startApproval();
+    const lines = (msg: string) => h.logs.entries().filter((e) => e.msg === msg).length;
+    h.sim.setFaults('approval-status', { outage: true });
+    await h.app.poll(new Date(Date.now() + 60_000));
+    await h.app.poll(new Date(Date.now() + 120_000));
+    expect(lines('the approval service is not answering; forms say so and checks back off')).toBe(
+      1,
+    );
+    expect((await fetch(`http://127.0.0.1:${h.app.port}/readyz`)).status).toBe(200);
+    h.sim.clearFaults();
+    await h.app.poll(new Date(Date.now() + 3_600_000));
+    await h.app.poll(new Date(Date.now() + 7_200_000));
+    expect(lines('the approval service answers again')).toBe(1);
   });
 });

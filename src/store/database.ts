@@ -49,6 +49,9 @@ export interface OpenOptions {
    * create a database or change its schema, and fail when it is not there.
    */
   migrate?: boolean;
+  /** Postgres: connections in the pool (default 10), and the statement timeout (default 15 s). */
+  poolSize?: number;
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -123,7 +126,10 @@ export class DatabaseError extends AppError {
 function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 5,
+    max: options.poolSize ?? 10,
+    // A statement stuck behind a lock (or a runaway query) fails instead of holding a connection
+    // for ever; every query here is small and indexed.
+    statement_timeout: options.statementTimeoutMs ?? 15_000,
     // An unreachable host must fail the start, not hang it.
     connectionTimeoutMillis: 10_000,
     // Epoch-millisecond columns are bigint; they fit a JS number, so read them as one.

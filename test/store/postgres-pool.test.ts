@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { TEST_DATABASES } from '../helpers/databases.ts';
+
+// The Postgres pool: as large as it is told, a statement that runs too long is cancelled, and
+// queries waiting for a connection are counted (the metric an operator watches).
+
+const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
+const skipReason = postgres?.skipReason;
+
+describe.skipIf(skipReason)(
+  `the Postgres pool${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let handle: DatabaseHandle;
+    let drop: () => Promise<void>;
+    beforeAll(async () => {
+      if (!postgres) throw new Error('no postgres');
+      const created = await postgres.create();
+      drop = created.drop;
+      handle = await openDatabase(created.url, { poolSize: 2, statementTimeoutMs: 300 });
+    });
+    afterAll(async () => {
+      await handle?.close();
+      await drop?.();
+    });
+
+    it('cancels a statement that runs past the statement timeout', async () => {
+      const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(
+        handle.db,
+      );
+      expect(shown.rows[0]?.statement_timeout).toBe('300ms');
+      await expect(sql`select pg_sleep(2)`.execute(handle.db)).rejects.toThrow(/statement timeout/);
+    });
+
+    it('counts queries waiting for one of its connections', async () => {
+      const slow = [1, 2, 3, 4].map(() => sql`select pg_sleep(0.2)`.execute(handle.db));
+      await new Promise((r) => setTimeout(r, 50));
+      const during = handle.pool();
+      await Promise.all(slow);
+      expect(during.total).toBe(2);
+      expect(during.waiting).toBe(2);
+      expect(handle.pool().waiting).toBe(0);
+    });
+  },
+);
