@@ -12,6 +12,7 @@ import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 // BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
 
 import { deliveryBench } from './delivery-bench.ts';
+import { restartBench } from './restart-bench.ts';
 import { sweepBench } from './sweep-bench.ts';
 import { quiet, rows, verdict } from './table.ts';
 
@@ -145,4 +146,5 @@ await pollBench(500);
 rmSync(dir, { recursive: true, force: true });
 await sweepBench(10_000, { latencyMs: 20, concurrency: 16 });
 await deliveryBench(60);
+await restartBench(5);
 console.table(rows);

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// `npm start` (scripts/start.mjs) compiles only when the sources changed, and two starts in one
+// folder never break each other. Run on a copy of the project, so the real dist/ is not touched.
+
+const root = new URL('..', import.meta.url).pathname;
+const copy = join(root, 'test-artifacts', `start-${process.pid}`);
+const exec = promisify(execFile);
+
+beforeAll(() => {
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy, { recursive: true });
+  for (const entry of [
+    'src',
+    'scripts',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'package.json',
+    'package-lock.json',
+  ])
+    cpSync(join(root, entry), join(copy, entry), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+});
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+const build = () =>
+  exec(process.execPath, ['scripts/start.mjs', '--build-only'], { cwd: copy }).then(
+    ({ stderr }) => ({ compiled: stderr.includes('Compiling the app') }),
+  );
+
+describe('npm start', () => {
+  it('compiles on the first start and when a source changed, and not otherwise', async () => {
+    expect(await build()).toEqual({ compiled: true });
+    expect(existsSync(join(copy, 'dist/main.js'))).toBe(true);
+    const first = statSync(join(copy, 'dist/main.js')).ino;
+    expect(await build()).toEqual({ compiled: false });
+    expect(statSync(join(copy, 'dist/main.js')).ino).toBe(first);
+    writeFileSync(
+      join(copy, 'src/errors.ts'),
+      `${'// changed\n'}${await import('node:fs').then((fs) => fs.readFileSync(join(root, 'src/errors.ts'), 'utf8'))}`,
+    );
+    expect(await build()).toEqual({ compiled: true });
+    expect(statSync(join(copy, 'dist/main.js')).ino).not.toBe(first);
+  }, 120_000);
+
+  it('lets two starts in one folder run at once: one compiles, the other waits for it', async () => {
+    writeFileSync(join(copy, 'src/changed-again.ts'), 'export const x = 1;\n');
+    const both = await Promise.all([build(), build()]);
+    expect(both.filter((b) => b.compiled)).toHaveLength(1);
+    expect(existsSync(join(copy, 'dist/main.js'))).toBe(true);
+    expect(existsSync(join(copy, 'dist/changed-again.js'))).toBe(true);
+    // Nothing half-built or locked is left behind.
+    expect(readdirSync(copy).filter((f) => f.startsWith('dist.') || f === '.build-lock')).toEqual(
+      [],
+    );
+  }, 120_000);
+});
