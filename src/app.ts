@@ -16,6 +16,7 @@ import type { PurgeCounts } from './approvals/retention.ts';
 import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { AppError, describe } from './errors.ts';
+import { createInFlight } from './in-flight.ts';
 import { startLogContext } from './log-context.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -71,7 +72,15 @@ export interface Application {
   deliver(now?: Date): Promise<DispatchCounts>;
   /** The retention purge at `now`, if no replica ran it in this period; what it deleted. */
   purge(now?: Date): Promise<PurgeCounts | undefined>;
-  stop(): Promise<void>;
+  /**
+   * Stops without losing work: readiness turns 503 at once, no new poll or delivery work is
+   * claimed, requests still arriving are answered for `drainMs` (default 0; SIGTERM uses
+   * SHUTDOWN_DRAIN_MS), then the ports close and what is under way (a submission's call to the
+   * service and its recording, deliveries) may finish until `graceMs` has passed since the stop
+   * began; then the database closes. What was left is logged: its leases return it to another
+   * replica.
+   */
+  stop(options?: { graceMs?: number; drainMs?: number }): Promise<void>;
 }
 
 /**
@@ -167,14 +176,15 @@ async function serve(
 ): Promise<Application> {
   const { logger, now, database, store, service, metrics } = parts;
   const botToken = config.slack.botToken ?? '';
-  let ready = false;
+  let phase: 'starting' | 'serving' | 'stopping' = 'starting';
+  const inFlight = createInFlight();
   let socketConnected: (() => boolean) | undefined;
   const probes = createProbes({
     db: database.db as unknown as Kysely<never>,
     registry: metrics.registry,
     lastServiceOk: parts.lastServiceOk,
     socketConnected: () => socketConnected?.() ?? true,
-    serving: () => ready,
+    phase: () => phase,
   });
   const probeRoutes: Route[] = [
     { path: '/healthz', method: 'GET', handler: (_req, res) => probes.healthz(res) },
@@ -197,6 +207,7 @@ async function serve(
     logger,
     routes: slackPortRoutes,
     timeoutMs: config.slack.timeoutMs,
+    inFlight,
   });
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
@@ -336,7 +347,7 @@ async function serve(
       void probeService(service, logger).catch(() => undefined);
   }, SERVICE_FRESH_MS / 4);
   reprobe.unref();
-  ready = true;
+  phase = 'serving';
   logger.info(
     { mode: config.mode, port, adminPort, cron: config.poll.cron },
     'slack-approvals is serving',
@@ -353,16 +364,40 @@ async function serve(
     },
     deliver: (at = now()) => dispatcher.drain(at),
     purge: (at = now()) => retention.runOnce(at),
-    async stop() {
-      ready = false;
+    async stop({ graceMs = config.shutdown.graceMs, drainMs = 0 } = {}) {
+      const deadline = Date.now() + graceMs;
+      phase = 'stopping';
       clearInterval(reprobe);
-      await schedule.stop();
-      await retention.stop();
-      await dispatcher.stop();
+      logger.info(
+        { requestsUnderWay: inFlight.size, graceMs, drainMs },
+        'stopping: readiness is 503 and no new work is claimed; finishing what is under way',
+      );
+      // Claim nothing new; each waits for the pass, purge or deliveries it has under way.
+      const background = Promise.all([schedule.stop(), retention.stop(), dispatcher.stop()]);
+      // A load balancer takes a moment to see readiness go 503: answer what it still sends.
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       await bolt.stop();
+      const requests = await inFlight.settled(deadline);
+      const backgroundDone = await Promise.race([
+        background.then(() => true),
+        new Promise<false>((resolve) =>
+          setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
+        ),
+      ]);
       if (probeServer) await close(probeServer);
       if (adminServer) await close(adminServer);
       await database.close();
+      const fields = {
+        requestsFinished: requests.finished,
+        requestsLeft: requests.left,
+        backgroundDone,
+      };
+      if (requests.left > 0 || !backgroundDone)
+        logger.warn(
+          fields,
+          'stopped at the end of the grace period; leases return what was left to another replica',
+        );
+      else logger.info(fields, 'stopped');
     },
   };
 }
@@ -372,7 +407,7 @@ const PROBE_DJBH = 'readiness-probe';
 
 /**
  * Asks the service once: refused credentials stop the start with a message naming the settings;
- * an unreachable service is a warning (the app starts, not ready, and keeps asking).
+ * an unreachable service is a warning (the app starts and serves, and keeps asking).
  */
 async function probeService(service: ApprovalService, logger: Logger): Promise<void> {
   try {
@@ -385,7 +420,7 @@ async function probeService(service: ApprovalService, logger: Logger): Promise<v
       );
     logger.warn(
       { error: describe(error) },
-      'the approval service did not answer; starting anyway, not ready until it does',
+      'the approval service did not answer; starting anyway (forms will say it is down)',
     );
   }
 }

@@ -97,6 +97,12 @@ export interface Config {
   };
   /** Days an ended approval and its announcements are kept; 0 keeps everything. */
   retentionDays: number;
+  shutdown: {
+    /** On SIGTERM, how long work under way may take before the process closes regardless. */
+    graceMs: number;
+    /** On SIGTERM, how long requests a load balancer still sends are answered before the port closes. */
+    drainMs: number;
+  };
 }
 
 export class ConfigError extends AppError {
@@ -159,6 +165,8 @@ const envSchema = z.object({
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
   REMINDER_MAX: integer(0, 100).default(3),
   RETENTION_DAYS: integer(0, 36_500).optional(),
+  SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
+  SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
@@ -232,6 +240,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       `ADMIN_PORT: must differ from PORT (${e.PORT}), which Slack reaches; the admin endpoints move off it`,
     );
+  // A submission under way at SIGTERM must be carried to its end: its call to the service may take
+  // APPROVAL_TIMEOUT_MS, then it is recorded.
+  if (e && e.SHUTDOWN_GRACE_MS < e.APPROVAL_TIMEOUT_MS + 2000 + (e.SHUTDOWN_DRAIN_MS ?? 2000))
+    problems.push(
+      `SHUTDOWN_GRACE_MS: must be at least APPROVAL_TIMEOUT_MS + SHUTDOWN_DRAIN_MS + 2000 (${e.APPROVAL_TIMEOUT_MS + 2000 + (e.SHUTDOWN_DRAIN_MS ?? 2000)} ms), so a submission under way at a stop can finish; was ${e.SHUTDOWN_GRACE_MS}`,
+    );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   return {
@@ -292,6 +306,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       // Slack sends meanwhile: a pool smaller than the work queues queries behind each other.
       size: e.DATABASE_POOL_SIZE ?? e.POLL_CONCURRENCY + e.DELIVERY_CONCURRENCY + 6,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+    shutdown: {
+      graceMs: e.SHUTDOWN_GRACE_MS,
+      // Only a load balancer needs time to notice readiness went 503; the sandbox has none.
+      drainMs: e.SHUTDOWN_DRAIN_MS ?? (mode === 'sandbox' ? 0 : 2000),
     },
     // The sandbox's data is fresh at each start anyway; a day shows the purge working.
     retentionDays: e.RETENTION_DAYS ?? (mode === 'sandbox' ? 1 : 400),

@@ -67,7 +67,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    void (sandbox ? sandbox.stop() : app.stop()).then(
+    void (sandbox ? sandbox.stop() : app.stop(config.shutdown)).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, 'unclean stop');

@@ -9,8 +9,8 @@ export interface ProbeDeps {
   lastServiceOk: () => number | undefined;
   /** Socket Mode only: whether the connection is up. */
   socketConnected?: () => boolean;
-  /** Set once the app serves. */
-  serving: () => boolean;
+  /** Where the app is in its life: liveness holds while it serves and while it stops. */
+  phase: () => 'starting' | 'serving' | 'stopping';
 }
 
 // The service counts as reachable while it answered within this long.
@@ -34,12 +34,12 @@ export function createProbes(deps: ProbeDeps) {
   };
   return {
     healthz(res: ServerResponse): void {
-      if (deps.serving()) json(res, 200, { ok: true });
+      if (deps.phase() !== 'starting') json(res, 200, { ok: true });
       else json(res, 503, { ok: false, starting: true });
     },
     async readyz(res: ServerResponse): Promise<void> {
       const problems: Record<string, string> = {};
-      if (!deps.serving()) problems.app = 'starting';
+      if (deps.phase() !== 'serving') problems.app = deps.phase();
       await sql`select 1`.execute(deps.db).catch(() => {
         problems.database = 'unreachable';
       });

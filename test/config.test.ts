@@ -101,6 +101,16 @@ describe('loadConfig', () => {
     ).toEqual({ size: 7, statementTimeoutMs: 2000 });
   });
 
+  it('gives a stop time to finish a submission under way: the grace must outlast a call to the service', () => {
+    expect(loadConfig(slackHttp).shutdown).toEqual({ graceMs: 25_000, drainMs: 2000 });
+    expect(loadConfig({}).shutdown).toEqual({ graceMs: 25_000, drainMs: 0 });
+    expect(
+      problemsOf({ ...slackHttp, SHUTDOWN_GRACE_MS: '5000', APPROVAL_TIMEOUT_MS: '10000' }).join(),
+    ).toContain(
+      'SHUTDOWN_GRACE_MS: must be at least APPROVAL_TIMEOUT_MS + SHUTDOWN_DRAIN_MS + 2000 (14000 ms)',
+    );
+  });
+
   it('listens where HOST says, on every interface without it', () => {
     expect(loadConfig(slackHttp).host).toBeUndefined();
     expect(loadConfig({ ...slackHttp, HOST: '127.0.0.1' }).host).toBe('127.0.0.1');

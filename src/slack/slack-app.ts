@@ -1,6 +1,7 @@
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { AppError } from '../errors.ts';
+import type { InFlight } from '../in-flight.ts';
 import { withLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger, logFailure } from '../logger.ts';
@@ -21,6 +22,8 @@ export interface BoltAppOptions {
   routes?: Route[];
   /** The longest one Web API call may take. */
   timeoutMs: number;
+  /** Counts each request's listeners as work under way, for a stop to wait for. */
+  inFlight?: InFlight;
 }
 
 /**
@@ -117,7 +120,7 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
     const id = requestId(b);
     await withLogContext(id ? { requestId: id } : {}, async () => {
       try {
-        await next();
+        await (options.inFlight ? options.inFlight.track(next()) : next());
       } finally {
         options.logger.info({ kind, user, ms: Date.now() - started }, 'slack request');
       }

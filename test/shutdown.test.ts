@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SlackRequester } from '../src/sandbox/slack-requests.ts';
+import { startWebApiServer, type WebApiServer } from '../src/sandbox/web-api-server.ts';
+import { Workspace } from '../src/sandbox/workspace.ts';
+import { createSimulator, type Simulator } from '../src/simulator/simulator.ts';
+import { AppProcess, freePort } from './helpers/app-process.ts';
+import { isRequestMessage, SIGNING_SECRET, waitFor } from './helpers/harness.ts';
+
+// SIGTERM while a person's submission is under way: the app finishes it (the approval started
+// in the service is recorded, then posted) before it exits, or never starts it.
+
+let sim: Simulator;
+let workspace: Workspace;
+let api: WebApiServer;
+let dir: string;
+
+beforeEach(async () => {
+  sim = await createSimulator({ port: 0 });
+  workspace = new Workspace({
+    people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: 'en-US' })),
+  });
+  api = await startWebApiServer(workspace);
+  dir = mkdtempSync(join(tmpdir(), 'slack-approvals-shutdown-'));
+});
+
+afterEach(async () => {
+  await api.close();
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function appProcess() {
+  const port = await freePort();
+  const app = new AppProcess({
+    SLACK_BOT_TOKEN: workspace.botToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: api.apiUrl,
+    PORT: String(port),
+    APPROVAL_BASE_URL: sim.url,
+    APPROVAL_APP_NAME: 'slack-approvals',
+    APPROVAL_APP_KEY: 'sandbox-app-key',
+    DATABASE_URL: join(dir, 'approvals.db'),
+    STATUS_POLL_CRON: '* * * * * *',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_DRAIN_MS: '0',
+  });
+  const slack = new SlackRequester({
+    workspace,
+    eventsUrl: `http://127.0.0.1:${port}/slack/events`,
+    signingSecret: SIGNING_SECRET,
+    responseOrigin: api.origin,
+  });
+  await app.start();
+  return { app, slack };
+}
+
+describe('SIGTERM', () => {
+  it('carries a submission under way to its end: started in the service, recorded, then posted', async () => {
+    const first = await appProcess();
+    const sam = workspace.userByLogin('sam.taylor@corp.example').id;
+    const general = workspace.channelByName('general').id;
+    await first.slack.command(sam, general, 'Started at a SIGTERM');
+    const view = await waitFor(() =>
+      [...workspace.views.values()].find((v) =>
+        JSON.stringify(v.view).includes('Suggested approver'),
+      ),
+    );
+    // The service takes 2 s to start it; the process is told to stop 300 ms into that.
+    sim.setFaults('start-approval', { latencyMs: 2000 });
+    const submitted = first.slack.submitView(view.id, { note_input: 'n' });
+    await waitFor(() => sim.requestCounts()['start-approval'] > 0, 5000, 'the call to the service');
+    await new Promise((r) => setTimeout(r, 300));
+    const stopping = Date.now();
+    const exit = await first.app.stop();
+    await submitted;
+    expect(exit).toEqual({ code: 0, signal: null });
+    // It waited for the submission, not for the whole grace period.
+    expect(Date.now() - stopping).toBeLessThan(20_000);
+    const output = first.app.output.join('');
+    expect(output).not.toContain('approval started but not stored');
+    expect(output).toMatch(/"msg":"stopped"/);
+    const approval = await waitFor(() => sim.approvals()[0], 2000, 'the approval in the service');
+    sim.clearFaults();
+    // The next process (or another replica) posts what was recorded.
+    const second = await appProcess();
+    try {
+      await waitFor(
+        () => workspace.messages.filter((m) => isRequestMessage(m, approval.djbh)).length === 1,
+        10_000,
+        'the request message',
+      );
+    } finally {
+      await second.app.stop();
+    }
+  }, 60_000);
+});
