@@ -104,7 +104,7 @@ describe('npm start', () => {
       blocker.close();
       await h.close();
     }
-  });
+  }, 40_000);
 
   it('tells an unreachable Slack apart from a refused token, and starts no sandbox', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));

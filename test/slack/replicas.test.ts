@@ -59,7 +59,11 @@ describe.skipIf(skipReason)(
       await drop();
       const response = await fetch(`http://127.0.0.1:${h.app.port}/readyz`);
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ ok: false, database: 'unreachable' });
+      expect(await response.json()).toEqual({
+        ok: false,
+        database: 'unreachable',
+        approvalService: 'answering',
+      });
       expect((await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status).toBe(200);
     });
   },

@@ -47,7 +47,7 @@ describe('Socket Mode', () => {
       const response = await fetch(`http://127.0.0.1:${app.port}/readyz`);
       return response.status === 200 && response;
     });
-    expect(await ready.json()).toEqual({ ok: true });
+    expect(await ready.json()).toEqual({ ok: true, approvalService: 'answering' });
   });
 
   it('runs /approve end to end over the socket: modal, submission, request message', async () => {
