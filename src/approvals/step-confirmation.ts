@@ -1,20 +1,22 @@
 import type { ApprovalParties } from './access-policy.ts';
 
 /**
- * An approval is started in a person's name only when that person ran the workflow, or
- * confirmed it. A workflow step run by someone else (or by a trigger that names nobody) asks the
- * requester first; until they press Start nothing is started, and Decline, or no answer in time,
- * ends the step with an error.
+ * An approval is started in a person's name only when that person has seen what will start and
+ * confirmed it. A workflow step asks its requester first (in a modal when they ran it themselves,
+ * else in a DM); until they press Start nothing is started, and Decline, Cancel, or no answer in
+ * time, ends the step with an error.
  */
 
 /** How long the requester has to answer, unless configured otherwise (WORKFLOW_CONFIRM_MINUTES). */
 export const DEFAULT_CONFIRM_MS = 60 * 60_000;
 
 /**
- * Whether the step may start at once: the person who ran the workflow (the interactor of its
- * interactivity input, which Slack fills in and the workflow cannot forge) is the requester.
+ * Whether the requester may be asked right where they are, in a modal: they are the person who
+ * ran the workflow (the interactor of its interactivity input, which Slack fills in and the
+ * workflow cannot forge). That proves only that they did something in the run, never that they
+ * saw this step's title, note, approver or channel: it is a chance to ask in place, not consent.
  */
-export function runByRequester(requester: string, interactor: string | null): boolean {
+export function mayConfirmInPlace(requester: string, interactor: string | null): boolean {
   return interactor !== null && interactor === requester;
 }
 
