@@ -183,10 +183,9 @@ const en = {
   statusTitle: (title: string) => `*${title}*`,
   // The same answer whether the number does not exist or is not theirs to see, so that numbers
   // cannot be probed.
+  // The try-again is said for every number, so it gives nothing away either.
   statusUnknown: (djbh: string) =>
-    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number.`,
-  accessUnsure:
-    'Slack could not tell right now who may see this, so it is not shown. Try again in a minute.',
+    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number; if you expected to see one, try again in a minute.`,
   statusInvalid: (text: string) =>
     `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
   statusMissing: 'Which approval? Use `/approve status &lt;number&gt;`.',
@@ -382,8 +381,7 @@ const zh: Messages = {
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,
   statusUnknown: (djbh) =>
-    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号。`,
-  accessUnsure: 'Slack 暂时无法确认谁可以查看这些内容，因此没有显示。请稍后再试。',
+    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号；如果你确信应当能看到，请稍后再试。`,
   statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
   statusMissing: '要查询哪个审批？请使用 `/approve status &lt;单号&gt;`。',
   statusEnded: '已结束',
