@@ -55,6 +55,8 @@ export interface Config {
     noteLimit: number;
   };
   databaseUrl: string;
+  /** The sandbox's folder (SANDBOX_DATA_DIR), in sandbox mode only: its database is `sandbox.db` there. */
+  sandboxDataDir?: string;
   poll: {
     cron: string;
     concurrency: number;
@@ -136,7 +138,15 @@ const envSchema = z.object({
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
-  SANDBOX_DATA_DIR: z.string().min(1).optional(),
+  // A folder, never a URL: `postgres://…#` would otherwise make `…#/sandbox.db` a Postgres URL.
+  // (The value is not echoed: it could hold a password.)
+  SANDBOX_DATA_DIR: z
+    .string()
+    .min(1)
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/[?#]/.test(v), {
+      error: 'must be a folder, not a URL (no scheme://, ? or #)',
+    })
+    .optional(),
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
@@ -261,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       mode === 'sandbox'
         ? `${(e.SANDBOX_DATA_DIR ?? sandboxDataDir).replace(/\/+$/, '')}/${SANDBOX_DATABASE_FILE}`
         : (e.DATABASE_URL ?? './data/approvals.db'),
+    ...(mode === 'sandbox' ? { sandboxDataDir: e.SANDBOX_DATA_DIR ?? sandboxDataDir } : {}),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

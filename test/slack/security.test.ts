@@ -443,13 +443,28 @@ describe('the sandbox never opens a database or a service it did not create', ()
     );
   });
 
+  it('refuses a SANDBOX_DATA_DIR that is a database URL, so the sandbox cannot reach Postgres through it', () => {
+    expect(() =>
+      loadConfig({
+        APP_MODE: 'sandbox',
+        SANDBOX_DATA_DIR: 'postgres://app:pg-secret@db.internal/approvals#',
+      }),
+    ).toThrow(/SANDBOX_DATA_DIR: must be a folder, not a URL/);
+  });
+
   it('refuses any database but its own sandbox.db when started from code, and leaves it untouched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-foreign-'));
     const deployment = join(dir, 'approvals.db');
     writeFileSync(deployment, 'a deployment’s rows');
     const base = loadConfig({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: dir, PORT: '0' });
     try {
-      for (const databaseUrl of [deployment, 'postgres://app:pg-secret@db.internal/approvals']) {
+      for (const databaseUrl of [
+        deployment,
+        'postgres://app:pg-secret@db.internal/approvals',
+        // What SANDBOX_DATA_DIR='postgres://…#' would have made: its basename is sandbox.db.
+        'postgres://app:pg-secret@db.internal/approvals#/sandbox.db',
+        join(dir, 'elsewhere', 'sandbox.db'),
+      ]) {
         const started = startSandbox({ ...base, databaseUrl }, createLogger('fatal'));
         await expect(started).rejects.toMatchObject({ code: 'sandbox_foreign_database' });
         await expect(started).rejects.not.toThrow(/pg-secret/);
