@@ -126,6 +126,16 @@ describe('/approve status while Slack cannot list the channel', () => {
     }
     expect(unknown.text).toContain('if you expected to see one, try again in a minute');
   });
+
+  it('asks Slack once for the members while it fails, however many strangers ask meanwhile', async () => {
+    const hh = await harness();
+    const djbh = await privateRequest(hh);
+    const before = hh.workspace.callsOf('conversations.members').length;
+    for (let i = 0; i < 4; i++) hh.workspace.failNext('conversations.members', 'ratelimited');
+    for (let i = 0; i < 4; i++)
+      expect((await ask(hh, ALEX, `status ${djbh}`)).text).toContain('There is no approval');
+    expect(hh.workspace.callsOf('conversations.members').length - before).toBe(1);
+  });
 });
 
 describe('/approve list and App Home', () => {
