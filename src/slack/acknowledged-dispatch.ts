@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { describe } from '../errors.ts';
 import { withLogContext } from '../log-context.ts';
-import type { Logger } from '../logger.ts';
+import { type Logger, logFailure } from '../logger.ts';
 import { requestId, requestKind } from './slack-request.ts';
 
 /** One request or envelope from Slack, on its way to the listeners. */
@@ -86,7 +86,7 @@ async function dispatch(
       );
       await answer('command' in body ? { text: FALLBACK_TEXT } : undefined);
     } else {
-      logger.error({ err: error, kind: requestKind(body) }, 'a listener failed');
+      logFailure(logger, error, { kind: requestKind(body) }, 'a listener failed');
     }
   }
 }
