@@ -278,6 +278,9 @@ describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
       }),
     ],
     ['a payload type Slack may add', 'interactive', () => ({ type: 'something_new' })],
+    ['a payload type of toString', 'interactive', () => ({ type: 'toString' })],
+    ['a payload type of constructor', 'interactive', () => ({ type: 'constructor' })],
+    ['a payload type of __proto__', 'interactive', () => ({ type: '__proto__' })],
     [
       'a command of another app',
       'slash_commands',
