@@ -76,6 +76,17 @@ describe('/approve status', () => {
     }
   });
 
+  it('shows it to the approver the service names now, after it was given to someone else', async () => {
+    const hh = await harness();
+    const djbh = await privateRequest(hh);
+    // Alex is in none of it, until the service's administrators make him the approver.
+    expect(JSON.stringify(await ask(hh, ALEX, `status ${djbh}`))).not.toContain('Termination');
+    hh.sim.reassign(djbh, ALEX);
+    const alex = await ask(hh, ALEX, `status ${djbh}`);
+    expect(JSON.stringify(alex.blocks)).toContain('Termination of J. Doe');
+    expect(JSON.stringify(alex)).toContain(hh.user(ALEX));
+  });
+
   it('stops showing it to someone who left the channel, once the member list is refreshed', async () => {
     let offset = 0;
     const hh = await harness({ now: () => new Date(Date.now() + offset) });
