@@ -7,6 +7,12 @@ import type { ApprovalParties } from './access-policy.ts';
  * time, ends the step with an error.
  */
 
+/**
+ * How long a Start may be under way before the sweep takes it for one a crash interrupted: far
+ * longer than a start takes (its calls time out within seconds).
+ */
+export const STARTING_STUCK_MS = 5 * 60_000;
+
 /** How long the requester has to answer, unless configured otherwise (WORKFLOW_CONFIRM_MINUTES). */
 export const DEFAULT_CONFIRM_MS = 60 * 60_000;
 
@@ -101,6 +107,15 @@ export interface StepConfirmations {
   settle(executionId: string, to: 'started' | 'failed', reason?: string): Promise<void>;
   /** Pending confirmations past their time at `now`, now `expired` with `reason(c)`; returned. */
   expire(now: Date, reason: (c: StepConfirmation) => string): Promise<StepConfirmation[]>;
+  /**
+   * Confirmations left `starting` since `before` (the app stopped between Start and its outcome):
+   * `started` when an approval of that run exists, else `failed` with `reason(c)`. Each is
+   * settled by one caller only; returned as settled.
+   */
+  recoverStarting(
+    before: Date,
+    reason: (c: StepConfirmation) => string,
+  ): Promise<{ started: StepConfirmation[]; failed: StepConfirmation[] }>;
   /** Confirmations that ended without an approval whose step was not yet told. */
   unclosed(limit: number): Promise<StepConfirmation[]>;
   markClosed(executionId: string): Promise<void>;

@@ -46,6 +46,8 @@ const en = {
   confirmInPlace:
     'You ran a workflow that will start this approval *in your name*. Nothing is started unless you press Start.',
   stepCancelled: 'The requester cancelled this approval before it started. Nothing was started.',
+  stepStartInterrupted:
+    'The app stopped while starting this approval, and no approval of this run was recorded. It may exist in the approval service all the same: check there before running the workflow again.',
   stepDeclined: 'The requester declined to start this approval in their name. Nothing was started.',
   stepExpired: (minutes: number) =>
     `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
@@ -264,6 +266,8 @@ const zh: Messages = {
   confirmModalTitle: '发起这项审批？',
   confirmInPlace: '你运行的工作流将*以你的名义*发起这项审批。只有你点击“发起”才会发起审批。',
   stepCancelled: '申请人在发起前取消了这项审批，没有发起任何审批。',
+  stepStartInterrupted:
+    '本应用在发起这项审批时中断，没有记录到本次运行的审批。审批系统中仍可能已有该审批：再次运行工作流之前请先在审批系统中确认。',
   stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
   stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
   stepNotAsked: '无法请申请人确认该工作流步骤（无法联系到其与本应用的私信），没有发起任何审批。',

@@ -1,8 +1,9 @@
 import type { WebClient } from '@slack/web-api';
-import type {
-  NewStepConfirmation,
-  StepConfirmation,
-  StepConfirmations,
+import {
+  type NewStepConfirmation,
+  STARTING_STUCK_MS,
+  type StepConfirmation,
+  type StepConfirmations,
 } from '../approvals/step-confirmation.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -155,6 +156,19 @@ export function createStepConfirmer(deps: {
         messagesFor(c.locale).stepExpired(minutes),
       );
       for (const c of expired) await showOutcome(c, messagesFor(c.locale).confirmExpired);
+      // A Start the app stopped in the middle of: settled by what the database holds.
+      const recovered = await deps.confirmations.recoverStarting(
+        new Date(now.getTime() - STARTING_STUCK_MS),
+        (c) => messagesFor(c.locale).stepStartInterrupted,
+      );
+      for (const c of recovered.started) {
+        deps.logger.info({ executionId: c.executionId }, 'an interrupted Start had started');
+        await showOutcome(c, messagesFor(c.locale).confirmStarted);
+      }
+      for (const c of recovered.failed) {
+        deps.logger.warn({ executionId: c.executionId }, 'an interrupted Start ends its step');
+        await showOutcome(c, messagesFor(c.locale).confirmFailed(c.reason ?? ''));
+      }
       let closed = 0;
       for (const c of await deps.confirmations.unclosed(CLOSE_BATCH))
         if (await closeStep(c)) closed++;

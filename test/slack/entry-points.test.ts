@@ -554,6 +554,69 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  /** Leaves the confirmation as a crash between Start and its outcome would: `starting`. */
+  async function leftStarting(hh: Harness, executionId: string, at: Date) {
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ state: 'starting', reason: null, answered_at: at.getTime() })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('ends the step with a reason when the app stopped in the middle of a Start and no approval was recorded', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await leftStarting(hh, executionId, new Date(Date.now() + offset));
+    const execution = hh.workspace.executions.get(executionId);
+    // A Start a few seconds old may still be under way.
+    offset += 60_000;
+    await hh.app.poll();
+    expect(execution?.state).toBe('running');
+    offset += 5 * 60_000;
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('The app stopped while starting this approval');
+    await waitFor(() => JSON.stringify(asked.blocks).includes('could not start'));
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('keeps a Start the app stopped in the middle of as started when its approval was recorded', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    await waitFor(() => JSON.stringify(asked.blocks).includes('You confirmed'));
+    // As if the app had stopped after recording the approval, before settling the confirmation.
+    await leftStarting(hh, executionId, new Date(Date.now() + offset));
+    offset += 6 * 60_000;
+    await hh.app.poll();
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      const row = await db.db
+        .selectFrom('step_confirmations')
+        .select(['state', 'step_closed'])
+        .where('execution_id', '=', executionId)
+        .executeTakeFirst();
+      expect(row).toEqual({ state: 'started', step_closed: 0 });
+    } finally {
+      await db.close();
+    }
+    const execution = hh.workspace.executions.get(executionId);
+    expect(execution?.state).toBe('running');
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+  });
+
   it('keeps waiting across a restart, and starts one approval however many times Start is pressed, on whichever replica', async () => {
     const hh = await harness();
     const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
