@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,44 @@ describe('HTTP: the signature is checked first, except for Slack’s ssl_check p
     const h = await harness();
     expect((await post(h.app.port, body, contentType)).status).toBe(401);
   });
+
+  /** Sends only a request's head (its body announced, never sent); resolves with the answer's status line. */
+  function headOnly(port: number | undefined, headers: Record<string, string>): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port ?? 0, '127.0.0.1', () => {
+        const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+        socket.write(
+          ['POST /slack/events HTTP/1.1', 'host: 127.0.0.1', ...lines, '', ''].join('\r\n'),
+        );
+      });
+      let answer = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve('(no answer: the app waited for the body)');
+      }, 1500);
+      socket.on('data', (chunk) => {
+        answer += chunk.toString();
+        if (answer.includes('\r\n')) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(answer.split('\r\n')[0] ?? '');
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    ['a JSON body of 1 MiB', { 'content-type': 'application/json', 'content-length': '1048576' }],
+    ['a form longer than any ssl_check', { 'content-type': FORM, 'content-length': '600' }],
+    ['a body of no form type', { 'content-type': 'text/plain', 'content-length': '20' }],
+  ])(
+    'refuses an unsigned request that cannot be ssl_check (%s) without reading its body',
+    async (_what, headers) => {
+      const h = await harness();
+      expect(await headOnly(h.app.port, headers)).toBe('HTTP/1.1 401 Unauthorized');
+    },
+  );
 
   it('verifies an ssl_check that comes with signature headers like any other request', async () => {
     const h = await harness();
