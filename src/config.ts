@@ -57,6 +57,8 @@ export interface Config {
   databaseUrl: string;
   /** Postgres only: connections in the pool, and how long one statement may run. */
   databasePool: { size: number; statementTimeoutMs: number };
+  /** The sandbox's folder (SANDBOX_DATA_DIR), in sandbox mode only: its database is `sandbox.db` there. */
+  sandboxDataDir?: string;
   poll: {
     cron: string;
     concurrency: number;
@@ -147,7 +149,15 @@ const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: integer(1, 500).optional(),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(15_000),
-  SANDBOX_DATA_DIR: z.string().min(1).optional(),
+  // A folder, never a URL: `postgres://…#` would otherwise make `…#/sandbox.db` a Postgres URL.
+  // (The value is not echoed: it could hold a password.)
+  SANDBOX_DATA_DIR: z
+    .string()
+    .min(1)
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/[?#]/.test(v), {
+      error: 'must be a folder, not a URL (no scheme://, ? or #)',
+    })
+    .optional(),
   STATUS_POLL_CRON: z
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
@@ -281,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       mode === 'sandbox'
         ? `${(e.SANDBOX_DATA_DIR ?? sandboxDataDir).replace(/\/+$/, '')}/${SANDBOX_DATABASE_FILE}`
         : (e.DATABASE_URL ?? './data/approvals.db'),
+    ...(mode === 'sandbox' ? { sandboxDataDir: e.SANDBOX_DATA_DIR ?? sandboxDataDir } : {}),
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),

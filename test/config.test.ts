@@ -62,6 +62,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    'postgres://app:pg-secret@db.internal/approvals#',
+    'postgresql://app:pg-secret@db.internal/approvals?x=',
+    'file:///tmp/sbx',
+    '/tmp/sbx?mode=rw',
+    '/tmp/sbx#frag',
+  ])('refuses a SANDBOX_DATA_DIR that is not a folder (%s), naming it without its value', (dir) => {
+    const problems = problemsOf({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: dir });
+    expect(problems).toEqual([
+      'SANDBOX_DATA_DIR: must be a folder, not a URL (no scheme://, ? or #)',
+    ]);
+    expect(problems.join()).not.toContain('pg-secret');
+  });
+
   it('runs the sandbox on embedded defaults when no Slack setting is present', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

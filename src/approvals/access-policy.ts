@@ -24,6 +24,11 @@ export interface ApprovalParties {
   requesterLogin: string | null;
   approverChatId: string | null;
   approverLogin: string | null;
+  /**
+   * The approver the service names now, when it differs from the recorded one (the approval was
+   * given to someone else): they are its approver too.
+   */
+  currentApproverLogin?: string | null;
   /** The conversation its request message was posted in; null until it is posted. */
   postedIn: string | null;
 }
@@ -48,13 +53,19 @@ export interface ConversationMembership {
 /** `unsure`: a rule that might allow it could not be checked; treat as not allowed, and say so. */
 export type Verdict = 'allowed' | 'denied' | 'unsure';
 
-/** The parties of an approval the app started and follows. */
-export function partiesOf(approval: TrackedApproval): ApprovalParties {
+/**
+ * The parties of an approval the app started and follows; `currentApprover` is the approver the
+ * service names now, when it was asked (it may have given the approval to someone else).
+ */
+export function partiesOf(approval: TrackedApproval, currentApprover?: string): ApprovalParties {
   return {
     requesterChatId: approval.requesterSlackId,
     requesterLogin: approval.requesterLogin,
     approverChatId: approval.approverSlackId,
     approverLogin: approval.approverLogin,
+    ...(currentApprover && currentApprover !== approval.approverLogin
+      ? { currentApproverLogin: currentApprover }
+      : {}),
     postedIn: approval.messageTs ? approval.channelId : null,
   };
 }
@@ -103,7 +114,10 @@ async function plays(
     case 'requester':
       return is(asker, parties.requesterChatId, parties.requesterLogin);
     case 'approver':
-      return is(asker, parties.approverChatId, parties.approverLogin);
+      return (
+        (await is(asker, parties.approverChatId, parties.approverLogin)) ||
+        (await is(asker, null, parties.currentApproverLogin ?? null))
+      );
     case 'conversation-member':
       return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
   }

@@ -1,20 +1,28 @@
 import type { ApprovalParties } from './access-policy.ts';
 
 /**
- * An approval is started in a person's name only when that person ran the workflow, or
- * confirmed it. A workflow step run by someone else (or by a trigger that names nobody) asks the
- * requester first; until they press Start nothing is started, and Decline, or no answer in time,
- * ends the step with an error.
+ * An approval is started in a person's name only when that person has seen what will start and
+ * confirmed it. A workflow step asks its requester first (in a modal when they ran it themselves,
+ * else in a DM); until they press Start nothing is started, and Decline, Cancel, or no answer in
+ * time, ends the step with an error.
  */
+
+/**
+ * How long a Start may be under way before the sweep takes it for one a crash interrupted: far
+ * longer than a start takes (its calls time out within seconds).
+ */
+export const STARTING_STUCK_MS = 5 * 60_000;
 
 /** How long the requester has to answer, unless configured otherwise (WORKFLOW_CONFIRM_MINUTES). */
 export const DEFAULT_CONFIRM_MS = 60 * 60_000;
 
 /**
- * Whether the step may start at once: the person who ran the workflow (the interactor of its
- * interactivity input, which Slack fills in and the workflow cannot forge) is the requester.
+ * Whether the requester may be asked right where they are, in a modal: they are the person who
+ * ran the workflow (the interactor of its interactivity input, which Slack fills in and the
+ * workflow cannot forge). That proves only that they did something in the run, never that they
+ * saw this step's title, note, approver or channel: it is a chance to ask in place, not consent.
  */
-export function runByRequester(requester: string, interactor: string | null): boolean {
+export function mayConfirmInPlace(requester: string, interactor: string | null): boolean {
   return interactor !== null && interactor === requester;
 }
 
@@ -99,6 +107,15 @@ export interface StepConfirmations {
   settle(executionId: string, to: 'started' | 'failed', reason?: string): Promise<void>;
   /** Pending confirmations past their time at `now`, now `expired` with `reason(c)`; returned. */
   expire(now: Date, reason: (c: StepConfirmation) => string): Promise<StepConfirmation[]>;
+  /**
+   * Confirmations left `starting` since `before` (the app stopped between Start and its outcome):
+   * `started` when an approval of that run exists, else `failed` with `reason(c)`. Each is
+   * settled by one caller only; returned as settled.
+   */
+  recoverStarting(
+    before: Date,
+    reason: (c: StepConfirmation) => string,
+  ): Promise<{ started: StepConfirmation[]; failed: StepConfirmation[] }>;
   /** Confirmations that ended without an approval whose step was not yet told. */
   unclosed(limit: number): Promise<StepConfirmation[]>;
   markClosed(executionId: string): Promise<void>;

@@ -4,7 +4,7 @@ import { search } from 'node-emoji';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import { CALLBACK } from '../slack/ids.ts';
-import { interactivityOf, type SlackRequester } from './slack-requests.ts';
+import type { SlackRequester } from './slack-requests.ts';
 import { routeSlackSide } from './web-api-server.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -259,7 +259,7 @@ export function createSandboxRoutes(deps: {
       // Run from the panel by the person the page is playing: Workflow Builder names them in
       // the step's interactivity input, so a run for someone else asks that person first.
       const runBy = String(b.user ?? '');
-      if (runBy) inputs.interactivity = interactivityOf(runBy);
+      if (runBy) inputs.interactivity = workspace.interactivityOf(runBy);
       const { response, executionId } = await deps
         .slack()
         .functionExecuted(CALLBACK.workflowStep, inputs);
@@ -273,7 +273,7 @@ export function createSandboxRoutes(deps: {
     if (viewAction) {
       const [, viewId = '', action] = viewAction;
       if (action === 'close') {
-        workspace.closeView(viewId);
+        if (workspace.views.has(viewId)) await deps.slack().closeView(viewId);
         return json(res, 200, { ok: true });
       }
       // Already submitted and closed (a second click), or gone with a reload.

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type Application, startApplication } from '../app.ts';
 import { type Config, SANDBOX_DATABASE_FILE } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
-import { DatabaseError, ensureFolder } from '../store/database.ts';
+import { DatabaseError, dialectOf, ensureFolder } from '../store/database.ts';
 import { claimSqliteFile, SqliteInUseError } from '../store/sqlite-file.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
 import { SlackRequester } from './slack-requests.ts';
@@ -41,7 +41,12 @@ export async function startSandbox(
 ): Promise<Sandbox> {
   // loadConfig never gives the sandbox another database; this holds for any caller too, since
   // the file is emptied next.
-  if (config.mode !== 'sandbox' || basename(config.databaseUrl) !== SANDBOX_DATABASE_FILE)
+  if (
+    config.mode !== 'sandbox' ||
+    config.sandboxDataDir === undefined ||
+    dialectOf(config.databaseUrl) !== 'sqlite' ||
+    resolve(config.databaseUrl) !== resolve(config.sandboxDataDir, SANDBOX_DATABASE_FILE)
+  )
     throw new AppError(
       'sandbox_foreign_database',
       `The sandbox runs only on its own ${SANDBOX_DATABASE_FILE} (in SANDBOX_DATA_DIR), and was given another database`,

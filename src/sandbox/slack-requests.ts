@@ -161,6 +161,23 @@ export class SlackRequester {
   }
 
   /**
+   * The person closes an open modal (Cancel, ×, Esc): Slack sends `view_closed` only for a view
+   * opened with `notify_on_close`, and the view is gone either way.
+   */
+  async closeView(viewId: string): Promise<SlackResponse | undefined> {
+    const stored = this.workspace.views.get(viewId);
+    if (!stored) throw new Error(`no open view ${viewId}`);
+    this.workspace.closeView(viewId);
+    if (stored.view.notify_on_close !== true) return undefined;
+    return this.interaction({
+      type: 'view_closed',
+      ...this.envelope(stored.user),
+      view: this.workspace.viewJson(stored),
+      is_cleared: false,
+    });
+  }
+
+  /**
    * What every interaction payload carries: the team, the person, a fresh trigger id. An org-wide
    * install gets `team: null` and the organization in `enterprise` instead (see Enterprise).
    */
@@ -306,7 +323,9 @@ export class SlackRequester {
 
 /**
  * The `interactivity` Workflow Builder hands a step whose input is `{{data.interactivity}}`, for
- * a run `userId` started (a shortcut, a button): who it was, a secret and a pointer.
+ * a run `userId` started (a shortcut, a button): who it was, a secret and a pointer. The pointer
+ * is not one the workspace issued, so it opens nothing, like a pointer past its few seconds;
+ * `Workspace.interactivityOf` gives one that does.
  */
 export function interactivityOf(userId: string): Json {
   return {

@@ -217,6 +217,17 @@ export class Workspace {
     return id;
   }
 
+  /**
+   * The `interactivity` Workflow Builder hands a step whose input is `{{data.interactivity}}`,
+   * for a run `userId` started: its pointer opens one view within 3 s, like a trigger id.
+   */
+  interactivityOf(userId: string): Json {
+    return {
+      interactor: { id: userId, secret: randomBytes(32).toString('base64url') },
+      interactivity_pointer: this.issueTrigger(userId),
+    };
+  }
+
   /** Workflow Builder runs the app's step `callbackId` with these inputs. */
   startFunction(callbackId: string, inputs: Json): FunctionExecution {
     const execution: FunctionExecution = {
@@ -457,7 +468,8 @@ export class Workspace {
   }
 
   private viewsOpen(a: Json): Json {
-    const triggerId = String(a.trigger_id ?? '');
+    // A workflow step opens views with the `interactivity_pointer` of its run, like a trigger id.
+    const triggerId = String(a.trigger_id ?? a.interactivity_pointer ?? '');
     const trigger = this.triggers.get(triggerId);
     if (!trigger) throw new SlackApiError('invalid_trigger_id');
     if (trigger.used) throw new SlackApiError('exchanged_trigger_id');

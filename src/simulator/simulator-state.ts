@@ -68,6 +68,14 @@ export class SimulatorState {
     return { ...approval };
   }
 
+  /** Gives a pending approval to another approver, as the service's administrators can. */
+  reassign(djbh: string, approverLogin: string): SimulatedApproval | undefined {
+    const approval = this.approvals.get(djbh);
+    if (!approval) return undefined;
+    if (approval.decision === 'pending') approval.approver = approverLogin;
+    return { ...approval };
+  }
+
   /** Ends a person's session: a new token replaces theirs; the old one lingers in the cache. */
   logout(login: string): Person | undefined {
     const person = this.byLogin.get(login);

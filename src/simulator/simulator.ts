@@ -36,6 +36,8 @@ export interface Simulator {
   people: Person[];
   approvals(): SimulatedApproval[];
   decide(djbh: string, decision: 'agree' | 'refuse'): SimulatedApproval | undefined;
+  /** Gives a pending approval to another approver (the service's administrators can). */
+  reassign(djbh: string, approverLogin: string): SimulatedApproval | undefined;
   /**
    * Deletes an approval, as an operator clearing the service's table would: from then on the
    * service answers its number with `data: null`, like any number it never issued.
@@ -185,6 +187,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     people: state.people,
     approvals: () => state.list(),
     decide: (djbh, decision) => state.decide(djbh, decision),
+    reassign: (djbh, approverLogin) => state.reassign(djbh, approverLogin),
     forget: (djbh) => state.approvals.delete(djbh),
     rotateKey: (appKey) => {
       credentials.appKey = appKey;

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { describe } from '../errors.ts';
 import { withLogContext } from '../log-context.ts';
-import type { Logger } from '../logger.ts';
+import { type Logger, logFailure } from '../logger.ts';
 import { requestId, requestKind } from './slack-request.ts';
 
 /** One request or envelope from Slack, on its way to the listeners. */
@@ -24,7 +24,7 @@ const FALLBACK_TEXT = 'Something went wrong on our side; please try again.';
  * Hands one request to Bolt and makes sure Slack gets exactly one acknowledgement, over HTTP and
  * Socket Mode alike: the listener's own, else one as soon as the listeners are done (no listener
  * took it: `view_closed`, `block_suggestion`, an action or event the app has no use for), else one
- * at the deadline. A listener that throws before acknowledging is a bug: logged with its stack,
+ * at the deadline. A listener that throws before acknowledging is logged (a bug with its stack),
  * and a command gets a short apology instead of Slack's timeout.
  */
 export function dispatchAcknowledged(
@@ -78,15 +78,20 @@ async function dispatch(
     });
     // Nobody took it (no listener for this action, view or event): Slack still wants its answer.
     await answer();
-  } catch (error) {
+  } catch (thrown) {
+    // Bolt wraps a listener's error (slack_bolt_unknown_error); the original says what it was.
+    const error = (thrown as { original?: unknown }).original ?? thrown;
     if (!answered) {
-      logger.error(
-        { err: error, kind: requestKind(body) },
+      // A bug with its stack; a routine failure (Slack or the service said no) in one line.
+      logFailure(
+        logger,
+        error,
+        { kind: requestKind(body) },
         'a listener failed before acknowledging',
       );
       await answer('command' in body ? { text: FALLBACK_TEXT } : undefined);
     } else {
-      logger.error({ err: error, kind: requestKind(body) }, 'a listener failed');
+      logFailure(logger, error, { kind: requestKind(body) }, 'a listener failed');
     }
   }
 }

@@ -5,6 +5,11 @@ import { BoundedMap } from './bounded.ts';
 
 /** How long a conversation's member list is trusted: someone removed is out within this. */
 export const MEMBERS_TTL_MS = 60_000;
+/**
+ * How long Slack's failure to list a conversation is kept: every stranger's question about it
+ * would otherwise cost up to MAX_PAGES calls while Slack is already refusing.
+ */
+export const FAILURE_TTL_MS = 10_000;
 const MAX_CONVERSATIONS = 1000;
 // conversations.members pages hold at most 999; 50 pages cover channels of ~50,000 people.
 const PAGE_SIZE = 999;
@@ -12,6 +17,13 @@ const MAX_PAGES = 50;
 // Slack's answers that mean "nobody can be shown to be in it": the conversation is gone, or is
 // of a kind the method does not list. Anything else (rate limits, outages) means "ask again".
 const NO_MEMBERS = new Set(['channel_not_found', 'method_not_supported_for_channel_type']);
+
+/** A conversation bigger than MAX_PAGES pages: it will not be smaller in a few seconds. */
+class TooManyMembersError extends Error {
+  constructor() {
+    super('too many members to list');
+  }
+}
 
 /** Slack could not tell who is in a conversation right now. */
 export class MembershipUnavailableError extends AppError {
@@ -31,7 +43,9 @@ export function createConversationMembership(
   client: WebClient,
   now: () => number = Date.now,
 ): ConversationMembership {
-  const lists = new BoundedMap<{ at: number; members: Promise<Set<string>> }>(MAX_CONVERSATIONS);
+  const lists = new BoundedMap<{ at: number; ttl: number; members: Promise<Set<string>> }>(
+    MAX_CONVERSATIONS,
+  );
 
   async function fetchMembers(conversationId: string): Promise<Set<string>> {
     const members = new Set<string>();
@@ -52,18 +66,21 @@ export function createConversationMembership(
       }
       if (!cursor) return members;
     }
-    throw new MembershipUnavailableError(conversationId, new Error('too many members to list'));
+    throw new MembershipUnavailableError(conversationId, new TooManyMembersError());
   }
 
   return {
     async isMember(conversationId, chatId) {
       const hit = lists.get(conversationId);
-      if (hit && now() - hit.at < MEMBERS_TTL_MS) return (await hit.members).has(chatId);
-      const entry = { at: now(), members: fetchMembers(conversationId) };
+      if (hit && now() - hit.at < hit.ttl) return (await hit.members).has(chatId);
+      const entry = { at: now(), ttl: MEMBERS_TTL_MS, members: fetchMembers(conversationId) };
       lists.set(conversationId, entry);
-      // A failed answer is not kept: the next question asks Slack again.
-      entry.members.catch(() => {
-        if (lists.get(conversationId) === entry) lists.delete(conversationId);
+      // A failure is kept briefly, so questions meanwhile share it instead of asking Slack again;
+      // a conversation too big to list is kept as long as a list would be.
+      entry.members.catch((error: unknown) => {
+        const tooMany = (error as Error).cause instanceof TooManyMembersError;
+        entry.ttl = tooMany ? MEMBERS_TTL_MS : FAILURE_TTL_MS;
+        entry.at = now();
       });
       return (await entry.members).has(chatId);
     },

@@ -25,6 +25,15 @@ export interface SlackHttpReceiverOptions {
 
 // Slack's payloads are far smaller; anything bigger is not from Slack.
 const BODY_LIMIT = 1 << 20;
+// The most an unsigned body is read: the ssl_check probe is a few dozen bytes (isSslCheckProbe).
+const SSL_CHECK_LIMIT = 512;
+
+/** Whether an unsigned request's headers leave room for the ssl_check probe: a short form. */
+function couldBeSslCheck(req: IncomingMessage, contentType: string): boolean {
+  if (!contentType.startsWith('application/x-www-form-urlencoded')) return false;
+  const length = req.headers['content-length'];
+  return length === undefined || Number(length) <= SSL_CHECK_LIMIT;
+}
 
 /**
  * The HTTP side of Bolt's Receiver seam. Bolt's own HTTPReceiver is not used, for two reasons it
@@ -32,6 +41,8 @@ const BODY_LIMIT = 1 << 20;
  * `ssl_check` probe gets 401 (bolt-js #1397); and it hands any verified body to App.processEvent,
  * which throws on shapes Slack never sends (`event: null`, `actions: null`) before our middleware
  * or listeners could refuse them. So here, in this order:
+ * - an unsigned request that cannot be the `ssl_check` probe (not a form, or over 512 bytes) is
+ *   answered 401 before its body is read;
  * - the exact unsigned `ssl_check` probe is answered 200, nothing in it read or logged;
  * - everything else is verified (signature and age, with Bolt's verifySlackRequest): 401;
  * - the body is parsed and checked against what the listeners read (400, one line at warn);
@@ -88,12 +99,19 @@ export class SlackHttpReceiver implements Receiver {
     if (custom) return custom.handler(req, res);
     if (path !== this.path) return void res.writeHead(404).end();
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
-    const raw = await readBody(req, BODY_LIMIT);
-    if (raw === undefined) return this.refuse(res, 413, 'the body is larger than 1 MiB');
     const contentType = String(req.headers['content-type'] ?? '');
     const signed =
       req.headers['x-slack-signature'] !== undefined ||
       req.headers['x-slack-request-timestamp'] !== undefined;
+    // Unsigned, it can only be the ssl_check probe (a short form): anything that cannot be one is
+    // refused before its body is read, so unsigned requests cost no more than that.
+    if (!signed && !couldBeSslCheck(req, contentType))
+      return this.refuse(res, 401, 'signature refused: no signature headers');
+    const raw = await readBody(req, signed ? BODY_LIMIT : SSL_CHECK_LIMIT);
+    if (raw === undefined)
+      return signed
+        ? this.refuse(res, 413, 'the body is larger than 1 MiB')
+        : this.refuse(res, 401, 'signature refused: no signature headers');
     if (!signed && isSslCheckProbe(raw, contentType)) {
       this.options.logger.debug('ssl_check answered');
       return send(res, 200);

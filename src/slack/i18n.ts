@@ -42,11 +42,17 @@ const en = {
   confirmOnlyRequester: (requester: string) =>
     `Only ${requester} can answer this: the approval would be started in their name.`,
   confirmGone: 'This question was already answered, or its time ran out.',
+  confirmModalTitle: 'Start this approval?',
+  confirmInPlace:
+    'You ran a workflow that will start this approval *in your name*. Nothing is started unless you press Start.',
+  stepCancelled: 'The requester cancelled this approval before it started. Nothing was started.',
+  stepStartInterrupted:
+    'The app stopped while starting this approval, and no approval of this run was recorded. It may exist in the approval service all the same: check there before running the workflow again.',
   stepDeclined: 'The requester declined to start this approval in their name. Nothing was started.',
   stepExpired: (minutes: number) =>
     `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
   stepNotAsked:
-    'The requester did not run this workflow and could not be asked to confirm (their direct messages with the app could not be reached). Nothing was started.',
+    'The requester could not be asked to confirm this workflow step (their direct messages with the app could not be reached). Nothing was started.',
   stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
     reason === 'gave-up'
       ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
@@ -179,10 +185,9 @@ const en = {
   statusTitle: (title: string) => `*${title}*`,
   // The same answer whether the number does not exist or is not theirs to see, so that numbers
   // cannot be probed.
+  // The try-again is said for every number, so it gives nothing away either.
   statusUnknown: (djbh: string) =>
-    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number.`,
-  accessUnsure:
-    'Slack could not tell right now who may see this, so it is not shown. Try again in a minute.',
+    `There is no approval \`${djbh}\` that you can see: the approval service does not know it, or it is not yours to see. Check the number; if you expected to see one, try again in a minute.`,
   statusInvalid: (text: string) =>
     `“${text}” is not an approval number (letters and digits, like 9XFHBJySvnhh).`,
   statusMissing: 'Which approval? Use `/approve status &lt;number&gt;`.',
@@ -258,10 +263,14 @@ const zh: Messages = {
   confirmFailed: (why) => `你已确认，但审批未能发起：${why}`,
   confirmOnlyRequester: (requester) => `只有 ${requester} 可以回应：审批将以其名义发起。`,
   confirmGone: '此请求已被回应，或已超过时限。',
+  confirmModalTitle: '发起这项审批？',
+  confirmInPlace: '你运行的工作流将*以你的名义*发起这项审批。只有你点击“发起”才会发起审批。',
+  stepCancelled: '申请人在发起前取消了这项审批，没有发起任何审批。',
+  stepStartInterrupted:
+    '本应用在发起这项审批时中断，没有记录到本次运行的审批。审批系统中仍可能已有该审批：再次运行工作流之前请先在审批系统中确认。',
   stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
   stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
-  stepNotAsked:
-    '该工作流不是由申请人运行的，且无法请申请人确认（无法联系到其与本应用的私信），没有发起任何审批。',
+  stepNotAsked: '无法请申请人确认该工作流步骤（无法联系到其与本应用的私信），没有发起任何审批。',
   stepFailed: (reason, djbh, days) =>
     reason === 'gave-up'
       ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`
@@ -376,8 +385,7 @@ const zh: Messages = {
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,
   statusUnknown: (djbh) =>
-    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号。`,
-  accessUnsure: 'Slack 暂时无法确认谁可以查看这些内容，因此没有显示。请稍后再试。',
+    `没有你可以查看的单号为 \`${djbh}\` 的审批：审批系统中没有它，或你无权查看。请检查单号；如果你确信应当能看到，请稍后再试。`,
   statusInvalid: (text) => `“${text}”不是审批单号（由字母和数字组成，例如 9XFHBJySvnhh）。`,
   statusMissing: '要查询哪个审批？请使用 `/approve status &lt;单号&gt;`。',
   statusEnded: '已结束',

@@ -9,6 +9,8 @@ export const CALLBACK = {
   messageShortcut: 'request_approval_from_message',
   /** The Workflow Builder step (manifest functions). */
   workflowStep: 'request_approval_step',
+  /** The modal a workflow's requester confirms its step in, when they ran it themselves. */
+  confirmModal: 'step_confirm_modal',
 } as const;
 
 export const BLOCK = {

@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import type { InFlight } from '../in-flight.ts';
 import { withLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
-import { boltLogger, logFailure } from '../logger.ts';
+import { boltLogger } from '../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 import { requestId, requestKind } from './slack-request.ts';
 import { AcknowledgingSocketModeReceiver } from './socket-mode-receiver.ts';
@@ -126,10 +126,12 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
       }
     });
   });
+  // A listener's error goes back to the dispatch (acknowledged-dispatch.ts), which logs it and,
+  // when nothing was acknowledged yet, answers a command with an apology. Swallowing it here
+  // would make processEvent resolve, and the person would get an empty answer.
   app.error(async (error) => {
     // Bolt wraps a listener's error; the original tells whether it was routine.
-    const original = (error as { original?: unknown }).original ?? error;
-    logFailure(options.logger, original, {}, 'unhandled error in a Slack listener');
+    throw (error as { original?: unknown }).original ?? error;
   });
   return app;
 }

@@ -108,7 +108,8 @@ export function checkSlackBody(body: unknown): ParsedRequest {
   const event = fields.event as { type?: unknown } | undefined;
   if (type === 'event_callback' && event?.type === 'function_executed')
     return checked(functionExecuted, fields, 'function_executed');
-  if (type && type in INTERACTIONS)
+  // Own keys only: `in` would also find toString, constructor, __proto__ on the prototype.
+  if (type && Object.hasOwn(INTERACTIONS, type))
     return checked(INTERACTIONS[type as keyof typeof INTERACTIONS], fields, type);
   // app_rate_limited and any type Slack may add: nothing to do, and Slack wants a 200.
   return { kind: 'answer', status: 200, note: `payload type ${type ?? '(none)'} is not handled` };

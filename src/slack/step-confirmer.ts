@@ -1,13 +1,15 @@
 import type { WebClient } from '@slack/web-api';
-import type {
-  NewStepConfirmation,
-  StepConfirmation,
-  StepConfirmations,
+import {
+  type NewStepConfirmation,
+  STARTING_STUCK_MS,
+  type StepConfirmation,
+  type StepConfirmations,
 } from '../approvals/step-confirmation.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import {
   buildConfirmationMessage,
+  buildConfirmationModal,
   buildConfirmationOutcome,
 } from './blocks/confirmation-message.ts';
 import { messagesFor } from './i18n.ts';
@@ -28,6 +30,16 @@ export interface StepConfirmer {
    * the step has then been ended with an error saying so.
    */
   ask(confirmation: NewStepConfirmation): Promise<boolean>;
+  /**
+   * For a requester who ran the workflow: records the question and opens it as a modal with the
+   * run's `interactivity_pointer` (through `client`, the step's own). When the modal cannot be
+   * opened (the pointer is a few seconds old, or anything else), asks in the DM as `ask` does.
+   */
+  askInPlace(
+    confirmation: NewStepConfirmation,
+    pointer: string,
+    client: WebClient,
+  ): Promise<boolean>;
   /** Ends the step with the confirmation's reason; left owed (for the next sweep) when Slack fails. */
   closeStep(confirmation: StepConfirmation): Promise<void>;
   /** Replaces the question in the DM by what became of it (best effort). */
@@ -78,39 +90,61 @@ export function createStepConfirmer(deps: {
       });
   }
 
+  const stored = (c: NewStepConfirmation): StepConfirmation => ({
+    ...c,
+    state: 'pending',
+    reason: null,
+    askedIn: null,
+    stepClosed: false,
+  });
+
+  /** Posts the recorded question to the requester's DM; ends the step when it cannot. */
+  async function askInDm(c: NewStepConfirmation): Promise<boolean> {
+    const message = buildConfirmationMessage(stored(c), messagesFor(c.locale), minutes);
+    try {
+      // A user id as channel: the app's DM with that person.
+      const posted = await deps.client.chat.postMessage({
+        channel: c.requesterChatId,
+        ...message,
+      });
+      if (posted.channel && posted.ts)
+        await deps.confirmations.recordAsked(c.executionId, {
+          channel: posted.channel,
+          ts: posted.ts,
+        });
+      return true;
+    } catch (error) {
+      deps.logger.warn(
+        { error: describe(error), executionId: c.executionId },
+        'could not ask the requester to confirm a workflow step',
+      );
+      const reason = messagesFor(c.locale).stepNotAsked;
+      if (await deps.confirmations.answer(c.executionId, 'failed', c.createdAt, reason))
+        await closeStep({ ...stored(c), state: 'failed', reason });
+      return false;
+    }
+  }
+
   return {
     minutes,
     async ask(c) {
       await deps.confirmations.create(c);
-      const stored: StepConfirmation = {
-        ...c,
-        state: 'pending',
-        reason: null,
-        askedIn: null,
-        stepClosed: false,
-      };
-      const message = buildConfirmationMessage(stored, messagesFor(c.locale), minutes);
+      return askInDm(c);
+    },
+    async askInPlace(c, pointer, client) {
+      await deps.confirmations.create(c);
       try {
-        // A user id as channel: the app's DM with that person.
-        const posted = await deps.client.chat.postMessage({
-          channel: c.requesterChatId,
-          ...message,
+        await client.views.open({
+          interactivity_pointer: pointer,
+          view: buildConfirmationModal(stored(c), messagesFor(c.locale)),
         });
-        if (posted.channel && posted.ts)
-          await deps.confirmations.recordAsked(c.executionId, {
-            channel: posted.channel,
-            ts: posted.ts,
-          });
         return true;
       } catch (error) {
-        deps.logger.warn(
+        deps.logger.info(
           { error: describe(error), executionId: c.executionId },
-          'could not ask the requester to confirm a workflow step',
+          'could not open the confirmation modal of a workflow step; asking in a DM',
         );
-        const reason = messagesFor(c.locale).stepNotAsked;
-        if (await deps.confirmations.answer(c.executionId, 'failed', c.createdAt, reason))
-          await closeStep({ ...stored, state: 'failed', reason });
-        return false;
+        return askInDm(c);
       }
     },
     closeStep: async (c) => {
@@ -122,6 +156,19 @@ export function createStepConfirmer(deps: {
         messagesFor(c.locale).stepExpired(minutes),
       );
       for (const c of expired) await showOutcome(c, messagesFor(c.locale).confirmExpired);
+      // A Start the app stopped in the middle of: settled by what the database holds.
+      const recovered = await deps.confirmations.recoverStarting(
+        new Date(now.getTime() - STARTING_STUCK_MS),
+        (c) => messagesFor(c.locale).stepStartInterrupted,
+      );
+      for (const c of recovered.started) {
+        deps.logger.info({ executionId: c.executionId }, 'an interrupted Start had started');
+        await showOutcome(c, messagesFor(c.locale).confirmStarted);
+      }
+      for (const c of recovered.failed) {
+        deps.logger.warn({ executionId: c.executionId }, 'an interrupted Start ends its step');
+        await showOutcome(c, messagesFor(c.locale).confirmFailed(c.reason ?? ''));
+      }
       let closed = 0;
       for (const c of await deps.confirmations.unclosed(CLOSE_BATCH))
         if (await closeStep(c)) closed++;

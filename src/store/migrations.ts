@@ -242,6 +242,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('job_runs').execute();
     },
   },
+  '2026-11-23-008-confirmation-answered-at': {
+    async up(db: Kysely<unknown>) {
+      // When a confirmation's Start was taken: a row still `starting` long after it was left by a
+      // crash, and the sweep settles it (started if the approval exists, else failed).
+      await db.schema.alterTable('step_confirmations').addColumn('answered_at', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').dropColumn('answered_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -84,6 +84,8 @@ export interface StepConfirmationRow {
   asked_channel: string | null;
   asked_ts: string | null;
   step_closed: number;
+  /** When it was answered (Start, Decline); null while pending, and for rows older than this column. */
+  answered_at: number | null;
 }
 
 export interface Database {

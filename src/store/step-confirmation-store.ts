@@ -33,6 +33,7 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
           asked_channel: null,
           asked_ts: null,
           step_closed: 0,
+          answered_at: null,
         })
         .execute();
     },
@@ -57,7 +58,7 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
     async answer(executionId, to, now, reason) {
       const result = await db
         .updateTable('step_confirmations')
-        .set({ state: to, reason: reason ?? null })
+        .set({ state: to, reason: reason ?? null, answered_at: now.getTime() })
         .where('execution_id', '=', executionId)
         .where('state', '=', 'pending')
         .where('expires_at', '>', now.getTime())
@@ -96,6 +97,42 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
           expired.push({ ...confirmation, state: 'expired', reason: text });
       }
       return expired;
+    },
+
+    async recoverStarting(before, reason) {
+      // Rows from before answered_at existed have only created_at to go by.
+      const stuck = await db
+        .selectFrom('step_confirmations')
+        .selectAll()
+        .where('state', '=', 'starting')
+        .where((eb) =>
+          eb.or([
+            eb('answered_at', '<=', before.getTime()),
+            eb.and([eb('answered_at', 'is', null), eb('created_at', '<=', before.getTime())]),
+          ]),
+        )
+        .execute();
+      const recovered = { started: [] as StepConfirmation[], failed: [] as StepConfirmation[] };
+      for (const row of stuck) {
+        const confirmation = toConfirmation(row);
+        const approval = await db
+          .selectFrom('tracked_approvals')
+          .select('djbh')
+          .where('function_execution_id', '=', row.execution_id)
+          .executeTakeFirst();
+        const to = approval ? 'started' : 'failed';
+        const text = approval ? null : reason(confirmation);
+        // Only one replica settles each; a Start that finished meanwhile wins.
+        const result = await db
+          .updateTable('step_confirmations')
+          .set({ state: to, reason: text })
+          .where('execution_id', '=', row.execution_id)
+          .where('state', '=', 'starting')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1)
+          recovered[to].push({ ...confirmation, state: to, reason: text });
+      }
+      return recovered;
     },
 
     async unclosed(limit) {

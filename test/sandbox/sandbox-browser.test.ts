@@ -381,6 +381,10 @@ describe.skipIf(skipReason)(
       await panel.getByLabel('Note').fill('KubeCon, three days.');
       await panel.getByLabel('Post in (optional)').selectOption({ label: '# general' });
       await panel.getByRole('button', { name: 'Run' }).click();
+      // Sam ran it himself: he is shown what will start, in a modal, and starts it there.
+      const confirm = page.getByRole('dialog', { name: 'Start this approval?' });
+      await expect.poll(() => confirm.count(), { timeout: 10_000 }).toBe(1);
+      await confirm.getByRole('button', { name: 'Start' }).click();
       const run = panel.locator('.run').filter({ hasText: 'Conference travel' });
       await expect.poll(() => run.getAttribute('data-state'), { timeout: 10_000 }).toBe('running');
       await expect

@@ -1,7 +1,13 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { App, type Receiver } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { boltLogger, createLogger } from '../../src/logger.ts';
+import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
+import { startWebApiServer } from '../../src/sandbox/web-api-server.ts';
+import { Workspace } from '../../src/sandbox/workspace.ts';
 import { dispatchAcknowledged } from '../../src/slack/acknowledged-dispatch.ts';
+import { createBoltApp } from '../../src/slack/slack-app.ts';
 import { LogCapture } from '../helpers/harness.ts';
 
 // The one acknowledge-once rule of both transports (the HTTP receiver and the Socket Mode
@@ -125,5 +131,48 @@ describe('dispatchAcknowledged', () => {
     await dispatchAcknowledged(app, d, { logger: createLogger('fatal'), deadlineMs: DEADLINE_MS });
     expect(answers).toHaveLength(1);
     expect(answers[0]?.at).toBeLessThan(DEADLINE_MS);
+  });
+});
+
+describe('the app’s own Bolt app (createBoltApp)', () => {
+  it('answers a command whose listener throws before acknowledging with the apology, over signed HTTP', async () => {
+    const workspace = new Workspace({
+      people: [{ login: 'sam.taylor@corp.example', name: 'Sam' }],
+    });
+    const api = await startWebApiServer(workspace);
+    const logs = new LogCapture();
+    const app = await createBoltApp({
+      botToken: workspace.botToken,
+      signingSecret: 'test-secret',
+      apiUrl: api.apiUrl,
+      logger: createLogger('info', logs),
+      timeoutMs: 2000,
+    });
+    app.command('/boom', async () => {
+      throw new TypeError('a bug');
+    });
+    const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
+    try {
+      const slack = new SlackRequester({
+        workspace,
+        eventsUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`,
+        signingSecret: 'test-secret',
+        responseOrigin: api.origin,
+      });
+      const sam = workspace.userByLogin('sam.taylor@corp.example').id;
+      const started = performance.now();
+      const response = await slack.command(sam, 'C0GENERAL', '', '/boom');
+      expect(response.status).toBe(200);
+      expect(response.json).toEqual({
+        text: 'Something went wrong on our side; please try again.',
+      });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(logs.lines.join('\n')).not.toContain('no listener acknowledged in time');
+      const failed = logs.entries().find((e) => e.msg === 'a listener failed before acknowledging');
+      expect(JSON.stringify(failed)).toContain('a bug');
+    } finally {
+      await app.stop();
+      await api.close();
+    }
   });
 });

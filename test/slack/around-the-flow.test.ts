@@ -304,6 +304,32 @@ describe('account linking', () => {
     await db.close();
   });
 
+  it('answers the form at once while Slack is slow to say who the person is, then links', async () => {
+    let offset = 0;
+    const hh = await harness({ ...options, now: () => new Date(Date.now() + offset) });
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const userId = hh.workspace.userByLogin('sam@personal.example').id;
+    await hh.slack.command(userId, hh.channel('general'), 'link');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === userId && v.view.callback_id === 'link_account',
+      ),
+    );
+    // What the app knew of the person is stale, and users.info now takes 4 s.
+    offset += 11 * 60_000;
+    hh.faults.hang('users.info', 4000, { count: 5 });
+    const started = performance.now();
+    const { response } = await hh.slack.submitView(view.id, { session_token_input: token });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(response.json).toMatchObject({ response_action: 'update' });
+    expect(hh.logs.lines.join('\n')).not.toContain('no listener acknowledged in time');
+    await waitFor(
+      () => JSON.stringify(hh.workspace.views.get(view.id)?.view).includes('Linked as'),
+      8000,
+      'the form to say linked',
+    );
+  });
+
   it('refuses an empty token as a field error', async () => {
     const hh = await harness(options);
     const { result } = await link(hh, '   ');

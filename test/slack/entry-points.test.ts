@@ -50,6 +50,18 @@ function requestOf(hh: Harness, djbh: string): Promise<Message> {
   );
 }
 
+/** The modal a workflow step opened for its requester, once open. */
+function confirmationModal(hh: Harness, login = SAM): Promise<View> {
+  return waitFor(
+    () =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === hh.user(login) && v.view.callback_id === 'step_confirm_modal',
+      ),
+    5000,
+    'the confirmation modal',
+  );
+}
+
 async function startedApproval(hh: Harness, before: number) {
   return waitFor(() => hh.sim.approvals()[before], 5000, 'the approval in the service');
 }
@@ -166,21 +178,96 @@ describe('the global shortcut', () => {
 });
 
 describe('the Workflow Builder step', () => {
-  // Sam runs the workflow himself (Workflow Builder names him in `interactivity`), so the step
-  // starts at once; runs by someone else are in the next describe.
+  // Sam runs the workflow himself (Workflow Builder names him in `interactivity`), so he is asked
+  // right away in a modal, and the step starts when he presses Start there; runs by someone else
+  // are in the next describe.
   const inputs = (hh: Harness, extra: Record<string, unknown> = {}) => ({
     requester: hh.user(SAM),
     approver: hh.user(MARIA),
     title: 'Quarterly budget',
     note: 'Marketing, Q4.',
     channel: hh.channel('general'),
-    interactivity: interactivityOf(hh.user(SAM)),
+    interactivity: hh.workspace.interactivityOf(hh.user(SAM)),
     ...extra,
+  });
+
+  /** Runs the step as Sam and presses Start in the modal it opens for him. */
+  async function runConfirmed(hh: Harness, stepInputs: Record<string, unknown>) {
+    const run = await hh.slack.functionExecuted(STEP, stepInputs);
+    const { errors } = await hh.slack.submitView((await confirmationModal(hh)).id);
+    expect(errors).toBeUndefined();
+    return run;
+  }
+
+  it('asks the requester who ran it in a modal showing what will start, and starts only on their Start', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const modal = await confirmationModal(hh);
+    const shown = JSON.stringify(modal.view);
+    expect(shown).toContain('*in your name*');
+    expect(shown).toContain('Quarterly budget');
+    expect(shown).toContain('Marketing, Q4.');
+    expect(shown).toContain(`<@${hh.user(MARIA)}>`);
+    expect(shown).toContain(`<#${hh.channel('general')}>`);
+    expect(modal.view.submit).toMatchObject({ text: 'Start' });
+    expect(modal.view.close).toMatchObject({ text: 'Cancel' });
+    // Opened with the run's pointer, through the step's own token.
+    expect(hh.workspace.callsOf('views.open').map((c) => c.auth)).toEqual(['workflow']);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+
+    // Anyone else's submission of it (Slack would not send one) starts nothing.
+    const forged = hh.slack.viewSubmissionPayload(modal.id);
+    forged.user = { id: hh.user(MARIA), username: 'maria', team_id: hh.workspace.teamId };
+    expect((await hh.slack.interaction(forged)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+
+    await hh.slack.submitView(modal.id);
+    const approval = await startedApproval(hh, 0);
+    expect(approval).toMatchObject({ title: 'Quarterly budget', requester: SAM, approver: MARIA });
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+  });
+
+  it('ends the step with a reason when the requester cancels the modal', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const modal = await confirmationModal(hh);
+    expect((await hh.slack.closeView(modal.id))?.status).toBe(200);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toBe(
+      'The requester cancelled this approval before it started. Nothing was started.',
+    );
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('asks in a DM instead when the modal cannot be opened (the pointer is no longer good)', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(
+      STEP,
+      inputs(hh, { interactivity: interactivityOf(hh.user(SAM)) }),
+    );
+    const dm = hh.workspace.appDm(hh.user(SAM)).id;
+    const asked = await waitFor(
+      () =>
+        hh.workspace.messages.find(
+          (m) => m.channel === dm && JSON.stringify(m.blocks).includes('step_confirm_start'),
+        ),
+      5000,
+      'the question in the requester’s DM',
+    );
+    expect(JSON.stringify(asked.blocks)).toContain('Quarterly budget');
+    expect(hh.workspace.callsOf('views.open')[0]?.response).toMatchObject({ ok: false });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hh.sim.approvals()).toEqual([]);
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
   });
 
   it('starts the approval, posts it like /approve, and completes the step once with the decision', async () => {
     const hh = await harness();
-    const { response, executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const { response, executionId } = await runConfirmed(hh, inputs(hh));
     expect(response.status).toBe(200);
     const approval = await startedApproval(hh, 0);
     expect(approval).toMatchObject({ title: 'Quarterly budget', approver: MARIA });
@@ -212,7 +299,7 @@ describe('the Workflow Builder step', () => {
 
   it('suggests the approver from the org chart when the step names none', async () => {
     const hh = await harness();
-    await hh.slack.functionExecuted(STEP, inputs(hh, { approver: null, channel: null }));
+    await runConfirmed(hh, inputs(hh, { approver: null, channel: null }));
     const approval = await startedApproval(hh, 0);
     expect(approval.approver).toBe(MARIA);
     // No channel: the requester's DM.
@@ -222,7 +309,7 @@ describe('the Workflow Builder step', () => {
   it('ends the step with an error saying why when the service refuses, starting nothing', async () => {
     const hh = await harness();
     hh.sim.setFaults('start-approval', { html502: true });
-    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const { executionId } = await runConfirmed(hh, inputs(hh));
     const execution = hh.workspace.executions.get(executionId);
     await waitFor(() => execution?.state === 'failed', 8000, 'the step failed');
     expect(execution?.error).toContain('approval service');
@@ -231,8 +318,8 @@ describe('the Workflow Builder step', () => {
 
   it('ends the step with an error for a title too long or an approver who is the requester', async () => {
     const hh = await harness();
-    const { executionId } = await hh.slack.functionExecuted(
-      STEP,
+    const { executionId } = await runConfirmed(
+      hh,
       inputs(hh, { title: 'x'.repeat(201), approver: hh.user(SAM) }),
     );
     const execution = hh.workspace.executions.get(executionId);
@@ -250,6 +337,7 @@ describe('the Workflow Builder step', () => {
       hh.slack.event(event, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' }),
     ]);
     expect([a.status, b.status]).toEqual([200, 200]);
+    await hh.slack.submitView((await confirmationModal(hh)).id);
     await startedApproval(hh, 0);
     await new Promise((r) => setTimeout(r, 300));
     expect(hh.sim.approvals()).toHaveLength(1);
@@ -257,7 +345,7 @@ describe('the Workflow Builder step', () => {
 
   it('completes the step once when the app restarts between the start and the decision', async () => {
     const hh = await harness();
-    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const { executionId } = await runConfirmed(hh, inputs(hh));
     const approval = await startedApproval(hh, 0);
     await requestOf(hh, approval.djbh);
     await hh.restart(() => {
@@ -273,7 +361,7 @@ describe('the Workflow Builder step', () => {
   it('completes the step once when Slack answers 5xx after taking the completion', async () => {
     let offset = 0;
     const hh = await harness({ now: () => new Date(Date.now() + offset) });
-    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const { executionId } = await runConfirmed(hh, inputs(hh));
     const approval = await startedApproval(hh, 0);
     await requestOf(hh, approval.djbh);
     hh.faults.failAfterCommit('functions.completeSuccess', 503);
@@ -306,7 +394,7 @@ describe('the Workflow Builder step', () => {
 
   it('ends the step with an error once the app stops following an undecided approval', async () => {
     const hh = await harness({ env: { POLL_GIVE_UP_DAYS: '1' } });
-    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const { executionId } = await runConfirmed(hh, inputs(hh));
     const approval = await startedApproval(hh, 0);
     await requestOf(hh, approval.djbh);
     await hh.app.poll(new Date(Date.now() + 2 * 86_400_000));
@@ -466,6 +554,69 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  /** Leaves the confirmation as a crash between Start and its outcome would: `starting`. */
+  async function leftStarting(hh: Harness, executionId: string, at: Date) {
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ state: 'starting', reason: null, answered_at: at.getTime() })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('ends the step with a reason when the app stopped in the middle of a Start and no approval was recorded', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await leftStarting(hh, executionId, new Date(Date.now() + offset));
+    const execution = hh.workspace.executions.get(executionId);
+    // A Start a few seconds old may still be under way.
+    offset += 60_000;
+    await hh.app.poll();
+    expect(execution?.state).toBe('running');
+    offset += 5 * 60_000;
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('The app stopped while starting this approval');
+    await waitFor(() => JSON.stringify(asked.blocks).includes('could not start'));
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('keeps a Start the app stopped in the middle of as started when its approval was recorded', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    await waitFor(() => JSON.stringify(asked.blocks).includes('You confirmed'));
+    // As if the app had stopped after recording the approval, before settling the confirmation.
+    await leftStarting(hh, executionId, new Date(Date.now() + offset));
+    offset += 6 * 60_000;
+    await hh.app.poll();
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      const row = await db.db
+        .selectFrom('step_confirmations')
+        .select(['state', 'step_closed'])
+        .where('execution_id', '=', executionId)
+        .executeTakeFirst();
+      expect(row).toEqual({ state: 'started', step_closed: 0 });
+    } finally {
+      await db.close();
+    }
+    const execution = hh.workspace.executions.get(executionId);
+    expect(execution?.state).toBe('running');
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+  });
+
   it('keeps waiting across a restart, and starts one approval however many times Start is pressed, on whichever replica', async () => {
     const hh = await harness();
     const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
@@ -496,13 +647,15 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(hh.sim.approvals()).toHaveLength(1);
   });
 
-  it('starts at once, asking nobody, when the requester ran the workflow', async () => {
+  it('does not start at once when the requester ran the workflow: running it is not agreeing to this approval', async () => {
     const hh = await harness();
-    await hh.slack.functionExecuted(STEP, inputs(hh, SAM));
-    const approval = await startedApproval(hh, 0);
-    expect(approval.requester).toBe(SAM);
-    expect(
-      hh.workspace.messages.some((m) => JSON.stringify(m.blocks).includes('step_confirm_start')),
-    ).toBe(false);
+    // Sam ran it (he clicked something in the workflow), but the pointer no longer opens a modal.
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh, SAM));
+    const asked = await question(hh);
+    expect(JSON.stringify(asked.blocks)).toContain('Termination of J. Doe');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hh.sim.approvals()).toEqual([]);
+    await click(hh, SAM, 'start', asked, executionId);
+    expect((await startedApproval(hh, 0)).requester).toBe(SAM);
   });
 });

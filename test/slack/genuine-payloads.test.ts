@@ -72,6 +72,16 @@ async function settled(logs: LogCapture, quietMs = 300): Promise<void> {
   );
 }
 
+/**
+ * Log lines that say a payload was mishandled though answered: refused as malformed, or left to
+ * the safety net that acknowledges at 2.5 s whatever no listener did (which must not pass).
+ */
+function mishandled(lines: string[]): string[] {
+  return lines.filter((line) =>
+    /slack request refused|slack envelope refused|no listener acknowledged in time/.test(line),
+  );
+}
+
 /** Log lines that carry a stack trace: a failure nobody handled. */
 function stackTraces(logs: LogCapture): string[] {
   return logs.lines.filter((line) => /\\n\s+at |"stack"/.test(line));
@@ -100,6 +110,7 @@ describe('over HTTP, signed as Slack signs them', () => {
     'answers %s as Slack expects within 3 s',
     async (_name, fixture) => {
       const { raw, contentType } = httpRequest(fixture);
+      const seen = h.logs.lines.length;
       const started = Date.now();
       const response = fixture.unsigned
         ? await fetch(`http://127.0.0.1:${h.app.port}/slack/events`, {
@@ -112,6 +123,7 @@ describe('over HTTP, signed as Slack signs them', () => {
       expect(response.status).toBe(200);
       if (fixture.expect?.challenge)
         expect(JSON.parse(response.body)).toEqual({ challenge: fixture.expect.challenge });
+      expect(mishandled(h.logs.lines.slice(seen))).toEqual([]);
     },
   );
 
@@ -138,6 +150,7 @@ describe('over Socket Mode, as envelopes', () => {
   it.each(overSocket.map((f) => [f.name, f] as const))(
     'acknowledges %s within 3 s',
     async (_name, fixture) => {
+      const seen = s.logs.lines.length;
       const started = Date.now();
       const acked = await Promise.race([
         s.socket.deliver(fixture.socket, socketPayload(fixture)).then(() => true),
@@ -145,6 +158,7 @@ describe('over Socket Mode, as envelopes', () => {
       ]);
       expect(acked, 'acknowledged at all').toBe(true);
       expect(Date.now() - started).toBeLessThan(SLACK_ACK_LIMIT_MS);
+      expect(mishandled(s.logs.lines.slice(seen))).toEqual([]);
     },
   );
 

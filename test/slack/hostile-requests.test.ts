@@ -129,6 +129,11 @@ describe('payloads no listener takes', () => {
     ],
     ['an options request', { type: 'block_suggestion', user: { id: 'U1' }, action_id: 'x' }],
     ['an unknown type', { type: 'something_new' }],
+    // Names every object inherits: not payload types of ours.
+    ['a type of toString', { type: 'toString' }],
+    ['a type of constructor', { type: 'constructor' }],
+    ['a type of __proto__', { type: '__proto__' }],
+    ['a type of hasOwnProperty', { type: 'hasOwnProperty', user: { id: 'U1' } }],
     [
       'a submission of an unknown form',
       { type: 'view_submission', user: { id: 'U1' }, view: { id: 'V1', callback_id: 'nope' } },
@@ -137,6 +142,7 @@ describe('payloads no listener takes', () => {
     const h = await harness();
     const response = await h.slack.send(payload(body), FORM);
     expect(response.status).toBe(200);
+    expect(response.body).not.toContain('at ');
     // Answered when the listeners were done, not by the safety net that answers at 2.5 s.
     expect(h.logs.lines.join('\n')).not.toContain('no listener acknowledged in time');
   });

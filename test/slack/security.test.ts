@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,44 @@ describe('HTTP: the signature is checked first, except for Slack’s ssl_check p
     const h = await harness();
     expect((await post(h.app.port, body, contentType)).status).toBe(401);
   });
+
+  /** Sends only a request's head (its body announced, never sent); resolves with the answer's status line. */
+  function headOnly(port: number | undefined, headers: Record<string, string>): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port ?? 0, '127.0.0.1', () => {
+        const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+        socket.write(
+          ['POST /slack/events HTTP/1.1', 'host: 127.0.0.1', ...lines, '', ''].join('\r\n'),
+        );
+      });
+      let answer = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve('(no answer: the app waited for the body)');
+      }, 1500);
+      socket.on('data', (chunk) => {
+        answer += chunk.toString();
+        if (answer.includes('\r\n')) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(answer.split('\r\n')[0] ?? '');
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    ['a JSON body of 1 MiB', { 'content-type': 'application/json', 'content-length': '1048576' }],
+    ['a form longer than any ssl_check', { 'content-type': FORM, 'content-length': '600' }],
+    ['a body of no form type', { 'content-type': 'text/plain', 'content-length': '20' }],
+  ])(
+    'refuses an unsigned request that cannot be ssl_check (%s) without reading its body',
+    async (_what, headers) => {
+      const h = await harness();
+      expect(await headOnly(h.app.port, headers)).toBe('HTTP/1.1 401 Unauthorized');
+    },
+  );
 
   it('verifies an ssl_check that comes with signature headers like any other request', async () => {
     const h = await harness();
@@ -278,6 +317,9 @@ describe('Socket Mode: every envelope is acknowledged within 3 s', () => {
       }),
     ],
     ['a payload type Slack may add', 'interactive', () => ({ type: 'something_new' })],
+    ['a payload type of toString', 'interactive', () => ({ type: 'toString' })],
+    ['a payload type of constructor', 'interactive', () => ({ type: 'constructor' })],
+    ['a payload type of __proto__', 'interactive', () => ({ type: '__proto__' })],
     [
       'a command of another app',
       'slash_commands',
@@ -443,13 +485,28 @@ describe('the sandbox never opens a database or a service it did not create', ()
     );
   });
 
+  it('refuses a SANDBOX_DATA_DIR that is a database URL, so the sandbox cannot reach Postgres through it', () => {
+    expect(() =>
+      loadConfig({
+        APP_MODE: 'sandbox',
+        SANDBOX_DATA_DIR: 'postgres://app:pg-secret@db.internal/approvals#',
+      }),
+    ).toThrow(/SANDBOX_DATA_DIR: must be a folder, not a URL/);
+  });
+
   it('refuses any database but its own sandbox.db when started from code, and leaves it untouched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-foreign-'));
     const deployment = join(dir, 'approvals.db');
     writeFileSync(deployment, 'a deployment’s rows');
     const base = loadConfig({ APP_MODE: 'sandbox', SANDBOX_DATA_DIR: dir, PORT: '0' });
     try {
-      for (const databaseUrl of [deployment, 'postgres://app:pg-secret@db.internal/approvals']) {
+      for (const databaseUrl of [
+        deployment,
+        'postgres://app:pg-secret@db.internal/approvals',
+        // What SANDBOX_DATA_DIR='postgres://…#' would have made: its basename is sandbox.db.
+        'postgres://app:pg-secret@db.internal/approvals#/sandbox.db',
+        join(dir, 'elsewhere', 'sandbox.db'),
+      ]) {
         const started = startSandbox({ ...base, databaseUrl }, createLogger('fatal'));
         await expect(started).rejects.toMatchObject({ code: 'sandbox_foreign_database' });
         await expect(started).rejects.not.toThrow(/pg-secret/);

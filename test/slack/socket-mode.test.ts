@@ -2,11 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Application } from '../../src/app.ts';
-import {
-  functionExecutedEvent,
-  interactivityOf,
-  SlackRequester,
-} from '../../src/sandbox/slack-requests.ts';
+import { functionExecutedEvent, SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import type { Workspace } from '../../src/sandbox/workspace.ts';
 import type { Simulator } from '../../src/simulator/simulator.ts';
 import { socketModeConnection } from '../../src/slack/slack-app.ts';
@@ -100,8 +96,8 @@ describe('Socket Mode', () => {
       requester: workspace.userByLogin('sam.taylor@corp.example').id,
       title: 'Step over the socket',
       note: 'From a workflow.',
-      // Sam ran it himself, so it starts without asking him.
-      interactivity: interactivityOf(workspace.userByLogin('sam.taylor@corp.example').id),
+      // Sam ran it himself, so he is asked in a modal, and it starts when he presses Start.
+      interactivity: workspace.interactivityOf(workspace.userByLogin('sam.taylor@corp.example').id),
     });
     await socket.deliver('events_api', {
       type: 'event_callback',
@@ -112,6 +108,15 @@ describe('Socket Mode', () => {
       event_time: 2,
       authorizations: [{ team_id: workspace.teamId, user_id: workspace.botUserId, is_bot: true }],
     });
+    const modal = await waitFor(() =>
+      [...workspace.views.values()].find((v) => v.view.callback_id === 'step_confirm_modal'),
+    );
+    expect(JSON.stringify(modal.view)).toContain('Step over the socket');
+    expect(sim.approvals().find((a) => a.title === 'Step over the socket')).toBeUndefined();
+    slack.applyViewResponse(
+      modal.id,
+      await socket.deliver('interactive', slack.viewSubmissionPayload(modal.id)),
+    );
     const approval = await waitFor(() =>
       sim.approvals().find((a) => a.title === 'Step over the socket'),
     );

@@ -3,6 +3,7 @@ import type {
   NewStepConfirmation,
   StepConfirmations,
 } from '../../src/approvals/step-confirmation.ts';
+import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 
@@ -95,6 +96,52 @@ for (const database of TEST_DATABASES) {
         ]);
         await store.markClosed('Fx1');
         expect((await store.unclosed(10)).map((c) => c.executionId)).toEqual(['Fx3']);
+      });
+
+      it('settles a Start left under way by a crash: started when its approval exists, else failed and owed', async () => {
+        for (const id of ['Fx1', 'Fx2', 'Fx3']) await store.create(confirmation(id));
+        await store.answer('Fx1', 'starting', later(1000));
+        await store.answer('Fx2', 'starting', later(1000));
+        // Fx3's Start is recent: still under way, not stuck.
+        await store.answer('Fx3', 'starting', later(10 * 60_000));
+        await createApprovalStore(testDb.handle.db, testDb.handle.dialect).createApproval(
+          {
+            djbh: 'STEPxxxxxxxa',
+            teamId: 'T0001',
+            channelId: 'C0GENERAL',
+            requesterSlackId: 'U0SAM',
+            requesterLogin: 'sam@corp.example',
+            approverLogin: 'maria@corp.example',
+            approverSlackId: null,
+            title: 't',
+            note: 'n',
+            locale: 'en-US',
+            createdAt: later(1000),
+            functionExecutionId: 'Fx1',
+          },
+          later(1000),
+        );
+        // Nothing is stuck before its time.
+        expect(await store.recoverStarting(later(999), () => 'x')).toEqual({
+          started: [],
+          failed: [],
+        });
+        const recovered = await store.recoverStarting(
+          later(5 * 60_000),
+          (c) => `lost ${c.executionId}`,
+        );
+        expect(recovered.started.map((c) => c.executionId)).toEqual(['Fx1']);
+        expect(recovered.failed.map((c) => [c.executionId, c.state, c.reason])).toEqual([
+          ['Fx2', 'failed', 'lost Fx2'],
+        ]);
+        expect((await store.get('Fx1'))?.state).toBe('started');
+        expect((await store.get('Fx3'))?.state).toBe('starting');
+        expect((await store.unclosed(10)).map((c) => c.executionId)).toEqual(['Fx2']);
+        // Settled once: another replica's sweep finds nothing more.
+        expect(await store.recoverStarting(later(5 * 60_000), () => 'again')).toEqual({
+          started: [],
+          failed: [],
+        });
       });
     },
   );

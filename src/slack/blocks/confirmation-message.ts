@@ -1,20 +1,18 @@
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
 import type { StepConfirmation } from '../../approvals/step-confirmation.ts';
 import type { Messages } from '../i18n.ts';
-import { ACTION, BLOCK } from '../ids.ts';
+import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 import { escapeMrkdwn, FIELD_MAX, fitMrkdwn, type SlackMessage } from './request-message.ts';
 
 /** What the requester is shown: who wants what, for which approver, where it will be posted. */
-function details(c: StepConfirmation, t: Messages): KnownBlock[] {
+function details(
+  c: StepConfirmation,
+  t: Messages,
+  intro = t.confirmAsk(c.startedByChatId ? `<@${c.startedByChatId}>` : null),
+): KnownBlock[] {
   const approver = c.approverChatId ? `<@${c.approverChatId}>` : t.confirmApproverSuggested;
   return [
-    {
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: t.confirmAsk(c.startedByChatId ? `<@${c.startedByChatId}>` : null),
-      },
-    },
+    { type: 'section', text: { type: 'mrkdwn', text: intro } },
     {
       type: 'section',
       fields: [
@@ -75,5 +73,22 @@ export function buildConfirmationOutcome(
   return {
     text: fitMrkdwn(`${t.confirmFallback(escapeMrkdwn(c.title))} — ${outcome}`, 3000),
     blocks: [...details(c, t), { type: 'context', elements: [{ type: 'mrkdwn', text: said }] }],
+  };
+}
+
+/**
+ * The same question in a modal, for a requester who ran the workflow themselves: Start submits,
+ * Cancel (or closing it) ends the step. `notify_on_close` so that closing it is heard.
+ */
+export function buildConfirmationModal(c: StepConfirmation, t: Messages): ModalView {
+  return {
+    type: 'modal',
+    callback_id: CALLBACK.confirmModal,
+    private_metadata: c.executionId,
+    notify_on_close: true,
+    title: { type: 'plain_text', text: t.confirmModalTitle },
+    submit: { type: 'plain_text', text: t.confirmStart },
+    close: { type: 'plain_text', text: t.cancel },
+    blocks: details(c, t, t.confirmInPlace),
   };
 }

@@ -7,6 +7,7 @@ import { registerFunctions } from './functions/request-approval-step.ts';
 import { registerShortcuts } from './shortcuts/request-shortcuts.ts';
 import { registerViews } from './views/approval-submission.ts';
 import { registerLinkView } from './views/link-submission.ts';
+import { registerConfirmationModal } from './views/step-confirmation-modal.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   registerCommands(app, deps);
@@ -16,6 +17,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerShortcuts(app, deps);
   registerFunctions(app, deps);
   registerConfirmationActions(app, deps);
+  registerConfirmationModal(app, deps);
   // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
   // They change nothing and show nothing the person does not already see, so there is nothing
   // for the access policy to decide (the link's target checks its own readers).

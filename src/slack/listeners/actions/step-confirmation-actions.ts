@@ -15,7 +15,9 @@ import { ACTION } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
 import { startForStep } from '../../step-start.ts';
 
-type Deps = StartingDeps & Pick<SlackDeps, 'confirmations' | 'confirmer' | 'access'>;
+export type ConfirmationDeps = StartingDeps &
+  Pick<SlackDeps, 'confirmations' | 'confirmer' | 'access'>;
+type Deps = ConfirmationDeps;
 type Args = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
 /**
@@ -44,9 +46,14 @@ export function confirmationAnswer(deps: Deps, answer: 'start' | 'decline') {
   };
 }
 
-async function answerAs(
+/**
+ * The answer of `userId` to the confirmation of run `executionId`, from a button in the DM or
+ * the modal: Start starts it, Decline (DM) or Cancel (modal) ends the step with its reason.
+ * Anyone but the requester is told so, through `tell`, and nothing changes.
+ */
+export async function answerAs(
   deps: Deps,
-  answer: 'start' | 'decline',
+  answer: 'start' | 'decline' | 'cancel',
   executionId: string,
   userId: string,
   tell: (text: string) => Promise<unknown>,
@@ -67,7 +74,7 @@ async function answerAs(
     return void (await tell(t.confirmOnlyRequester(`<@${confirmation.requesterChatId}>`)));
   }
   const answering = { c: confirmation, theirs: messagesFor(confirmation.locale), tell, t };
-  return answer === 'decline' ? decline(deps, answering) : start(deps, answering);
+  return answer === 'start' ? start(deps, answering) : decline(deps, answering, answer);
 }
 
 /** One answer being handled: the confirmation, the requester's language, and the clicker's. */
@@ -79,8 +86,12 @@ interface Answering {
   t: Messages;
 }
 
-async function decline(deps: Deps, { c, theirs, tell, t }: Answering): Promise<void> {
-  const reason = theirs.stepDeclined;
+async function decline(
+  deps: Deps,
+  { c, theirs, tell, t }: Answering,
+  how: 'decline' | 'cancel',
+): Promise<void> {
+  const reason = how === 'decline' ? theirs.stepDeclined : theirs.stepCancelled;
   if (!(await deps.confirmations.answer(c.executionId, 'declined', deps.now(), reason)))
     return void (await tell(t.confirmGone));
   const declined: StepConfirmation = { ...c, state: 'declined', reason };

@@ -57,10 +57,15 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     if (status.unknown) return reply(args, buildTextMessage(t.statusUnknown(djbh)));
     const tracked = await deps.store.getApproval(djbh);
     // An approval the app did not start: only its approver, as the service names them, may see it.
-    const parties = tracked ? partiesOf(tracked) : partiesFromService(status.approver);
+    // The approver shown is the service's current one, so they may see it too.
+    const parties = tracked
+      ? partiesOf(tracked, status.approver)
+      : partiesFromService(status.approver);
+    // `unsure` (Slack could not list the channel's members) is answered like `denied`: the
+    // requester and the approver never need the list, and for anyone else a different answer
+    // would tell that the number exists.
     const verdict = await deps.access.check('see', parties, userId);
-    if (verdict === 'unsure') return reply(args, buildTextMessage(t.accessUnsure));
-    if (verdict === 'denied') return reply(args, buildTextMessage(t.statusUnknown(djbh)));
+    if (verdict !== 'allowed') return reply(args, buildTextMessage(t.statusUnknown(djbh)));
     const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin, tracked);
     let link: string | undefined;
     if (tracked?.messageTs) {

@@ -1,11 +1,11 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { runByRequester } from '../../../approvals/step-confirmation.ts';
+import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
+import { mayConfirmInPlace } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
-import { type StepRequest, startForStep } from '../../step-start.ts';
 
 type Deps = StartingDeps & Pick<SlackDeps, 'confirmer'>;
 type Args = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;
@@ -17,10 +17,13 @@ const Inputs = z.object({
   title: z.string(),
   note: z.string(),
   channel: z.string().nullish(),
-  // `{{data.interactivity}}` of a workflow a person started: Slack names who it was. Its secret
-  // and pointer are not read.
+  // `{{data.interactivity}}` of a workflow a person started: Slack names who it was, and gives a
+  // short-lived pointer that opens one view for them. Its secret is not read.
   interactivity: z
-    .object({ interactor: z.object({ id: z.string().min(1) }).nullish() })
+    .object({
+      interactor: z.object({ id: z.string().min(1) }).nullish(),
+      interactivity_pointer: z.string().min(1).nullish(),
+    })
     .nullish()
     .catch(null),
 });
@@ -31,12 +34,13 @@ const Inputs = z.object({
  * (announcement kind `step-complete`). What stops it from starting ends the step with an error
  * saying why, so the workflow can branch on it.
  *
- * The approval is started at once only when the requester is the person who ran the workflow;
- * otherwise the requester is asked to confirm in a DM, and the step waits for their answer
- * (listeners/actions/step-confirmation-actions.ts).
+ * Nothing is started before the requester has seen what will start and said Start. When they ran
+ * the workflow themselves, they are asked in a modal right away (views/step-confirmation-modal.ts);
+ * otherwise, or when the modal cannot be opened, in a DM
+ * (listeners/actions/step-confirmation-actions.ts). The step waits for their answer.
  */
 export function requestApprovalStep(deps: Deps) {
-  return async ({ ack, event, fail, body }: Args): Promise<void> => {
+  return async ({ ack, event, fail, body, client }: Args): Promise<void> => {
     // Slack waits 3 s for this event's answer; the approval may take longer to start.
     await ack();
     const executionId = event.function_execution_id;
@@ -60,56 +64,41 @@ export function requestApprovalStep(deps: Deps) {
       await fail({ error: t.somethingWrong });
       return;
     }
-    const request: StepRequest = {
+    // Slack could not say who the requester is: nobody can be asked, so nothing can start.
+    if (!requester) {
+      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await fail({ error: t.somethingWrong });
+      return;
+    }
+    const interactor = inputs.interactivity?.interactor?.id ?? null;
+    const pointer = inputs.interactivity?.interactivity_pointer ?? null;
+    const now = deps.now();
+    const confirmation: NewStepConfirmation = {
       executionId,
       teamId: body.team_id ?? '',
-      requester: inputs.requester,
-      approver: inputs.approver || null,
       title: inputs.title,
       note: inputs.note,
-      channel: inputs.channel || null,
+      requesterChatId: inputs.requester,
+      startedByChatId: interactor,
+      approverChatId: inputs.approver || null,
+      channelId: inputs.channel || null,
+      locale: requester.locale,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
     };
-    const startedBy = inputs.interactivity?.interactor?.id ?? null;
-    if (requester && !runByRequester(inputs.requester, startedBy)) {
-      // Not in their name until they say so: the step waits for their answer.
-      const now = deps.now();
-      const asked = deps.confirmer.ask({
-        executionId,
-        teamId: request.teamId,
-        title: request.title,
-        note: request.note,
-        requesterChatId: request.requester,
-        startedByChatId: startedBy,
-        approverChatId: request.approver,
-        channelId: request.channel,
-        locale: requester.locale,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
-      });
-      // The question could not even be recorded (the database): nothing waits, so end the run.
-      if ((await asked.catch(() => undefined)) === undefined) {
-        deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
-        await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
-        await fail({ error: t.somethingWrong });
-        return;
-      }
-      deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
+    // Not in their name until they say so: the step waits for their answer.
+    const asked =
+      pointer && mayConfirmInPlace(inputs.requester, interactor)
+        ? deps.confirmer.askInPlace(confirmation, pointer, client)
+        : deps.confirmer.ask(confirmation);
+    // The question could not even be recorded (the database): nothing waits, so end the run.
+    if ((await asked.catch(() => undefined)) === undefined) {
+      deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
+      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await fail({ error: t.somethingWrong });
       return;
     }
-    // Slack could not say who the requester is: nothing can start.
-    const refusal = requester
-      ? await startForStep(deps, request, requester, t).catch((error: unknown) => {
-          deps.logger.warn({ error: describe(error), executionId }, 'workflow step failed');
-          return t.somethingWrong;
-        })
-      : t.somethingWrong;
-    if (refusal === undefined) {
-      deps.dispatcher.wake();
-      return;
-    }
-    // Nothing started: a new run of the workflow may try again.
-    await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
-    await fail({ error: refusal });
+    deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
 }
 

@@ -23,16 +23,20 @@ type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
  */
 export function linkSubmission(deps: Deps) {
   return async ({ ack, body, view, client }: Args): Promise<void> => {
-    const t = messagesFor((await deps.people.get(body.user.id)).locale);
+    // Slack waits 3 s for this answer: given in the language already known (English otherwise),
+    // before any call; the person is looked up afterwards, for the result.
+    const known = messagesFor(deps.people.cached(body.user.id)?.locale);
     const token = view.state.values[BLOCK.sessionToken]?.[ACTION.sessionToken]?.value?.trim() ?? '';
     if (!token) {
-      await ack({ response_action: 'errors', errors: { [BLOCK.sessionToken]: t.linkEmpty } });
+      await ack({ response_action: 'errors', errors: { [BLOCK.sessionToken]: known.linkEmpty } });
       return;
     }
     await ack({
       response_action: 'update',
-      view: buildMessageModal([t.linkChecking], t, t.linkTitle),
+      view: buildMessageModal([known.linkChecking], known, known.linkTitle),
     });
+    const person = await deps.people.get(body.user.id).catch(() => undefined);
+    const t = person ? messagesFor(person.locale) : known;
     let modal: ReturnType<typeof buildMessageModal>;
     try {
       const profile = await deps.service.getProfile(token);
