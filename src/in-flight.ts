@@ -15,15 +15,21 @@ export interface InFlight {
 }
 
 export function createInFlight(): InFlight {
-  const under = new Set<Promise<unknown>>();
+  const under = new Set<Promise<void>>();
   let finished = 0;
   return {
     track(work) {
-      const tracked = work.finally(() => {
+      // Settles either way and never rejects: the caller handles `work`'s failure, and a second
+      // promise rejecting beside it would be an unhandled rejection.
+      const tracked: Promise<void> = work.then(
+        () => undefined,
+        () => undefined,
+      );
+      under.add(tracked);
+      void tracked.then(() => {
         under.delete(tracked);
         finished++;
       });
-      under.add(tracked);
       return work;
     },
     get size() {

@@ -5,7 +5,10 @@ import type { Reporter, TestModule } from 'vitest/node';
  * the runner. Skipped suites name their reason in their titles (see helpers/databases.ts).
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<unknown> = [],
+  ): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
       // A test that never ran because its file's hook failed is a failure, not a skip: only
@@ -21,6 +24,8 @@ export default class SummaryReporter implements Reporter {
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0)
         counts.failed++;
     }
+    // An error no test caught (an unhandled rejection) fails the run: it counts here too.
+    counts.failed += unhandledErrors.length;
     process.stdout.write(
       `\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
     );
