@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type WebAPICallResult, WebClient } from '@slack/web-api';
 import type { Kysely } from 'kysely';
 import type pino from 'pino';
@@ -17,11 +15,12 @@ import { announcementId } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { AppError, describe } from './errors.ts';
 import { createInFlight } from './in-flight.ts';
+import { type Phase, type Stoppable, startLifecycle } from './lifecycle.ts';
 import { startLogContext } from './log-context.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { type PollCounts, pollOnce } from './poller/poll-once.ts';
-import { type PollSchedule, startPollSchedule } from './poller/poll-schedule.ts';
+import { startPollSchedule } from './poller/poll-schedule.ts';
 import { startRetentionSchedule } from './poller/retention-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
 import { createAccess } from './slack/access.ts';
@@ -176,7 +175,7 @@ async function serve(
 ): Promise<Application> {
   const { logger, now, database, store, service, metrics } = parts;
   const botToken = config.slack.botToken ?? '';
-  let phase: 'starting' | 'serving' | 'stopping' = 'starting';
+  let phase: Phase = 'starting';
   const inFlight = createInFlight();
   let socketConnected: (() => boolean) | undefined;
   const probes = createProbes({
@@ -285,33 +284,6 @@ async function serve(
     ...webUrl,
   });
 
-  let port: number | undefined;
-  let probeServer: Server | undefined;
-  if (config.mode === 'socket') {
-    socketConnected = socketModeConnection(bolt);
-    await bolt.start();
-    // Socket Mode needs no port of its own; PORT serves the probes unless ADMIN_PORT does.
-    if (slackPortRoutes.length > 0) {
-      probeServer = await listen(slackPortRoutes, config.port, config.host);
-      port = (probeServer.address() as AddressInfo).port;
-    }
-  } else {
-    const server = (await bolt.start({
-      port: config.port,
-      ...(config.host ? { host: config.host } : {}),
-    })) as Server;
-    port = (server.address() as AddressInfo).port;
-  }
-  let adminServer: Server | undefined;
-  try {
-    if (config.admin) adminServer = await listen(adminRoutes, config.admin.port, config.admin.host);
-  } catch (error) {
-    await bolt.stop().catch(() => undefined);
-    if (probeServer) await close(probeServer);
-    throw error;
-  }
-  const adminPort = adminServer ? (adminServer.address() as AddressInfo).port : undefined;
-
   const pollDeps = { store, service, logger, announce: dispatcher.wake };
   const pollOptions = {
     concurrency: config.poll.concurrency,
@@ -322,40 +294,52 @@ async function serve(
     leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
     ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
   };
-  // Whatever an earlier run left undelivered (it may have died mid-post) goes out in the background.
-  dispatcher.start();
-  const schedule: PollSchedule = startPollSchedule(
-    pollDeps,
-    {
-      ...pollOptions,
-      cron: config.poll.cron,
-      onPass: (ms) => metrics.pollPass(ms),
-      // Unanswered confirmations of workflow steps end on the same beat as the checks.
-      alongside: (at) => confirmer.sweep(at),
+  if (config.mode === 'socket') socketConnected = socketModeConnection(bolt);
+  let retention: ReturnType<typeof startRetentionSchedule> | undefined;
+  const running = await startLifecycle({
+    logger,
+    setPhase: (next) => {
+      phase = next;
     },
-    now,
-  );
-  const retention = startRetentionSchedule(
-    { store: createRetentionStore(database.db), logger, onPurge: metrics.purged },
-    { retentionDays: config.retentionDays },
-    now,
-  );
-  // Readiness needs a recent answer from the service; one an hour would leave it stale.
-  const reprobe = setInterval(() => {
-    const last = parts.lastServiceOk();
-    if (last === undefined || Date.now() - last > SERVICE_FRESH_MS / 2)
-      void probeService(service, logger).catch(() => undefined);
-  }, SERVICE_FRESH_MS / 4);
-  reprobe.unref();
-  phase = 'serving';
+    database,
+    slack: {
+      bolt,
+      socketMode: config.mode === 'socket',
+      port: config.port,
+      host: config.host,
+      routes: slackPortRoutes,
+    },
+    ...(config.admin ? { admin: { routes: adminRoutes, ...config.admin } } : {}),
+    inFlight,
+    delivery: dispatcher,
+    startScheduled: () => {
+      const checks = startPollSchedule(
+        pollDeps,
+        {
+          ...pollOptions,
+          cron: config.poll.cron,
+          onPass: (ms) => metrics.pollPass(ms),
+          // Unanswered confirmations of workflow steps end on the same beat as the checks.
+          alongside: (at) => confirmer.sweep(at),
+        },
+        now,
+      );
+      retention = startRetentionSchedule(
+        { store: createRetentionStore(database.db), logger, onPurge: metrics.purged },
+        { retentionDays: config.retentionDays },
+        now,
+      );
+      return [checks, retention, reprobeService(service, logger, parts.lastServiceOk)];
+    },
+  });
   logger.info(
-    { mode: config.mode, port, adminPort, cron: config.poll.cron },
+    { mode: config.mode, port: running.port, adminPort: running.adminPort, cron: config.poll.cron },
     'slack-approvals is serving',
   );
 
   return {
-    port,
-    ...(adminPort !== undefined ? { adminPort } : {}),
+    port: running.port,
+    ...(running.adminPort !== undefined ? { adminPort: running.adminPort } : {}),
     logger,
     async poll(at = now()) {
       const counts = await pollOnce(pollDeps, pollOptions, at);
@@ -363,41 +347,30 @@ async function serve(
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),
-    purge: (at = now()) => retention.runOnce(at),
-    async stop({ graceMs = config.shutdown.graceMs, drainMs = 0 } = {}) {
-      const deadline = Date.now() + graceMs;
-      phase = 'stopping';
-      clearInterval(reprobe);
-      logger.info(
-        { requestsUnderWay: inFlight.size, graceMs, drainMs },
-        'stopping: readiness is 503 and no new work is claimed; finishing what is under way',
-      );
-      // Claim nothing new; each waits for the pass, purge or deliveries it has under way.
-      const background = Promise.all([schedule.stop(), retention.stop(), dispatcher.stop()]);
-      // A load balancer takes a moment to see readiness go 503: answer what it still sends.
-      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
-      await bolt.stop();
-      const requests = await inFlight.settled(deadline);
-      const backgroundDone = await Promise.race([
-        background.then(() => true),
-        new Promise<false>((resolve) =>
-          setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
-        ),
-      ]);
-      if (probeServer) await close(probeServer);
-      if (adminServer) await close(adminServer);
-      await database.close();
-      const fields = {
-        requestsFinished: requests.finished,
-        requestsLeft: requests.left,
-        backgroundDone,
-      };
-      if (requests.left > 0 || !backgroundDone)
-        logger.warn(
-          fields,
-          'stopped at the end of the grace period; leases return what was left to another replica',
-        );
-      else logger.info(fields, 'stopped');
+    purge: async (at = now()) => retention?.runOnce(at),
+    stop: ({ graceMs = config.shutdown.graceMs, drainMs = 0 } = {}) =>
+      running.stop({ graceMs, drainMs }),
+  };
+}
+
+/**
+ * Keeps the service's state fresh for /readyz's body and the service_up metric: asks it when
+ * nothing else did for half a minute.
+ */
+function reprobeService(
+  service: ApprovalService,
+  logger: Logger,
+  lastServiceOk: () => number | undefined,
+): Stoppable {
+  const timer = setInterval(() => {
+    const last = lastServiceOk();
+    if (last === undefined || Date.now() - last > SERVICE_FRESH_MS / 2)
+      void probeService(service, logger).catch(() => undefined);
+  }, SERVICE_FRESH_MS / 4);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
     },
   };
 }
@@ -447,28 +420,6 @@ function meteredClient(metrics: Metrics) {
 }
 
 /** A plain HTTP listener for a few routes (the probes, metrics); 404 for anything else. */
-async function listen(routes: Route[], port: number, host: string | undefined): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const route = routes.find((r) => r.path === path && r.method === req.method);
-    if (route) route.handler(req, res);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
-}
-
-function close(server: Server): Promise<void> {
-  server.closeIdleConnections();
-  return new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
 /**
  * One log line when the approval service stops answering (unreachable, or our credentials
  * refused) and one when it answers again: not a line per failed call, and not readiness.
