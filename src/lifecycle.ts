@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
+import { closeServer, listenOn } from './http-listen.ts';
 import type { InFlight } from './in-flight.ts';
 import type { Logger } from './logger.ts';
 import type { Route } from './slack/http-receiver.ts';
@@ -77,7 +78,7 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
       adminServer = await listen(parts.admin.routes, parts.admin.port, parts.admin.host);
   } catch (error) {
     await slack.bolt.stop().catch(() => undefined);
-    if (slackServer) await close(slackServer);
+    if (slackServer) await closeServer(slackServer);
     throw error;
   }
   parts.delivery.start();
@@ -99,7 +100,7 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
       // A load balancer takes a moment to see readiness go 503: answer what it still sends.
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       await slack.bolt.stop();
-      if (slackServer) await close(slackServer);
+      if (slackServer) await closeServer(slackServer);
       const requests = await parts.inFlight.settled(deadline);
       const backgroundDone = await Promise.race([
         background.then(() => true),
@@ -107,7 +108,7 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
           setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
         ),
       ]);
-      if (adminServer) await close(adminServer);
+      if (adminServer) await closeServer(adminServer);
       await parts.database.close();
       const fields = {
         requestsFinished: requests.finished,
@@ -134,17 +135,5 @@ async function listen(routes: Route[], port: number, host: string | undefined): 
     if (route) route.handler(req, res);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
-}
-
-function close(server: Server): Promise<void> {
-  server.closeIdleConnections();
-  return new Promise<void>((resolve) => server.close(() => resolve()));
+  return listenOn(server, port, host);
 }

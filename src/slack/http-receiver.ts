@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, type Receiver, verifySlackRequest } from '@slack/bolt';
+import { closeServer, listenOn } from '../http-listen.ts';
 import type { Logger } from '../logger.ts';
 import { ACK_DEADLINE_MS, dispatchAcknowledged } from './acknowledged-dispatch.ts';
 import { isSslCheckProbe, parseSlackRequest } from './slack-request.ts';
@@ -76,21 +77,12 @@ export class SlackHttpReceiver implements Receiver {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    return server;
+    return listenOn(server, port, host);
   }
 
   async stop(): Promise<void> {
     const server = this.server;
-    if (!server) return;
-    server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server) await closeServer(server);
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,0 +1,23 @@
+import type { Server } from 'node:http';
+
+/** Listens on `port` (0: any free one) and `host` (undefined: every interface); rejects on EADDRINUSE. */
+export async function listenOn(
+  server: Server,
+  port: number,
+  host: string | undefined,
+): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/** Stops accepting connections, lets idle keep-alive ones go, and waits for the rest to end. */
+export function closeServer(server: Server): Promise<void> {
+  server.closeIdleConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+}
