@@ -31,7 +31,12 @@ import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
-import { createBoltApp, slackClientOptions, socketModeConnection } from './slack/slack-app.ts';
+import {
+  createBoltApp,
+  slackClientOptions,
+  socketModeConnection,
+  startSocketMode,
+} from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createStepConfirmer } from './slack/step-confirmer.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
@@ -289,7 +294,7 @@ async function serve(
   let probeServer: Server | undefined;
   if (config.mode === 'socket') {
     socketConnected = socketModeConnection(bolt);
-    await bolt.start();
+    await startSocketMode(bolt, config.slack.apiUrl);
     // Socket Mode needs no port of its own; PORT serves the probes unless ADMIN_PORT does.
     if (slackPortRoutes.length > 0) {
       probeServer = await listen(slackPortRoutes, config.port, config.host);
