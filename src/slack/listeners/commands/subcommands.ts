@@ -35,9 +35,28 @@ async function reply(args: Args, message: { text: string; blocks: unknown[] }): 
   });
 }
 
-/** `/approve help`: answered in the acknowledgement itself, visible only to the person. */
+/** How long help waits for the person's locale (users.info) before answering in English. */
+const HELP_LOCALE_WAIT_MS = 1000;
+
+/**
+ * `/approve help`: answered in the acknowledgement itself, visible only to the person, in their
+ * language. Help is often someone's first command, so the locale is looked up (users.info, once
+ * per person) rather than taken only from the cache the other commands fill; the wait is bounded
+ * well inside Slack's 3 s so a slow Slack costs the language, never the answer.
+ */
 export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
-  const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
+  const userId = args.command.user_id;
+  let timer: NodeJS.Timeout | undefined;
+  const locale = await Promise.race([
+    deps.people.get(userId).then(
+      (person) => person.locale,
+      () => undefined,
+    ),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), HELP_LOCALE_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  const t = messagesFor(locale ?? deps.people.cached(userId)?.locale);
   await args.ack({ response_type: 'ephemeral', text: t.help });
 }
 
