@@ -14,6 +14,7 @@ import {
 import { messagesFor } from '../../i18n.ts';
 import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { localeWithin } from '../../slack-people.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<
@@ -45,19 +46,8 @@ const HELP_LOCALE_WAIT_MS = 1000;
  * well inside Slack's 3 s so a slow Slack costs the language, never the answer.
  */
 export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
-  const userId = args.command.user_id;
-  let timer: NodeJS.Timeout | undefined;
-  const locale = await Promise.race([
-    deps.people.get(userId).then(
-      (person) => person.locale,
-      () => undefined,
-    ),
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), HELP_LOCALE_WAIT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
-  const t = messagesFor(locale ?? deps.people.cached(userId)?.locale);
-  await args.ack({ response_type: 'ephemeral', text: t.help });
+  const locale = await localeWithin(deps.people, args.command.user_id, HELP_LOCALE_WAIT_MS);
+  await args.ack({ response_type: 'ephemeral', text: messagesFor(locale).help });
 }
 
 /**
