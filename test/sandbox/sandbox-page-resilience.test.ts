@@ -121,5 +121,131 @@ describe.skipIf(skipReason)(
       await shot(page, 'reconnected');
       await page.close();
     }, 60_000);
+
+    /** Starts an approval through the form; returns its card in the service panel. */
+    async function startApproval(page: Page, title: string) {
+      await type(page, `/approve ${title}`);
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => modal.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByLabel('Note').fill('For the resilience test.');
+      const before = sandbox?.simulator.approvals().length ?? 0;
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => sandbox?.simulator.approvals().length, { timeout: 10_000 })
+        .toBe(before + 1);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+      const djbh = sandbox?.simulator.approvals()[before]?.djbh ?? '';
+      const card = page.locator(`.approval[data-djbh="${djbh}"]`);
+      await expect.poll(() => card.count(), { timeout: 10_000 }).toBe(1);
+      return card;
+    }
+
+    const openViews = (page: Page) =>
+      page.evaluate(async () => {
+        const me = (document.getElementById('who') as HTMLSelectElement).value;
+        const state = await (await fetch(`/sandbox/api/state?user=${me}`)).json();
+        return (state.views as unknown[]).length;
+      });
+
+    it('closes a modal with Esc and with a click on the backdrop, and the app forgets it', async () => {
+      const page = await openPage();
+      for (const close of [() => page.keyboard.press('Escape'), () => page.mouse.click(8, 8)]) {
+        await type(page, '/approve New laptop');
+        await page.getByRole('dialog', { name: 'Request approval' }).waitFor({ timeout: 10_000 });
+        await expect.poll(() => openViews(page)).toBe(1);
+        await close();
+        await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+        await expect.poll(() => openViews(page)).toBe(0);
+      }
+      // A click inside the modal leaves it open.
+      await type(page, '/approve New laptop');
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await modal.waitFor({ timeout: 10_000 });
+      await modal.locator('header h2').click();
+      expect(await page.getByRole('dialog').count()).toBe(1);
+      await page.keyboard.press('Escape');
+      // Esc closes the Run workflow panel too.
+      await page.getByRole('button', { name: 'Run workflow' }).click();
+      await page.getByRole('dialog', { name: 'Run workflow' }).waitFor();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+      await page.close();
+    }, 60_000);
+
+    it('keeps the service panel usable with the Run workflow panel open', async () => {
+      const page = await openPage();
+      const card = await startApproval(page, 'Standing desk');
+      await page.getByRole('button', { name: 'Run workflow' }).click();
+      const panel = page.getByRole('dialog', { name: 'Run workflow' });
+      await panel.waitFor();
+      // Playwright clicks only what receives the click: a covering overlay would time this out.
+      await card.getByRole('button', { name: 'Agree' }).click({ timeout: 3000 });
+      await expect.poll(() => card.locator('.state').textContent()).toContain('approved');
+      expect(await panel.isVisible()).toBe(true);
+      await panel.getByLabel('Title').fill('Still typing here');
+      await shot(page, 'workflow-and-service-panel');
+      await page.keyboard.press('Escape');
+      await page.close();
+    }, 60_000);
+
+    it('keeps a long unbroken title and its badge inside the card', async () => {
+      const page = await openPage();
+      const card = await startApproval(page, `Quote${'-NoSpacesHere'.repeat(12)}`);
+      const [cardBox, badgeBox, titleBox] = await Promise.all([
+        card.boundingBox(),
+        card.locator('.state').boundingBox(),
+        card.locator('strong').boundingBox(),
+      ]);
+      if (!cardBox || !badgeBox || !titleBox) throw new Error('the card is not laid out');
+      const inside = (b: typeof cardBox) =>
+        b.x >= cardBox.x && b.x + b.width <= cardBox.x + cardBox.width + 0.5;
+      expect(inside(badgeBox)).toBe(true);
+      expect(inside(titleBox)).toBe(true);
+      await card.screenshot({ path: join(artifacts, 'long-title-card.png') });
+      await page.close();
+    }, 60_000);
+
+    it('is usable 480 px wide: no sideways scrolling, the channel, composer and service panel reachable', async () => {
+      const page = await openPage({ width: 480, height: 800 });
+      const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+      expect(await width()).toBeLessThanOrEqual(480);
+      await shot(page, 'narrow-1-channel');
+      const composer = await page.getByLabel('Message', { exact: true }).boundingBox();
+      expect(composer && composer.x >= 0 && composer.x + composer.width <= 480).toBe(true);
+      const card = await startApproval(page, `Narrow${'-window'.repeat(20)}`);
+      expect(await width()).toBeLessThanOrEqual(480);
+      // The cards are redrawn as the service panel refreshes; the panel itself stays.
+      await page.locator('#service').scrollIntoViewIfNeeded();
+      const cardBox = await card.boundingBox();
+      const badgeBox = await card.locator('.state').boundingBox();
+      expect(cardBox && cardBox.x >= 0 && cardBox.x + cardBox.width <= 480).toBe(true);
+      expect(badgeBox && cardBox && badgeBox.x + badgeBox.width <= cardBox.x + cardBox.width).toBe(
+        true,
+      );
+      await shot(page, 'narrow-2-service-panel');
+      // The form fits the window and Esc closes it.
+      await page.getByLabel('Message', { exact: true }).scrollIntoViewIfNeeded();
+      await type(page, '/approve Narrow form');
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await modal.waitFor({ timeout: 10_000 });
+      const modalBox = await modal.boundingBox();
+      expect(modalBox && modalBox.x >= 0 && modalBox.x + modalBox.width <= 480).toBe(true);
+      await shot(page, 'narrow-3-form');
+      await page.keyboard.press('Escape');
+      // Run workflow opens in the page's flow, and the service panel stays usable below it.
+      await page.getByRole('button', { name: 'Run workflow' }).click();
+      const panel = page.getByRole('dialog', { name: 'Run workflow' });
+      await panel.waitFor();
+      const panelBox = await panel.boundingBox();
+      expect(panelBox && panelBox.x >= 0 && panelBox.x + panelBox.width <= 480).toBe(true);
+      await card.getByRole('button', { name: 'Agree' }).click({ timeout: 3000 });
+      await expect.poll(() => card.locator('.state').textContent()).toContain('approved');
+      expect(await width()).toBeLessThanOrEqual(480);
+      await shot(page, 'narrow-4-workflow');
+      await page.close();
+    }, 60_000);
   },
 );

@@ -406,7 +406,16 @@ function renderModal() {
   form.addEventListener('change', (event) => {
     if (event.target.dataset) event.target.dataset.dirty = '1';
   });
-  root.replaceChildren(el('div', { class: 'overlay' }, form));
+  root.replaceChildren(backdrop(form, () => closeModal(open.id)));
+}
+
+/** A modal's overlay: a click on it, outside the modal, closes the modal, as in Slack. */
+function backdrop(form, close) {
+  const overlay = el('div', { class: 'overlay' }, form);
+  overlay.addEventListener('click', (event) => {
+    if (event.target === overlay) close();
+  });
+  return overlay;
 }
 
 /**
@@ -493,7 +502,7 @@ function openWorkflow() {
     }
     await refresh();
   });
-  $('workflow-root').replaceChildren(el('div', { class: 'overlay' }, form));
+  $('workflow-root').replaceChildren(backdrop(form, closeWorkflow));
   renderRuns();
 }
 
@@ -834,6 +843,13 @@ async function start() {
     api('/sandbox/api/shortcut', { user: state.me });
   });
   $('workflow-open').addEventListener('click', openWorkflow);
+  // Esc closes what is on top: the app's modal, else the Run workflow panel.
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    const open = $('modal-root').querySelector('form.modal');
+    if (open?.dataset.view) closeModal(open.dataset.view);
+    else if ($('workflow-root').firstChild) closeWorkflow();
+  });
   // Everything above is synchronous, so no choice the person makes meanwhile goes unheard.
   useEmoji(await (await fetch('/sandbox/emoji.json')).json());
   // A reload is a new Slack client: open forms and messages only you saw do not come back.
