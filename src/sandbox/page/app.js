@@ -45,10 +45,7 @@ async function api(path, body) {
     goOffline();
     throw new Offline('the sandbox did not answer');
   }
-  if (response.status >= 500) {
-    goOffline();
-    throw new Offline(`the sandbox answered ${response.status}`);
-  }
+  // An answer, even an error, means the sandbox is up: only a failed connection is offline.
   return response.json();
 }
 
