@@ -30,7 +30,12 @@ import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { createSlackAnnouncer } from './slack/slack-announcer.ts';
-import { createBoltApp, slackClientOptions, socketModeConnection } from './slack/slack-app.ts';
+import {
+  createBoltApp,
+  slackClientOptions,
+  socketModeConnection,
+  startSocketMode,
+} from './slack/slack-app.ts';
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createStepConfirmer } from './slack/step-confirmer.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
@@ -305,6 +310,8 @@ async function serve(
     slack: {
       bolt,
       socketMode: config.mode === 'socket',
+      // A refused SLACK_APP_TOKEN is one line naming it, like a refused bot token.
+      connectSocket: () => startSocketMode(bolt, config.slack.apiUrl),
       port: config.port,
       host: config.host,
       routes: slackPortRoutes,

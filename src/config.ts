@@ -124,12 +124,53 @@ export const SANDBOX_DATABASE_FILE = 'sandbox.db';
 const sandboxDataDir = './data';
 const sandboxCredentials = { appName: 'slack-approvals', appKey: 'sandbox-app-key' };
 
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+// Each message says what the variable must be; loadConfig adds the variable's name and what was
+// given (see `given`), so a problem reads "POLL_CONCURRENCY: must be …; was \"four\"".
+const url = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http(s) URL, e.g. https://approvals.example.com',
+});
+const integer = (min: number, max: number) => {
+  const must = `must be a whole number from ${min} to ${max}`;
+  return z.coerce
+    .number({ error: must })
+    .int({ error: must })
+    .min(min, { error: must })
+    .max(max, { error: must });
+};
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, {
+    error: `must be ${values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`}`,
+  });
+
+/** Variables whose values are never shown, not even in an error about them. */
+const SECRETS = new Set([
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'APPROVAL_APP_KEY',
+  'DATABASE_URL',
+  'SANDBOX_DATA_DIR',
+]);
+
+/**
+ * What was given, as a problem may show it: a secret never (only a Slack token's type prefix,
+ * which tells a user token from a bot token), a URL without its password, anything long cut.
+ */
+function given(name: string, value: string): string {
+  if (SECRETS.has(name)) {
+    const prefix = /^(xox[a-z]|xapp)-/.exec(value)?.[0];
+    return prefix
+      ? `was a value starting "${prefix}" (the rest is not shown: it is a secret)`
+      : 'the value given is not shown: it is a secret';
+  }
+  const shown = value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  return `was "${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}"`;
+}
 
 const envSchema = z.object({
-  APP_MODE: z.enum(['sandbox', 'http', 'socket']).optional(),
-  APP_LANGUAGE: z.enum(['en', 'zh'], { error: 'must be en or zh' }).default('en'),
+  APP_MODE: oneOf(['sandbox', 'http', 'socket']).optional(),
+  APP_LANGUAGE: oneOf(['en', 'zh']).default('en'),
   SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must be a bot token (xoxb-…)').optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
@@ -139,7 +180,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).optional(),
   ADMIN_PORT: integer(0, 65535).optional(),
   ADMIN_HOST: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
@@ -196,8 +237,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   const parsed = envSchema.safeParse(set);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      problems.push(`${issue.path.join('.')}: ${issue.message}`);
+    for (const issue of parsed.error.issues) {
+      const name = issue.path.join('.');
+      const value = set[name];
+      // SANDBOX_DATA_DIR's message already says why its value is not shown.
+      const shown =
+        value === undefined || name === 'SANDBOX_DATA_DIR' ? '' : `; ${given(name, value)}`;
+      problems.push(`${name}: ${issue.message}${shown}`);
+    }
   }
   const e = parsed.success ? parsed.data : undefined;
   const has = (name: string) => set[name] !== undefined;
@@ -243,7 +290,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // The attempt's last call must end inside its lease (see the dispatcher), with room for work.
   if (e && e.ANNOUNCEMENT_LEASE_SECONDS * 1000 < 3 * e.SLACK_TIMEOUT_MS)
     problems.push(
-      `ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (${Math.ceil((3 * e.SLACK_TIMEOUT_MS) / 1000)} s)`,
+      `ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (${Math.ceil((3 * e.SLACK_TIMEOUT_MS) / 1000)} s); was ${e.ANNOUNCEMENT_LEASE_SECONDS}`,
     );
   // 0 asks the system for a free port each, so only equal fixed ports collide.
   if (e?.ADMIN_PORT !== undefined && e.ADMIN_PORT !== 0 && e.ADMIN_PORT === e.PORT)

@@ -34,6 +34,8 @@ export interface LifecycleParts {
   slack: {
     bolt: App;
     socketMode: boolean;
+    /** Opens the Socket Mode connection (Socket Mode only). */
+    connectSocket(): Promise<void>;
     port: number;
     host: string | undefined;
     /** Served on PORT beside Slack's endpoint (the probes, when there is no admin listener). */
@@ -59,7 +61,7 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
   let slackServer: Server | undefined;
   let port: number | undefined;
   if (slack.socketMode) {
-    await slack.bolt.start();
+    await slack.connectSocket();
     // Socket Mode needs no port of its own; PORT serves the probes unless ADMIN_PORT does.
     if (slack.routes.length > 0) {
       slackServer = await listen(slack.routes, slack.port, slack.host);

@@ -140,7 +140,7 @@ describe('loadConfig', () => {
   it('refuses a delivery lease too short for the Slack timeout, since a late call could outlive it', () => {
     expect(
       problemsOf({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: '20', SLACK_TIMEOUT_MS: '10000' }),
-    ).toEqual(['ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (30 s)']);
+    ).toEqual(['ANNOUNCEMENT_LEASE_SECONDS: must be at least 3 × SLACK_TIMEOUT_MS (30 s); was 20']);
     expect(
       loadConfig({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: '3', SLACK_TIMEOUT_MS: '1000' })
         .delivery.leaseMs,
@@ -219,6 +219,66 @@ describe('loadConfig', () => {
 
   it('accepts a seconds field in the poll schedule', () => {
     expect(loadConfig({ STATUS_POLL_CRON: '*/5 * * * * *' }).poll.cron).toBe('*/5 * * * * *');
+  });
+
+  describe('says of each problem the variable, what it must be, and what was given', () => {
+    it.each([
+      [
+        'integer',
+        { POLL_CONCURRENCY: 'four' },
+        'POLL_CONCURRENCY: must be a whole number from 1 to 64; was "four"',
+      ],
+      [
+        'integer out of range',
+        { POLL_CONCURRENCY: '100' },
+        'POLL_CONCURRENCY: must be a whole number from 1 to 64; was "100"',
+      ],
+      [
+        'integer with a fraction',
+        { PORT: '80.5' },
+        'PORT: must be a whole number from 0 to 65535; was "80.5"',
+      ],
+      [
+        'enum',
+        { LOG_LEVEL: 'verbose' },
+        'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace; was "verbose"',
+      ],
+      ['enum of two', { APP_LANGUAGE: 'fr' }, 'APP_LANGUAGE: must be en or zh; was "fr"'],
+      [
+        'URL',
+        { APPROVAL_WEB_URL: 'approvals.example.com' },
+        'APPROVAL_WEB_URL: must be an http(s) URL, e.g. https://approvals.example.com; was "approvals.example.com"',
+      ],
+      [
+        'cron',
+        { STATUS_POLL_CRON: 'every minute' },
+        'STATUS_POLL_CRON: must be a node-cron expression, e.g. "*/30 * * * * *"; was "every minute"',
+      ],
+      [
+        'token prefix',
+        { SLACK_BOT_TOKEN: 'xoxp-1-user-secret' },
+        'SLACK_BOT_TOKEN: must be a bot token (xoxb-…); was a value starting "xoxp-" (the rest is not shown: it is a secret)',
+      ],
+      [
+        'token without a prefix',
+        { SLACK_APP_TOKEN: 'raw-secret-value' },
+        'SLACK_APP_TOKEN: must be an app-level token (xapp-…); the value given is not shown: it is a secret',
+      ],
+    ] as const)('%s', (_kind, env, problem) => {
+      const problems = problemsOf({ ...slackHttp, ...env });
+      expect(problems).toEqual([problem]);
+      expect(problems.join()).not.toMatch(/Invalid input|received/);
+    });
+
+    it('shows a URL without its password', () => {
+      const problems = problemsOf({
+        ...slackHttp,
+        APPROVAL_BASE_URL: 'ftp://svc:url-password@approvals.example',
+      });
+      expect(problems).toEqual([
+        'APPROVAL_BASE_URL: must be an http(s) URL, e.g. https://approvals.example.com; was "ftp://svc:***@approvals.example"',
+      ]);
+    });
   });
 
   it('never puts a secret into its error message', () => {

@@ -141,6 +141,38 @@ describe('npm start', () => {
     }
   });
 
+  it('says in one line, without a stack, that Slack refused SLACK_APP_TOKEN in Socket Mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'main-'));
+    // The stand-in accepts its own bot token and refuses any other app token in
+    // apps.connections.open, as Slack does with invalid_auth.
+    const workspace = new Workspace({ people: [] });
+    const api = await startWebApiServer(workspace);
+    try {
+      const refused = run({
+        SLACK_BOT_TOKEN: workspace.botToken,
+        SLACK_APP_TOKEN: 'xapp-1-refused-app-token',
+        SLACK_API_URL: api.apiUrl,
+        APPROVAL_BASE_URL: 'http://127.0.0.1:9',
+        APPROVAL_APP_NAME: 'n',
+        APPROVAL_APP_KEY: 'k',
+        DATABASE_URL: join(dir, 'a.db'),
+        PORT: '0',
+      });
+      expect(await refused.exited).toBe(1);
+      const output = refused.output();
+      expect(output).toContain(
+        'Slack did not accept SLACK_APP_TOKEN (apps.connections.open: invalid_auth)',
+      );
+      expect(output).not.toContain('    at ');
+      expect(output).not.toContain('could not start');
+      expect(output).not.toContain('refused-app-token');
+      expect(output).not.toContain(workspace.botToken);
+    } finally {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to run the sandbox when a deployment setting is there but the Slack ones are not', async () => {
     const started = run({ DATABASE_URL: 'postgres://db.internal/approvals' });
     expect(await started.exited).toBe(1);

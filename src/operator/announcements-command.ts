@@ -3,6 +3,7 @@ import type { ApprovalStore } from '../approvals/approval-store.ts';
 const USAGE = `Usage:
   npm run announcements -- failed            list announcements that failed for good
   npm run announcements -- redrive <id>…     make these failed announcements pending again
+                                             (exits 1 when none was, because an id is unknown)
   npm run announcements -- redrive --all     make every failed announcement pending again`;
 
 /**
@@ -12,7 +13,13 @@ const USAGE = `Usage:
  */
 export async function announcementsCommand(
   args: string[],
-  deps: { store: ApprovalStore; now: () => Date; out: (line: string) => void },
+  deps: {
+    store: ApprovalStore;
+    /** The state of each named announcement that exists (see store/announcement-states.ts). */
+    states: (ids: readonly string[]) => Promise<Map<string, string>>;
+    now: () => Date;
+    out: (line: string) => void;
+  },
 ): Promise<number> {
   const [verb, ...rest] = args;
   if (verb === 'failed') {
@@ -32,9 +39,22 @@ export async function announcementsCommand(
       deps.out('Give either --all or ids, not both.');
       return 2;
     }
+    // Read before the re-drive, which makes the failed ones pending like any other.
+    const states = await deps.states(ids);
     const count = await deps.store.redriveAnnouncements(deps.now(), all ? undefined : ids);
     deps.out(`${count} announcement${count === 1 ? '' : 's'} pending again`);
-    return 0;
+    const unknown = ids.filter((id) => !states.has(id));
+    const notFailed = ids.filter((id) => states.has(id) && states.get(id) !== 'failed');
+    if (unknown.length > 0)
+      deps.out(
+        `Unknown id${unknown.length === 1 ? '' : 's'}, no such announcement: ${unknown.join(', ')} (\`npm run announcements -- failed\` lists the failed ones with their ids)`,
+      );
+    if (notFailed.length > 0)
+      deps.out(
+        `Not failed, left as ${notFailed.length === 1 ? 'it is' : 'they are'}: ${notFailed.map((id) => `${id} (${states.get(id)})`).join(', ')}`,
+      );
+    // A typo must not pass for success in a script; ids that were simply not failed may.
+    return count === 0 && unknown.length > 0 ? 1 : 0;
   }
   deps.out(USAGE);
   return 2;

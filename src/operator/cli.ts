@@ -1,4 +1,5 @@
 import { withDotEnv } from '../config.ts';
+import { announcementStates } from '../store/announcement-states.ts';
 import { createApprovalStore } from '../store/approval-store.ts';
 import { DatabaseError, openDatabase } from '../store/database.ts';
 import { announcementsCommand } from './announcements-command.ts';
@@ -18,6 +19,7 @@ const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
 try {
   process.exitCode = await announcementsCommand(process.argv.slice(2), {
     store: createApprovalStore(database.db, database.dialect),
+    states: (ids) => announcementStates(database.db, ids),
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),
   });

@@ -261,6 +261,8 @@ export class SlackRequester {
       message: {
         type: 'message',
         user: message.user,
+        // As Slack's payload: a message the app posted carries its bot_id.
+        ...(message.user === this.workspace.botUserId ? { bot_id: this.workspace.botId } : {}),
         text: message.text,
         ts: message.ts,
         ...(message.threadTs ? { thread_ts: message.threadTs } : {}),

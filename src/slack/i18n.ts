@@ -15,6 +15,8 @@ export function languageOf(locale: string | undefined): Language {
 
 const en = {
   modalTitle: 'Request approval',
+  shortcutOnOwnMessage:
+    'This message is from the Approvals app itself (an approval request or one of its updates), so there is nothing here to request approval for. *Follow and discuss that approval in the message’s thread.* To start a new approval, type `/approve`, or use ⋯ *Request approval* on a message someone wrote.',
   submit: 'Submit',
   cancel: 'Cancel',
   close: 'Close',
@@ -239,6 +241,8 @@ export type Messages = typeof en;
 
 const zh: Messages = {
   modalTitle: '发起审批',
+  shortcutOnOwnMessage:
+    '这条消息来自审批应用本身（一条审批申请或它的进展），不能再为它发起审批。*请在这条消息的讨论串里跟进和讨论该审批。* 要发起新的审批，请输入 `/approve`，或在某人写的消息上使用 ⋯ *Request approval*（发起审批）。',
   submit: '提交',
   cancel: '取消',
   close: '关闭',

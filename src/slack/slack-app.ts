@@ -60,6 +60,31 @@ export function slackClientOptions(
  * The bot token is checked once here (auth.test), so a wrong token stops the start with a clear
  * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
  */
+/**
+ * Bolt's start in Socket Mode, with a refused SLACK_APP_TOKEN (apps.connections.open answering
+ * `invalid_auth`, `not_allowed_token_type`, …) or an unreachable Slack told in one line, as a
+ * refused bot token is, instead of the client's error with its stack.
+ */
+export async function startSocketMode(app: App, apiUrl: string | undefined): Promise<void> {
+  await app.start().catch((error: unknown) => {
+    const platform = (error as { data?: { error?: string } }).data?.error;
+    if (platform)
+      throw new AppError(
+        'slack_auth_failed',
+        `Slack did not accept SLACK_APP_TOKEN (apps.connections.open: ${platform}); it must be an app-level token with the connections:write scope (Basic Information → App-Level Tokens)`,
+        { cause: error },
+      );
+    const code = (error as { code?: string }).code;
+    if (code && /^(slack_webapi_request_error|E[A-Z]+)$/.test(code))
+      throw new AppError(
+        'slack_unreachable',
+        `Could not reach Slack at ${apiUrl ?? 'https://slack.com/api/'} to open the Socket Mode connection with SLACK_APP_TOKEN (${(error as { original?: { code?: string } }).original?.code ?? code}); check the network, a proxy, or SLACK_API_URL`,
+        { cause: error },
+      );
+    throw error;
+  });
+}
+
 export async function createBoltApp(options: BoltAppOptions): Promise<App> {
   const clientOptions = slackClientOptions('interactive', options);
   const identity = await new WebClient(options.botToken, clientOptions).auth

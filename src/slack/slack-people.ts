@@ -19,6 +19,30 @@ export interface SlackPeople {
   findByEmail(email: string): Promise<string | null>;
 }
 
+/**
+ * The person's Slack locale, asked for (users.info) when not cached, but waiting at most `waitMs`:
+ * for answers that must go out within Slack's 3 s (an acknowledgement, a trigger_id), where a
+ * slow Slack may cost the language but never the answer. Undefined when it did not come in time.
+ */
+export async function localeWithin(
+  people: Pick<SlackPeople, 'get' | 'cached'>,
+  userId: string,
+  waitMs: number,
+): Promise<string | undefined> {
+  const cached = people.cached(userId)?.locale;
+  if (cached) return cached;
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    people.get(userId).then(
+      (person) => person.locale,
+      () => undefined,
+    ),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const TTL_MS = 10 * 60_000;
 const MAX_ENTRIES = 5000;
 

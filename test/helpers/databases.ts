@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,6 +16,42 @@ export interface TestDatabase {
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
+/** The URL a local Postgres usually answers on, as README and .ci/run use it. */
+export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * Why the Postgres suites cannot run, or undefined when they can: always with the command that
+ * turns them on, and saying so when a Postgres is already listening on 127.0.0.1:5432.
+ */
+export function postgresSkipReason(
+  url: string | undefined,
+  localPostgresListening: boolean,
+): string | undefined {
+  if (url) return undefined;
+  const run = `TEST_POSTGRES_URL=${LOCAL_POSTGRES_URL} npm test`;
+  return localPostgresListening
+    ? `TEST_POSTGRES_URL is not set, though a Postgres is listening on 127.0.0.1:5432; to run them: ${run}`
+    : `TEST_POSTGRES_URL is not set; to run them, start Postgres and run ${run} (.ci/run does both)`;
+}
+
+/** Whether something accepts connections on 127.0.0.1:5432, asked once, for at most 300 ms. */
+function localPostgresListening(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: 5432 });
+    const done = (listening: boolean) => {
+      socket.destroy();
+      resolve(listening);
+    };
+    socket.setTimeout(300, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+const postgresSkip = postgresUrl
+  ? undefined
+  : postgresSkipReason(undefined, await localPostgresListening());
+
 /** Every dialect the store supports; one suite runs against each. */
 export const TEST_DATABASES: TestDatabase[] = [
   {
@@ -29,7 +66,7 @@ export const TEST_DATABASES: TestDatabase[] = [
   },
   {
     name: 'postgres',
-    ...(postgresUrl ? {} : { skipReason: 'TEST_POSTGRES_URL is not set (.ci/run sets it)' }),
+    ...(postgresSkip ? { skipReason: postgresSkip } : {}),
     async create() {
       if (!postgresUrl) throw new Error('TEST_POSTGRES_URL is not set');
       // A database of its own per test file, so files can run in parallel.

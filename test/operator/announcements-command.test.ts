@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
+import { announcementStates } from '../../src/store/announcement-states.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { sampleApproval } from '../helpers/outbox-seed.ts';
@@ -35,6 +36,7 @@ async function run(args: string[]) {
   const lines: string[] = [];
   const code = await announcementsCommand(args, {
     store,
+    states: (ids: readonly string[]) => announcementStates(db.db, ids),
     now: () => T0,
     out: (l) => lines.push(l),
   });
@@ -53,12 +55,36 @@ describe('npm run announcements', () => {
   it('re-drives the failed announcements named, or all of them', async () => {
     expect((await run(['redrive', 'AAAAAAAAAAAa:other'])).lines).toEqual([
       '0 announcements pending again',
+      'Unknown id, no such announcement: AAAAAAAAAAAa:other (`npm run announcements -- failed` lists the failed ones with their ids)',
     ]);
     expect((await run(['redrive', '--all'])).lines).toEqual(['1 announcement pending again']);
     expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toContain(
       'AAAAAAAAAAAa:request',
     );
     expect((await run(['failed'])).lines[0]).toBe('0 failed announcements');
+  });
+
+  it('says which ids are unknown and fails when none was re-driven because of them', async () => {
+    const unknown = await run(['redrive', '999']);
+    expect(unknown.lines).toEqual([
+      '0 announcements pending again',
+      'Unknown id, no such announcement: 999 (`npm run announcements -- failed` lists the failed ones with their ids)',
+    ]);
+    expect(unknown.code).toBe(1);
+
+    // One known failed id among them is re-driven; the unknown one is still named.
+    const mixed = await run(['redrive', 'AAAAAAAAAAAa:request', '998']);
+    expect(mixed.lines[0]).toBe('1 announcement pending again');
+    expect(mixed.lines[1]).toContain('Unknown id, no such announcement: 998');
+    expect(mixed.code).toBe(0);
+
+    // Now pending, not failed: named as such, and not an error.
+    const again = await run(['redrive', 'AAAAAAAAAAAa:request']);
+    expect(again.lines).toEqual([
+      '0 announcements pending again',
+      'Not failed, left as it is: AAAAAAAAAAAa:request (pending)',
+    ]);
+    expect(again.code).toBe(0);
   });
 
   it('explains its usage when the words are off', async () => {

@@ -439,6 +439,16 @@ describe('Chinese and English', () => {
     expect(hh.workspace.replies(parent.channel, parent.ts).at(-1)?.text).toContain('同意');
   });
 
+  it('answers help in Chinese to a zh-CN person whose first command it is', async () => {
+    const hh = await harness();
+    // Nothing else first: the app has not looked this person up yet.
+    const { response } = await command(hh, 'li.wei@corp.example', 'help');
+    expect(response.status).toBe(200);
+    expect(String(response.json?.text)).toContain('发起审批');
+    const en = await command(hh, 'sam.taylor@corp.example', 'help');
+    expect(String(en.response.json?.text)).toContain('Request approval');
+  });
+
   it('answers help in Chinese to a zh-CN person', async () => {
     const hh = await harness();
     await hh.openModal('li.wei@corp.example');

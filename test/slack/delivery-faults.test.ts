@@ -4,8 +4,9 @@ import { createApprovalServiceClient } from '../../src/approval-service/approval
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
+import { announcementStates } from '../../src/store/announcement-states.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
-import { openDatabase } from '../../src/store/database.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
 import { seedApproval } from '../helpers/outbox-seed.ts';
 
@@ -33,10 +34,13 @@ function movableClock() {
 const replies = (h: Harness, parent: { channel: string; ts: string }, text: string) =>
   h.workspace.replies(parent.channel, parent.ts).filter((m) => m.text.includes(text));
 
-async function withStore<T>(h: Harness, use: (store: ApprovalStore) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  h: Harness,
+  use: (store: ApprovalStore, db: DatabaseHandle) => Promise<T>,
+): Promise<T> {
   const db = await openDatabase(h.env.DATABASE_URL);
   try {
-    return await use(createApprovalStore(db.db, db.dialect));
+    return await use(createApprovalStore(db.db, db.dialect), db);
   } finally {
     await db.close();
   }
@@ -404,9 +408,10 @@ describe('delivery under production faults', () => {
     expect(failure).toMatchObject({ reason: 'Slack: invalid_blocks' });
     h.workspace.beforeCall = undefined;
     const lines: string[] = [];
-    await withStore(h, (store) =>
+    await withStore(h, (store, db) =>
       announcementsCommand(['redrive', id], {
         store,
+        states: (ids) => announcementStates(db.db, ids),
         now: () => new Date(),
         out: (l) => lines.push(l),
       }),

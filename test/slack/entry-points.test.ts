@@ -119,6 +119,45 @@ describe('the message shortcut', () => {
     expect(hh.workspace.replies(general, request.ts)).toEqual([]);
   });
 
+  it('on the app’s own request card or its thread reply, says to follow it in the thread and opens no form, in the person’s language', async () => {
+    const hh = await harness();
+    const { approval, parent } = await hh.startApproval(SAM);
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    const reply = await waitFor(() =>
+      hh.workspace.replies(parent.channel, parent.ts).find((m) => m.text.includes('Approved')),
+    );
+    const viewsBefore = hh.workspace.views.size;
+    const answerTo = async (login: string, message: Message) => {
+      const userId = hh.user(login);
+      const seen = new Set([...hh.workspace.views.values()].map((v) => v.id));
+      const response = await hh.slack.messageShortcut(
+        userId,
+        message.channel,
+        message.ts,
+        'request_approval_from_message',
+      );
+      expect(response.status).toBe(200);
+      const view = await waitFor(
+        () => [...hh.workspace.views.values()].find((v) => v.user === userId && !seen.has(v.id)),
+        5000,
+        'the answer on the app’s own message',
+      );
+      return JSON.stringify(view.view);
+    };
+    const onCard = await answerTo(SAM, parent);
+    expect(onCard).toContain('Follow and discuss that approval in the message’s thread.');
+    expect(onCard).not.toContain('Pending');
+    expect(onCard).not.toContain('"type":"input"');
+    expect(await answerTo(SAM, reply)).toContain('in the message’s thread');
+    // Li Wei's Slack is in Chinese (zh-CN), and nothing has looked her up before.
+    expect(await answerTo('li.wei@corp.example', parent)).toContain('请在这条消息的讨论串里');
+    expect(hh.workspace.views.size).toBe(viewsBefore + 3);
+    // No form was filled in, so nothing more was started.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hh.sim.approvals()).toHaveLength(1);
+  });
+
   it('posts the request in the requester’s DM when the app is not in the message’s channel', async () => {
     const hh = await harness();
     const sam = hh.user(SAM);

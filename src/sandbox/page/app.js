@@ -13,22 +13,47 @@ const state = {
   menuFor: null,
   errors: {},
   approvals: [],
+  /** Whether the sandbox (Slack and the app) answers; false from a failed call until it is back. */
+  online: true,
+  /** Messages only this page shows: Slackbot saying a command failed while the app was down. */
+  local: [],
+  /** Modals closed while the app was down: Slack closes them at once, whatever the app does. */
+  closedLocally: new Set(),
+  /** What the page showed, by name, to find again after a restart gives everything new ids. */
+  meEmail: '',
+  channelName: '',
 };
 const $ = (id) => document.getElementById(id);
 
+/** Thrown when the sandbox does not answer (stopped, restarting): the page goes offline. */
+class Offline extends Error {}
+
 async function api(path, body) {
-  const response = await fetch(
-    path,
-    body === undefined
-      ? {}
-      : {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        },
-  );
+  let response;
+  try {
+    response = await fetch(
+      path,
+      body === undefined
+        ? {}
+        : {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          },
+    );
+  } catch {
+    goOffline();
+    throw new Offline('the sandbox did not answer');
+  }
+  // An answer, even an error, means the sandbox is up: only a failed connection is offline.
   return response.json();
 }
+
+/** What Slack's client says when it could not get a command to the app (Slackbot, only to you). */
+const dispatchFailed = (command) => `${command} failed with the error "dispatch_failed"`;
+
+/** What Slack shows in a modal whose submission the app did not answer. */
+const MODAL_TROUBLE = 'We had some trouble connecting. Try again?';
 
 const names = () => new Map(state.data.people.map((p) => [p.id, p.name]));
 const ctx = (extra = {}) => ({
@@ -190,7 +215,9 @@ function renderSidebar() {
 }
 
 function currentChannel() {
-  return state.data.channels.find((c) => c.id === state.channel);
+  const channel = state.data.channels.find((c) => c.id === state.channel);
+  if (channel) state.channelName = channel.kind === 'im' ? 'app' : channel.name;
+  return channel;
 }
 
 function renderMain() {
@@ -230,7 +257,9 @@ function renderMain() {
     );
     return;
   }
-  const list = state.data.messages.filter((m) => m.channel === channel?.id && !m.threadTs);
+  const list = [...state.data.messages, ...state.local]
+    .filter((m) => m.channel === channel?.id && !m.threadTs)
+    .sort((a, b) => Number(a.ts) - Number(b.ts));
   const box = $('messages');
   // A channel opens at its latest message; new ones keep it there unless the person scrolled up.
   const atBottom =
@@ -280,7 +309,7 @@ let shownModal = '';
 
 function renderModal() {
   const root = $('modal-root');
-  const open = state.data.views.at(-1);
+  const open = state.data.views.filter((v) => !state.closedLocally.has(v.id)).at(-1);
   if (!open) {
     shownModal = '';
     root.replaceChildren();
@@ -337,6 +366,14 @@ function renderModal() {
         values: collectValues(body),
       });
       state.errors[open.id] = result.errors ?? {};
+    } catch (error) {
+      if (!(error instanceof Offline)) throw error;
+      // The form stays as it is, with Slack's word that it did not go through.
+      form.querySelector('.modal-trouble')?.remove();
+      form
+        .querySelector('footer')
+        .prepend(el('p', { class: 'modal-trouble', role: 'alert' }, MODAL_TROUBLE));
+      return;
     } finally {
       submit.disabled = false;
       form.removeAttribute('aria-busy');
@@ -366,7 +403,16 @@ function renderModal() {
   form.addEventListener('change', (event) => {
     if (event.target.dataset) event.target.dataset.dirty = '1';
   });
-  root.replaceChildren(el('div', { class: 'overlay' }, form));
+  root.replaceChildren(backdrop(form, () => closeModal(open.id)));
+}
+
+/** A modal's overlay: a click on it, outside the modal, closes the modal, as in Slack. */
+function backdrop(form, close) {
+  const overlay = el('div', { class: 'overlay' }, form);
+  overlay.addEventListener('click', (event) => {
+    if (event.target === overlay) close();
+  });
+  return overlay;
 }
 
 /**
@@ -453,7 +499,7 @@ function openWorkflow() {
     }
     await refresh();
   });
-  $('workflow-root').replaceChildren(el('div', { class: 'overlay' }, form));
+  $('workflow-root').replaceChildren(backdrop(form, closeWorkflow));
   renderRuns();
 }
 
@@ -504,12 +550,24 @@ function renderRuns() {
 }
 
 async function closeModal(id) {
-  await api(`/sandbox/api/views/${id}/close`, {});
-  await refresh();
+  // Slack closes a modal at once; telling the app (view_closed) is Slack's business after that.
+  state.closedLocally.add(id);
+  renderModal();
+  try {
+    await api(`/sandbox/api/views/${id}/close`, {});
+    await refresh();
+  } catch (error) {
+    if (!(error instanceof Offline)) throw error;
+  }
 }
 
 async function renderApprovals() {
-  const { approvals } = await api('/simulator/api/approvals');
+  if (!state.online) return;
+  const { approvals } = await api('/simulator/api/approvals').catch((error) => {
+    if (error instanceof Offline) return { approvals: state.approvals };
+    throw error;
+  });
+  state.approvals = approvals;
   const who = (login) => state.data.people.find((p) => p.email === login)?.name ?? login;
   const words = { pending: '待办 pending', approved: '同意 approved', rejected: '不同意 rejected' };
   $('approvals').replaceChildren(
@@ -592,6 +650,10 @@ async function refresh() {
     const dm = state.data.channels.find((c) => c.kind === 'im');
     if (dm) state.channel = dm.id;
   }
+  // A channel this workspace does not have (the sandbox restarted with new ids): the same by name.
+  if (state.channel && state.channel !== 'app' && !currentChannel())
+    state.channel =
+      state.data.channels.find((c) => c.kind !== 'im' && c.name === state.channelName)?.id ?? '';
   if (!state.channel)
     state.channel = state.data.channels.find((c) => c.kind === 'public')?.id ?? '';
   render();
@@ -602,30 +664,144 @@ async function send(input, threadTs) {
   if (!text) return;
   input.value = '';
   const channel = currentChannel()?.id ?? state.channel;
-  await api('/sandbox/api/message', {
-    user: state.me,
-    channel,
-    text,
-    ...(threadTs ? { threadTs } : {}),
-  });
+  try {
+    if (!state.online) throw new Offline('offline');
+    await api('/sandbox/api/message', {
+      user: state.me,
+      channel,
+      text,
+      ...(threadTs ? { threadTs } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof Offline)) throw error;
+    if (text.startsWith('/')) {
+      // As Slack does: Slackbot says, to you alone, that the command did not reach the app.
+      state.local.push({
+        channel,
+        ts: String(Date.now() / 1000),
+        user: state.data.slackbotId,
+        text: dispatchFailed(text.split(/\s/)[0]),
+        ephemeral: true,
+        blocks: [],
+      });
+    } else {
+      // A message that could not be sent stays in the box, to send again.
+      input.value = text;
+    }
+    $('messages').dataset.channel = '';
+    render();
+    return;
+  }
   // What you send is what you want to see: jump to it, as Slack does.
   $('messages').dataset.channel = '';
   if (threadTs) $('thread-messages').dataset.thread = '';
   await refresh();
 }
 
-async function start() {
-  const first = await api('/sandbox/api/state?user=');
+/**
+ * Fills "You are" with the workspace's people and chooses who the page plays: the same person as
+ * before (by e-mail, since a restarted sandbox gives everyone new ids), else the stored one.
+ */
+function choosePeople(first) {
   const people = first.people.filter((p) => !p.isBot);
   const who = $('who');
-  for (const p of people) who.append(el('option', { value: p.id }, `${p.name} · ${p.locale}`));
+  who.replaceChildren(
+    ...people.map((p) => el('option', { value: p.id }, `${p.name} · ${p.locale}`)),
+  );
   const stored = localStorage.getItem('sandbox-user');
-  state.me = people.some((p) => p.id === stored)
-    ? stored
-    : (people.find((p) => p.locale === 'en-US' && p.email?.startsWith('sam'))?.id ?? people[0].id);
+  const same = state.meEmail && people.find((p) => p.email === state.meEmail);
+  state.me = same
+    ? same.id
+    : people.some((p) => p.id === stored)
+      ? stored
+      : (people.find((p) => p.locale === 'en-US' && p.email?.startsWith('sam'))?.id ??
+        people[0].id);
+  state.meEmail = people.find((p) => p.id === state.me)?.email ?? '';
   who.value = state.me;
+}
+
+function goOffline() {
+  if (!state.online) return;
+  state.online = false;
+  document.body.dataset.online = 'false';
+  $('connection').hidden = false;
+  reconnect();
+}
+
+/**
+ * Asks every second until the sandbox answers again, then carries on as a Slack client does after
+ * a reconnect: a new session (forms that were open are gone), the same person and channel by
+ * name, everything drawn afresh. No reload needed.
+ */
+async function reconnect() {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    let first;
+    try {
+      const response = await fetch('/sandbox/api/state?user=');
+      if (!response.ok) continue;
+      first = await response.json();
+    } catch {
+      continue;
+    }
+    choosePeople(first);
+    const channel = first.channels.find((c) => c.kind !== 'im' && c.name === state.channelName);
+    state.channel = state.channelName === 'app' ? 'app' : (channel?.id ?? '');
+    state.thread = null;
+    state.menuFor = null;
+    state.local = [];
+    state.errors = {};
+    state.closedLocally.clear();
+    state.online = true;
+    try {
+      await api('/sandbox/api/session', { user: state.me });
+      await refresh();
+      await renderApprovals();
+    } catch (error) {
+      if (error instanceof Offline) continue;
+      throw error;
+    }
+    $('connection').hidden = true;
+    document.body.dataset.online = 'true';
+    listen();
+    return;
+  }
+}
+
+let events;
+
+/** Live: the workspace says when anything changes; the service panel follows along. */
+function listen() {
+  events?.close();
+  events = new EventSource('/sandbox/api/events');
+  let pending = false;
+  events.onmessage = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(async () => {
+      pending = false;
+      try {
+        await refresh();
+        await renderApprovals();
+      } catch (error) {
+        if (!(error instanceof Offline)) throw error;
+      }
+    }, 100);
+  };
+  // The stream breaking is the first sign the sandbox stopped.
+  events.onerror = () => {
+    events.close();
+    goOffline();
+  };
+}
+
+async function start() {
+  const first = await api('/sandbox/api/state?user=');
+  choosePeople(first);
+  const who = $('who');
   who.addEventListener('change', async () => {
     state.me = who.value;
+    state.meEmail = state.data?.people.find((p) => p.id === state.me)?.email ?? '';
     localStorage.setItem('sandbox-user', state.me);
     state.channel = '';
     state.thread = null;
@@ -664,6 +840,13 @@ async function start() {
     api('/sandbox/api/shortcut', { user: state.me });
   });
   $('workflow-open').addEventListener('click', openWorkflow);
+  // Esc closes what is on top: the app's modal, else the Run workflow panel.
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    const open = $('modal-root').querySelector('form.modal');
+    if (open?.dataset.view) closeModal(open.dataset.view);
+    else if ($('workflow-root').firstChild) closeWorkflow();
+  });
   // Everything above is synchronous, so no choice the person makes meanwhile goes unheard.
   useEmoji(await (await fetch('/sandbox/emoji.json')).json());
   // A reload is a new Slack client: open forms and messages only you saw do not come back.
@@ -671,17 +854,8 @@ async function start() {
   await refresh();
   await renderApprovals();
   document.body.dataset.ready = 'true';
-  // Live: the workspace says when anything changes; the service panel follows along.
-  let pending = false;
-  new EventSource('/sandbox/api/events').onmessage = () => {
-    if (pending) return;
-    pending = true;
-    setTimeout(async () => {
-      pending = false;
-      await refresh();
-      await renderApprovals();
-    }, 100);
-  };
+  document.body.dataset.online = 'true';
+  listen();
   setInterval(renderApprovals, 3000);
 }
 

@@ -14,6 +14,7 @@ import {
 import { messagesFor } from '../../i18n.ts';
 import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { localeWithin } from '../../slack-people.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<
@@ -35,10 +36,18 @@ async function reply(args: Args, message: { text: string; blocks: unknown[] }): 
   });
 }
 
-/** `/approve help`: answered in the acknowledgement itself, visible only to the person. */
+/** How long help waits for the person's locale (users.info) before answering in English. */
+const HELP_LOCALE_WAIT_MS = 1000;
+
+/**
+ * `/approve help`: answered in the acknowledgement itself, visible only to the person, in their
+ * language. Help is often someone's first command, so the locale is looked up (users.info, once
+ * per person) rather than taken only from the cache the other commands fill; the wait is bounded
+ * well inside Slack's 3 s so a slow Slack costs the language, never the answer.
+ */
 export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
-  const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
-  await args.ack({ response_type: 'ephemeral', text: t.help });
+  const locale = await localeWithin(deps.people, args.command.user_id, HELP_LOCALE_WAIT_MS);
+  await args.ack({ response_type: 'ephemeral', text: messagesFor(locale).help });
 }
 
 /**

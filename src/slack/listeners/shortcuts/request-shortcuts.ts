@@ -6,13 +6,18 @@ import type {
   SlackShortcutMiddlewareArgs,
 } from '@slack/bolt';
 import { noteWithSource, titleFromText } from '../../../approvals/prefill.ts';
-import { NOTE_MAX, TITLE_MAX } from '../../blocks/approval-modal.ts';
+import { buildMessageModal, NOTE_MAX, TITLE_MAX } from '../../blocks/approval-modal.ts';
+import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
 import { mentionedUsers, readableText } from '../../message-text.ts';
 import { openApprovalForm } from '../../open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { localeWithin } from '../../slack-people.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger'>;
+
+/** How long the answer on the app's own message waits for the locale; the trigger lasts 3 s. */
+const OWN_LOCALE_WAIT_MS = 1000;
 
 /**
  * "Request approval" on a message: the form, titled with the message's first line and noting its
@@ -24,9 +29,23 @@ export function messageShortcut(deps: Deps) {
     ack,
     shortcut,
     client,
+    context,
   }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const { message, channel } = shortcut;
+    // Slack offers the shortcut on every message, the app's own too. A request card would make a
+    // title like "Approval request: … — Pending · 待办": its approval is followed in its thread.
+    const own =
+      (context.botId !== undefined && message.bot_id === context.botId) ||
+      (context.botUserId !== undefined && message.user === context.botUserId);
+    if (own) {
+      const t = messagesFor(await localeWithin(deps.people, shortcut.user.id, OWN_LOCALE_WAIT_MS));
+      await client.views.open({
+        trigger_id: shortcut.trigger_id,
+        view: buildMessageModal([t.shortcutOnOwnMessage], t),
+      });
+      return;
+    }
     const text = message.text ?? '';
     const prefill = (link?: string) => {
       const readable = readableText(text, (id) => deps.people.cached(id)?.name);
