@@ -580,7 +580,9 @@ export class Workspace {
     const { text, blocks } = this.messageContent(a);
     message.text = text;
     message.blocks = blocks;
-    message.edited = true;
+    // As Slack documents for chat.update: a message updated with blocks shows no "edited" flag;
+    // one updated with text alone does.
+    if (!blocks || (Array.isArray(blocks) && blocks.length === 0)) message.edited = true;
     this.emit('message');
     return { channel: channel.id, ts: message.ts, text };
   }

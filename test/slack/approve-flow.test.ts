@@ -260,6 +260,8 @@ describe('the request message', () => {
     // Sent without waiting for the thread, then edited to link to it.
     await waitFor(() => JSON.stringify(dm.blocks).includes('View request'), 5000, 'the link');
     expect(hh.workspace.messages.filter((m) => m.channel === dm.channel)).toHaveLength(1);
+    // The edit is of its blocks: the approver does not see "(edited)" on a message just arrived.
+    expect(dm.edited).toBeUndefined();
   });
 
   it('says the request is in the DM with the app when /approve was run there', async () => {
@@ -357,7 +359,9 @@ describe('status updates', () => {
       `<@${hh.user('maria.lopez@corp.example')}>`,
     );
     const updated = hh.workspace.messages.find((m) => m.ts === parent.ts);
-    expect(updated?.edited).toBe(true);
+    expect(hh.workspace.callsOf('chat.update').some((c) => c.args.ts === parent.ts)).toBe(true);
+    // Updated with blocks, so Slack shows it without "(edited)" (chat.update's documentation).
+    expect(updated?.edited).toBeUndefined();
     expect(JSON.stringify(updated?.blocks)).toContain('Approved · 同意');
     const checks = hh.sim.requestCounts()['approval-status'];
     await hh.app.poll(new Date(Date.now() + 3_600_000));
