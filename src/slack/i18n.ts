@@ -13,6 +13,17 @@ export function languageOf(locale: string | undefined): Language {
   return locale?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
+/** A day as people read it: "3 Dec" in English, "12月3日" in Chinese, in their own time zone. */
+function shortDate(locale: string, date: Date, timeZone: string | undefined): string {
+  const options: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short' };
+  try {
+    return new Intl.DateTimeFormat(locale, { ...options, timeZone }).format(date);
+  } catch {
+    // An unknown time zone name: the server's.
+    return new Intl.DateTimeFormat(locale, options).format(date);
+  }
+}
+
 const en = {
   modalTitle: 'Request approval',
   submit: 'Submit',
@@ -84,6 +95,14 @@ const en = {
   noLeader: 'No leader is on record for you in the approval service; pick an approver yourself.',
   leaderNotOnSlack: (login: string) =>
     `Your nearest leader, ${login}, is not on Slack; pick an approver yourself.`,
+  awayUntil: (name: string, until: Date, timeZone: string | undefined, status: string) =>
+    `:warning: ${name} is away until ${shortDate('en-GB', until, timeZone)}: ${status}`,
+  deactivated: (name: string) => `:warning: ${name}’s Slack account is deactivated.`,
+  suggestedInstead: (name: string) =>
+    `Suggested instead: ${name}, the next leader up. You may still choose anyone.`,
+  nextLeaderUp: (name: string) =>
+    `The next leader up is ${name}. You may still send it to the person you chose.`,
+  nobodyAvailableAbove: 'Nobody further up the chain is available; you may still send it to them.',
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -297,6 +316,12 @@ const zh: Messages = {
   unknownPerson: (login) => `审批系统中还没有 ${login} 的信息，无法推荐审批人，请自行选择。`,
   noLeader: '审批系统中没有你的领导信息，请自行选择审批人。',
   leaderNotOnSlack: (login) => `你的直属领导 ${login} 不在 Slack 上，请自行选择审批人。`,
+  awayUntil: (name, until, timeZone, status) =>
+    `:warning: ${name} 不在岗，${shortDate('zh-CN', until, timeZone)} 前回来：${status}`,
+  deactivated: (name) => `:warning: ${name} 的 Slack 账号已停用。`,
+  suggestedInstead: (name) => `改为建议上一级领导 ${name} 审批；你仍可选择任何人。`,
+  nextLeaderUp: (name) => `上一级领导是 ${name}；你仍可发给你选择的人。`,
+  nobodyAvailableAbove: '上级中没有其他可用的审批人；你仍可发给 TA。',
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,

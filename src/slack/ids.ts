@@ -20,6 +20,8 @@ export const BLOCK = {
   note: 'note',
   approver: 'approver',
   approverLogin: 'approver_login',
+  /** Beside the approver: whether they are away, and who is next up the chain. */
+  approverNotice: 'approver_notice',
   channel: 'channel',
   sessionToken: 'session_token',
   confirmation: 'step_confirmation',

@@ -12,7 +12,7 @@ import { mentionedUsers, readableText } from '../../message-text.ts';
 import { openApprovalForm } from '../../open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger'>;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
 
 /**
  * "Request approval" on a message: the form, titled with the message's first line and noting its
