@@ -14,6 +14,8 @@ export interface FormPlace {
   threadTs?: string | undefined;
   /** Offer a channel picker (the global shortcut, opened from nowhere in particular). */
   pickChannel?: boolean | undefined;
+  /** The approval this form requests again, linked from the new request message. */
+  againOf?: { djbh: string; link: string | null } | undefined;
 }
 
 /** The place as the form carries it to its submission. */
@@ -22,6 +24,7 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
     channelId: place.channelId,
     ...(place.threadTs ? { threadTs: place.threadTs } : {}),
     ...(place.pickChannel ? { pickChannel: true } : {}),
+    ...(place.againOf ? { againOf: place.againOf } : {}),
   };
 }
 

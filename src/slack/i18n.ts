@@ -103,6 +103,11 @@ const en = {
   nextLeaderUp: (name: string) =>
     `The next leader up is ${name}. You may still send it to the person you chose.`,
   nobodyAvailableAbove: 'Nobody further up the chain is available; you may still send it to them.',
+  requestAgain: 'Request again',
+  requestedAgainOf: (ref: string) => `:repeat: Requested again after ${ref}.`,
+  onlyRequesterAgain: (requester: string) =>
+    `Only ${requester}, who requested it, can request it again.`,
+  againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -322,6 +327,10 @@ const zh: Messages = {
   suggestedInstead: (name) => `改为建议上一级领导 ${name} 审批；你仍可选择任何人。`,
   nextLeaderUp: (name) => `上一级领导是 ${name}；你仍可发给你选择的人。`,
   nobodyAvailableAbove: '上级中没有其他可用的审批人；你仍可发给 TA。',
+  requestAgain: '重新发起',
+  requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
+  onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
+  againUnknown: '应用已不再记录该审批，无法重新发起。',
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,

@@ -14,6 +14,8 @@ export interface ModalMetadata {
   requesterLogin?: string;
   /** The suggested approver, when one was found on Slack. */
   suggestion?: { login: string; slackId: string };
+  /** The approval this form requests again ("Request again"), and its request message's link. */
+  againOf?: { djbh: string; link: string | null };
 }
 
 export interface ApprovalModalState {
