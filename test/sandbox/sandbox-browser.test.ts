@@ -285,6 +285,39 @@ describe.skipIf(skipReason)(
       await modal.getByRole('button', { name: 'Cancel' }).click();
     }, 60_000);
 
+    it('requests a rejected approval again from its message, with the form prefilled', async () => {
+      await beAs('Sam Taylor');
+      const modal = await openForm('/approve Rack for the lab', 'Two racks, 42U.');
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => modal.getByText(/Approval \S+ started/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByRole('button', { name: 'Close' }).first().click();
+      const djbh =
+        sandbox.simulator.approvals().find((a) => a.title === 'Rack for the lab')?.djbh ?? '';
+      await page
+        .locator(`.approval[data-djbh="${djbh}"]`)
+        .getByRole('button', { name: /Refuse/ })
+        .click();
+      const request = page
+        .locator('#messages article')
+        .filter({ hasText: 'Approval request: Rack for the lab' });
+      await expect
+        .poll(() => request.getByRole('button', { name: 'Request again' }).count(), {
+          timeout: 15_000,
+        })
+        .toBe(1);
+      await request.getByRole('button', { name: 'Request again' }).click();
+      const again = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => again.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      await expect.poll(() => again.getByLabel('Title').inputValue()).toBe('Rack for the lab');
+      await expect.poll(() => again.getByLabel('Note').inputValue()).toBe('Two racks, 42U.');
+      await shot('11-request-again');
+      await again.getByRole('button', { name: 'Cancel' }).click();
+    }, 60_000);
+
     it('answers an unknown command as Slackbot, adds the app to a channel with /invite, and forgets forms and ephemeral messages on reload', async () => {
       await beAs('Sam Taylor');
       const random = page.locator('#channels button', { hasText: 'random' });

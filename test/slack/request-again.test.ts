@@ -127,4 +127,19 @@ describe('request again', () => {
     await hh.slack.blockAction(hh.user(SAM), { action_id: 'request_again', value: approval.djbh });
     await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
   });
+
+  it('is named in /approve help, with the away hint, in English and Chinese', async () => {
+    const hh = await harness();
+    const en = await hh.slack.command(hh.user(SAM), hh.channel('general'), 'help');
+    expect(String(en.json?.text)).toContain('*Request again* on your request that was rejected');
+    expect(String(en.json?.text)).toContain('suggests the next leader up');
+    await hh.openModal('li.wei@corp.example'); // so the app knows Li Wei reads Chinese
+    const zh = await hh.slack.command(
+      hh.user('li.wei@corp.example'),
+      hh.channel('general'),
+      'help',
+    );
+    expect(String(zh.json?.text)).toContain('*重新发起*');
+    expect(String(zh.json?.text)).toContain('建议上一级领导');
+  });
 });
