@@ -38,7 +38,7 @@ export async function fillApprovalForm(
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
-  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale };
+  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
   const base = { title: request.title, note: request.note ?? '', metadata };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };

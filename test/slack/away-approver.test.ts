@@ -153,4 +153,28 @@ describe('picking an approver', () => {
     expect(notice).toContain('Gao Yu’s Slack account is deactivated.');
     expect(notice).toContain('The next leader up is Priya Nair.');
   });
+
+  it('lets the lookup fill the form in when the person picks before it lands', async () => {
+    const hh = await harness({ now: () => NOW, env: { APPROVAL_TIMEOUT_MS: '5000' } });
+    hh.workspace.setStatus(hh.user('olivia.brown@corp.example'), vacation);
+    hh.sim.setFaults('department', { latencyMs: 1000 });
+    const sam = hh.user('sam.taylor@corp.example');
+    await hh.slack.command(sam, hh.channel('general'), 'Early pick');
+    const view = await waitFor(() => [...hh.workspace.views.values()].find((v) => v.user === sam));
+    expect(viewText(view)).toContain('Looking you up');
+    const picked = await hh.slack.selectUser(
+      sam,
+      view.id,
+      'approver_select',
+      hh.user('li.wei@corp.example'),
+    );
+    expect(picked.status).toBe(200);
+    const filled = await waitFor(
+      () => viewText(hh.workspace.views.get(view.id)).includes('Suggested approver: Maria Lopez'),
+      6000,
+      'the form filled in by the lookup',
+    );
+    expect(filled).toBe(true);
+    expect(viewText(hh.workspace.views.get(view.id))).not.toContain('Looking you up');
+  });
 });

@@ -14,6 +14,8 @@ export interface ModalMetadata {
   requesterLogin?: string;
   /** The suggested approver, when one was found on Slack. */
   suggestion?: { login: string; slackId: string };
+  /** Set once the lookup filled the form in; before that a pick is not re-checked (see approver-pick.ts). */
+  filled?: boolean;
   /** The approval this form requests again ("Request again"), and its request message's link. */
   againOf?: { djbh: string; link: string | null };
 }

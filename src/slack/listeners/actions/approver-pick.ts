@@ -34,6 +34,9 @@ export function approverPicked(deps: Deps) {
     const view = body.view;
     const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
     if (!view || !metadata || view.callback_id !== CALLBACK.approvalModal) return;
+    // Still being looked up: an update now would change the view's hash and make the lookup's own
+    // update (by hash) fail, leaving the form unfilled. The pick stands; it is checked on submit.
+    if (!metadata.filled) return;
     const picked = action.selected_user ?? undefined;
     const t = messagesFor(metadata.locale);
     try {
