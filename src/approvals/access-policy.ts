@@ -10,13 +10,16 @@ import type { TrackedApproval } from './tracked-approval.ts';
 export type Role = 'requester' | 'approver' | 'conversation-member';
 
 /** What a person may want to do with an approval, and which parts allow it. */
-export const WHO_MAY: Readonly<Record<'see' | 'confirm-start', readonly Role[]>> = {
-  // The requester and the approver, and whoever can read the message it was posted in: the
-  // channel's members, or, for a request only ever posted in a DM, nobody else.
-  see: ['requester', 'approver', 'conversation-member'],
-  // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
-  'confirm-start': ['requester'],
-};
+export const WHO_MAY: Readonly<Record<'see' | 'confirm-start' | 'request-again', readonly Role[]>> =
+  {
+    // The requester and the approver, and whoever can read the message it was posted in: the
+    // channel's members, or, for a request only ever posted in a DM, nobody else.
+    see: ['requester', 'approver', 'conversation-member'],
+    // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
+    'confirm-start': ['requester'],
+    // "Request again" starts a new approval in the old one's requester's name: theirs alone.
+    'request-again': ['requester'],
+  };
 
 /** The facts about an approval the rules read. Null where the approval has no such party yet. */
 export interface ApprovalParties {

@@ -1,9 +1,19 @@
 import type { ApprovalService } from './approval-types.ts';
-import { departmentChain, suggestApprover } from './suggest-approver.ts';
+import type { Away } from './away-rule.ts';
+import { departmentChain, leadersOf } from './suggest-approver.ts';
 
 /** What the app can say about who should approve, and why. */
 export type Suggestion =
-  | { kind: 'suggested'; chain: string[]; approverLogin: string; approverChatId: string }
+  | {
+      kind: 'suggested';
+      chain: string[];
+      approverLogin: string;
+      approverChatId: string;
+      /** The suggested approver is away too: every leader up the chain is. */
+      away?: Away;
+      /** The nearest leader, away, passed over for the next one up who is not. */
+      passedOver?: { login: string; chatId: string; away: Away };
+    }
   | { kind: 'leader-not-in-chat'; chain: string[]; approverLogin: string }
   | { kind: 'no-leader'; chain: string[] }
   | { kind: 'unknown-person' }
@@ -13,6 +23,8 @@ export interface SuggestionDeps {
   service: Pick<ApprovalService, 'getDepartment'>;
   /** The chat account of a service login, or null when that person is not in the chat. */
   findChatUser(login: string): Promise<string | null>;
+  /** Whether a chat user is away now (see away-rule.ts); without it nobody is. */
+  awayOf?(chatId: string): Promise<Away | null>;
   /**
    * How long the person may wait for a suggestion (default 6 s). The form is open meanwhile; past
    * this they get "pick one yourself" instead of a spinner for as long as the client retries.
@@ -54,15 +66,67 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
   try {
     const department = await deps.service.getDepartment(requesterLogin);
     const chain = departmentChain(department);
-    const leader = suggestApprover(department, requesterLogin);
+    const leader = leadersOf(department, requesterLogin)[0];
     // The service invents an empty record for people it does not know.
     if (chain.length === 0 && !leader) return { kind: 'unknown-person' };
     if (!leader) return { kind: 'no-leader', chain };
     const chatId = await deps.findChatUser(leader);
-    return chatId
-      ? { kind: 'suggested', chain, approverLogin: leader, approverChatId: chatId }
-      : { kind: 'leader-not-in-chat', chain, approverLogin: leader };
+    if (!chatId) return { kind: 'leader-not-in-chat', chain, approverLogin: leader };
+    const suggested = { kind: 'suggested' as const, chain };
+    const away = await awayOrNull(deps, chatId);
+    if (!away) return { ...suggested, approverLogin: leader, approverChatId: chatId };
+    const next = await availableAbove(deps, leader, [requesterLogin]);
+    return next
+      ? {
+          ...suggested,
+          approverLogin: next.login,
+          approverChatId: next.chatId,
+          passedOver: { login: leader, chatId, away },
+        }
+      : { ...suggested, approverLogin: leader, approverChatId: chatId, away };
   } catch (error) {
     return { kind: 'lookup-failed', error };
+  }
+}
+
+/** How many department lookups a walk up the chain may take (each level is one). */
+const MAX_LEVELS = 4;
+
+/**
+ * The nearest leader above `login` (their leaders, then those leaders' leaders, from the service's
+ * department lookup) who is in the chat and not away; never `login` itself or one of `besides`
+ * (logins). Undefined when there is none. Used when the suggested or the picked approver is away.
+ */
+export async function availableAbove(
+  deps: Pick<SuggestionDeps, 'service' | 'findChatUser' | 'awayOf'>,
+  login: string,
+  besides: readonly string[],
+): Promise<{ login: string; chatId: string } | undefined> {
+  const seen = new Set([login, ...besides].map((l) => l.toLowerCase()));
+  let current = login;
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const above = leadersOf(await deps.service.getDepartment(current), current).filter(
+      (l) => !seen.has(l.toLowerCase()),
+    );
+    if (above.length === 0) return undefined;
+    for (const leader of above) {
+      seen.add(leader.toLowerCase());
+      const chatId = await deps.findChatUser(leader);
+      if (chatId && !(await awayOrNull(deps, chatId))) return { login: leader, chatId };
+    }
+    current = above[above.length - 1] ?? current;
+  }
+  return undefined;
+}
+
+/** Away-ness is advice: a profile that cannot be read counts as present, and nothing blocks. */
+async function awayOrNull(
+  deps: Pick<SuggestionDeps, 'awayOf'>,
+  chatId: string,
+): Promise<Away | null> {
+  try {
+    return (await deps.awayOf?.(chatId)) ?? null;
+  } catch {
+    return null;
   }
 }

@@ -12,6 +12,8 @@ export interface StartRequest {
   threadTs?: string | null;
   /** The Workflow Builder step to complete when the approval ends. */
   functionExecutionId?: string | null;
+  /** The approval this is a request again of ("Request again"). */
+  againOf?: { djbh: string; link: string | null } | null;
   requesterSlackId: string;
   approverSlackId: string | null;
   locale: string;
@@ -56,6 +58,9 @@ export async function startTrackedApproval(
         channelId: request.channelId,
         threadTs: request.threadTs ?? null,
         functionExecutionId: request.functionExecutionId ?? null,
+        ...(request.againOf
+          ? { againOf: request.againOf.djbh, againOfLink: request.againOf.link }
+          : {}),
         requesterSlackId: request.requesterSlackId,
         requesterLogin: request.input.requester,
         approverLogin: request.input.approver,

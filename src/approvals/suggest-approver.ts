@@ -9,11 +9,23 @@ export function suggestApprover(
   department: Department,
   requesterLogin: string,
 ): string | undefined {
+  return leadersOf(department, requesterLogin)[0];
+}
+
+/**
+ * The requester's leaders up the chain, nearest first (sub-department, department, product line),
+ * without empty values, repeats or the requester: the next one is who to ask when one is away.
+ */
+export function leadersOf(department: Department, requesterLogin: string): string[] {
   const { subDepartment, department: dept, productLine } = department.leaders;
   const self = requesterLogin.toLowerCase();
-  return [subDepartment, dept, productLine].find(
-    (login) => login !== '' && login.toLowerCase() !== self,
-  );
+  const seen = new Set<string>();
+  return [subDepartment, dept, productLine].filter((login) => {
+    const key = login.toLowerCase();
+    if (login === '' || key === self || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Product line › department › sub-department, the levels the service knows. */

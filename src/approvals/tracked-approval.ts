@@ -38,6 +38,10 @@ export interface TrackedApproval {
   lastRemindedAt: Date | null;
   /** Since when the service has answered that it does not know this number; null while it knows it. */
   unknownSince: Date | null;
+  /** The approval this one was requested again from ("Request again"); null or absent otherwise. */
+  againOf?: string | null;
+  /** The permalink of that approval's request message, when Slack gave one. */
+  againOfLink?: string | null;
 }
 
 export type NewTrackedApproval = Omit<

@@ -269,9 +269,24 @@ export function createSandboxRoutes(deps: {
       workspace.forgetClient(String(b.user ?? ''));
       return json(res, 200, { ok: true });
     }
-    const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close)$/.exec(path);
+    const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close|select)$/.exec(path);
     if (viewAction) {
       const [, viewId = '', action] = viewAction;
+      if (action === 'select') {
+        // A pick in a dispatch_action input, made by the person the view was opened for.
+        const stored = workspace.views.get(viewId);
+        if (!stored) return json(res, 409, { ok: false, error: 'This form is no longer open.' });
+        const response = await deps
+          .slack()
+          .selectUser(
+            stored.user,
+            viewId,
+            String(b.actionId ?? ''),
+            String(b.value ?? ''),
+            (b.values ?? {}) as Record<string, string | undefined>,
+          );
+        return json(res, 200, { ok: response.status === 200 });
+      }
       if (action === 'close') {
         if (workspace.views.has(viewId)) await deps.slack().closeView(viewId);
         return json(res, 200, { ok: true });

@@ -90,7 +90,12 @@ async function startClaimed(
   });
   const workspace = new Workspace({
     ...(options.enterprise ? { enterprise: options.enterprise } : {}),
-    people: simulator.people.map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+    people: simulator.people.map((p) => ({
+      login: p.login,
+      name: p.name,
+      locale: p.locale,
+      ...(p.slack ? { slack: p.slack } : {}),
+    })),
     channels: [
       { name: 'general', appIsMember: true },
       { name: 'random', appIsMember: false },

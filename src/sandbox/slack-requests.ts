@@ -244,6 +244,42 @@ export class SlackRequester {
     });
   }
 
+  /**
+   * Picking a person in a users_select of an open modal whose input has `dispatch_action`: Slack
+   * sends block_actions at once, with the view and what its fields hold at that moment.
+   */
+  selectUser(
+    userId: string,
+    viewId: string,
+    actionId: string,
+    selected: string,
+    inputs: Record<string, string | undefined> = {},
+  ): Promise<SlackResponse> {
+    const stored = this.workspace.views.get(viewId);
+    if (!stored) throw new Error(`no open view ${viewId}`);
+    const block = ((stored.view.blocks as Json[] | undefined) ?? []).find(
+      (b) => (b.element as Json | undefined)?.action_id === actionId,
+    );
+    return this.interaction({
+      type: 'block_actions',
+      ...this.envelope(userId),
+      view: {
+        ...this.workspace.viewJson(stored),
+        state: { values: stateValues(stored.view, { ...inputs, [actionId]: selected }) },
+      },
+      container: { type: 'view', view_id: stored.id },
+      actions: [
+        {
+          type: 'users_select',
+          block_id: String(block?.block_id ?? ''),
+          action_id: actionId,
+          selected_user: selected,
+          action_ts: String(this.now() / 1000),
+        },
+      ],
+    });
+  }
+
   /** A message's "⋯" menu shortcut on the message `messageTs` of a channel. */
   messageShortcut(userId: string, channelId: string, messageTs: string, callbackId: string) {
     const message = this.workspace.messages.find(

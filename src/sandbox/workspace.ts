@@ -17,6 +17,19 @@ export interface SlackUser {
   email: string | null;
   locale: string;
   isBot: boolean;
+  /** The profile's status; `expiresAt` in ms, null when it stays until changed. */
+  status?: { text: string; emoji: string; expiresAt: number | null };
+  /** A deactivated account: users.info says `deleted: true`, users.lookupByEmail finds nobody. */
+  deleted?: boolean;
+}
+
+/** How a person's Slack profile starts out in the sandbox (the directory's `slack` field). */
+export interface SandboxProfile {
+  statusText?: string;
+  statusEmoji?: string;
+  /** The status clears this many days after the workspace starts; absent: it never does. */
+  statusDays?: number;
+  deactivated?: boolean;
 }
 
 export interface Channel {
@@ -98,7 +111,13 @@ export interface Enterprise {
 export interface WorkspaceOptions {
   teamId?: string;
   enterprise?: Enterprise;
-  people: Array<{ login: string; name: string; locale?: string; email?: string | null }>;
+  people: Array<{
+    login: string;
+    name: string;
+    locale?: string;
+    email?: string | null;
+    slack?: SandboxProfile;
+  }>;
   /** Channels to create; the app is a member of those with `appIsMember`. */
   channels?: Array<{ name: string; kind?: 'public' | 'private'; appIsMember?: boolean }>;
   now?: () => number;
@@ -169,6 +188,19 @@ export class Workspace {
         email: person.email === undefined ? person.login : person.email,
         locale: person.locale ?? 'en-US',
         isBot: false,
+        ...(person.slack?.statusText || person.slack?.statusEmoji
+          ? {
+              status: {
+                text: person.slack.statusText ?? '',
+                emoji: person.slack.statusEmoji ?? '',
+                expiresAt:
+                  person.slack.statusDays === undefined
+                    ? null
+                    : this.now() + person.slack.statusDays * 86_400_000,
+              },
+            }
+          : {}),
+        ...(person.slack?.deactivated ? { deleted: true } : {}),
       });
     }
     const everyone = [...this.users.values()].filter((u) => !u.isBot).map((u) => u.id);
@@ -187,6 +219,14 @@ export class Workspace {
     );
     if (!user) throw new Error(`no Slack user for ${login}`);
     return user;
+  }
+
+  /** A person sets (or, with undefined, clears) their status, as in Slack's profile menu. */
+  setStatus(userId: string, status: SlackUser['status']): void {
+    const user = this.users.get(userId);
+    if (!user) throw new Error(`no Slack user ${userId}`);
+    if (status) user.status = status;
+    else delete user.status;
   }
 
   channelByName(name: string): Channel {
@@ -440,7 +480,10 @@ export class Workspace {
         };
       case 'users.lookupByEmail': {
         const user = [...this.users.values()].find(
-          (u) => u.email !== null && u.email.toLowerCase() === String(a.email ?? '').toLowerCase(),
+          (u) =>
+            u.email !== null &&
+            !u.deleted &&
+            u.email.toLowerCase() === String(a.email ?? '').toLowerCase(),
         );
         if (!user) throw new SlackApiError('users_not_found');
         return { user: this.userJson(user, false) };
@@ -710,7 +753,7 @@ export class Workspace {
       name: u.name,
       real_name: u.realName,
       is_bot: u.isBot,
-      deleted: false,
+      deleted: u.deleted === true,
       tz: 'Asia/Shanghai',
       ...(withLocale ? { locale: u.locale } : {}),
       ...(this.enterprise && !u.isBot
@@ -729,6 +772,10 @@ export class Workspace {
         real_name: u.realName,
         display_name: u.realName,
         ...(u.email ? { email: u.email } : {}),
+        status_text: u.status?.text ?? '',
+        status_emoji: u.status?.emoji ?? '',
+        // Seconds; 0 is a status that stays until changed.
+        status_expiration: u.status?.expiresAt ? Math.floor(u.status.expiresAt / 1000) : 0,
       },
     };
   }

@@ -21,6 +21,15 @@ export const personSchema = z.object({
   /** Only used by the sandbox, for the person's Slack profile. */
   locale: z.string().default('en-US'),
   title: z.string().default(''),
+  /** Only used by the sandbox: the person's Slack status, or a deactivated account. */
+  slack: z
+    .object({
+      statusText: z.string().max(100).optional(),
+      statusEmoji: z.string().max(100).optional(),
+      statusDays: z.number().positive().optional(),
+      deactivated: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export type Person = z.infer<typeof personSchema>;

@@ -1,4 +1,5 @@
 import { type Suggestion, suggestApproverFor } from '../approvals/approver-suggestion.ts';
+import { type Away, awayOf } from '../approvals/away-rule.ts';
 import type { ApprovalModalState, ModalMetadata } from './blocks/approval-modal.ts';
 import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
@@ -13,6 +14,8 @@ export interface FormPlace {
   threadTs?: string | undefined;
   /** Offer a channel picker (the global shortcut, opened from nowhere in particular). */
   pickChannel?: boolean | undefined;
+  /** The approval this form requests again, linked from the new request message. */
+  againOf?: { djbh: string; link: string | null } | undefined;
 }
 
 /** The place as the form carries it to its submission. */
@@ -21,6 +24,7 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
     channelId: place.channelId,
     ...(place.threadTs ? { threadTs: place.threadTs } : {}),
     ...(place.pickChannel ? { pickChannel: true } : {}),
+    ...(place.againOf ? { againOf: place.againOf } : {}),
   };
 }
 
@@ -29,24 +33,25 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
-  deps: Pick<SlackDeps, 'people' | 'identities' | 'service'>,
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>,
   request: FormPlace & { userId: string; title: string; note?: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
-  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale };
+  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
   const base = { title: request.title, note: request.note ?? '', metadata };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };
   metadata.requesterLogin = login;
-  const suggestion = await suggestApproverFor(
-    { service: deps.service, findChatUser: (leader) => deps.identities.slackUserOf(leader) },
-    login,
-  );
+  const suggestion = await suggestApproverFor(suggestionDeps(deps), login);
   const info = await describeSuggestion(deps, suggestion, login, t);
   if (suggestion.kind === 'suggested') {
     metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
-    return { t, state: { ...base, info, approverSlackId: suggestion.approverChatId } };
+    const approverNotice = await awayNotice(deps, suggestion, t, person.timeZone);
+    return {
+      t,
+      state: { ...base, info, approverSlackId: suggestion.approverChatId, approverNotice },
+    };
   }
   if (suggestion.kind === 'leader-not-in-chat') {
     const approverLogin = {
@@ -56,6 +61,47 @@ export async function fillApprovalForm(
     return { t, state: { ...base, info, approverLogin } };
   }
   return { t, state: { ...base, info } };
+}
+
+/** The suggestion's ports over Slack: who is on Slack, and who is away now. */
+export function suggestionDeps(deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>) {
+  return {
+    service: deps.service,
+    findChatUser: (login: string) => deps.identities.slackUserOf(login),
+    awayOf: async (chatId: string) => awayOf((await deps.people.get(chatId)).presence, deps.now()),
+  };
+}
+
+/** "Maria is away until 3 Dec: 🌴 Vacation", as the form says it beside the approver. */
+export async function awayLine(
+  deps: Pick<SlackDeps, 'people'>,
+  chatId: string,
+  away: Away,
+  t: Messages,
+  timeZone: string | undefined,
+): Promise<string> {
+  const name = escapeMrkdwn((await deps.people.get(chatId)).name);
+  if (away.reason === 'deactivated') return t.deactivated(name);
+  const status = [away.emoji, escapeMrkdwn(away.text)].filter(Boolean).join(' ');
+  return t.awayUntil(name, away.until, timeZone, status);
+}
+
+/** What the form says under the approver when the suggested one, or the nearest, is away. */
+async function awayNotice(
+  deps: Pick<SlackDeps, 'people'>,
+  s: Extract<Suggestion, { kind: 'suggested' }>,
+  t: Messages,
+  timeZone: string | undefined,
+): Promise<string[]> {
+  if (s.passedOver) {
+    const { chatId, away } = s.passedOver;
+    const next = escapeMrkdwn((await deps.people.get(s.approverChatId)).name);
+    return [await awayLine(deps, chatId, away, t, timeZone), t.suggestedInstead(next)];
+  }
+  if (s.away) {
+    return [await awayLine(deps, s.approverChatId, s.away, t, timeZone), t.nobodyAvailableAbove];
+  }
+  return [];
 }
 
 async function describeSuggestion(
@@ -68,6 +114,8 @@ async function describeSuggestion(
     'chain' in s && s.chain.length > 0 ? [t.chain(escapeMrkdwn(s.chain.join(' › ')))] : [];
   switch (s.kind) {
     case 'suggested': {
+      // Passed over for someone further up: the line under the approver says why.
+      if (s.passedOver) return chain;
       const name = (await deps.people.get(s.approverChatId)).name;
       return [...chain, t.suggested(escapeMrkdwn(name))];
     }

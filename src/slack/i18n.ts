@@ -13,6 +13,17 @@ export function languageOf(locale: string | undefined): Language {
   return locale?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
+/** A day as people read it: "3 Dec" in English, "12月3日" in Chinese, in their own time zone. */
+function shortDate(locale: string, date: Date, timeZone: string | undefined): string {
+  const options: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short' };
+  try {
+    return new Intl.DateTimeFormat(locale, { ...options, timeZone }).format(date);
+  } catch {
+    // An unknown time zone name: the server's.
+    return new Intl.DateTimeFormat(locale, options).format(date);
+  }
+}
+
 const en = {
   modalTitle: 'Request approval',
   shortcutOnOwnMessage:
@@ -86,6 +97,19 @@ const en = {
   noLeader: 'No leader is on record for you in the approval service; pick an approver yourself.',
   leaderNotOnSlack: (login: string) =>
     `Your nearest leader, ${login}, is not on Slack; pick an approver yourself.`,
+  awayUntil: (name: string, until: Date, timeZone: string | undefined, status: string) =>
+    `:warning: ${name} is away until ${shortDate('en-GB', until, timeZone)}: ${status}`,
+  deactivated: (name: string) => `:warning: ${name}’s Slack account is deactivated.`,
+  suggestedInstead: (name: string) =>
+    `Suggested instead: ${name}, the next leader up. You may still choose anyone.`,
+  nextLeaderUp: (name: string) =>
+    `The next leader up is ${name}. You may still send it to the person you chose.`,
+  nobodyAvailableAbove: 'Nobody further up the chain is available; you may still send it to them.',
+  requestAgain: 'Request again',
+  requestedAgainOf: (ref: string) => `:repeat: Requested again after ${ref}.`,
+  onlyRequesterAgain: (requester: string) =>
+    `Only ${requester}, who requested it, can request it again.`,
+  againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -182,6 +206,8 @@ const en = {
     '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
     '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
     '*Request approval* in Workflow Builder — a workflow step that waits for the decision',
+    '*Request again* on your request that was rejected, ended or given up (also on the app’s Home) — the form again with its title and note',
+    'The form says when the approver is away (their Slack status, or a deactivated account) and suggests the next leader up',
   ].join('\n'),
   statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
   statusTitle: (title: string) => `*${title}*`,
@@ -301,6 +327,16 @@ const zh: Messages = {
   unknownPerson: (login) => `审批系统中还没有 ${login} 的信息，无法推荐审批人，请自行选择。`,
   noLeader: '审批系统中没有你的领导信息，请自行选择审批人。',
   leaderNotOnSlack: (login) => `你的直属领导 ${login} 不在 Slack 上，请自行选择审批人。`,
+  awayUntil: (name, until, timeZone, status) =>
+    `:warning: ${name} 不在岗，${shortDate('zh-CN', until, timeZone)} 前回来：${status}`,
+  deactivated: (name) => `:warning: ${name} 的 Slack 账号已停用。`,
+  suggestedInstead: (name) => `改为建议上一级领导 ${name} 审批；你仍可选择任何人。`,
+  nextLeaderUp: (name) => `上一级领导是 ${name}；你仍可发给你选择的人。`,
+  nobodyAvailableAbove: '上级中没有其他可用的审批人；你仍可发给 TA。',
+  requestAgain: '重新发起',
+  requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
+  onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
+  againUnknown: '应用已不再记录该审批，无法重新发起。',
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,
@@ -385,6 +421,8 @@ const zh: Messages = {
     '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
     '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',
     'Workflow Builder 中的 *Request approval* — 等待审批结果的工作流步骤',
+    '被拒绝、已结束或已放弃跟进的申请上（以及应用主页上）的 *重新发起* — 以原标题和说明重新打开表单',
+    '审批人不在岗时（Slack 状态显示休假等，或账号已停用），表单会提示并建议上一级领导',
   ].join('\n'),
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,

@@ -20,6 +20,8 @@ export const BLOCK = {
   note: 'note',
   approver: 'approver',
   approverLogin: 'approver_login',
+  /** Beside the approver: whether they are away, and who is next up the chain. */
+  approverNotice: 'approver_notice',
   channel: 'channel',
   sessionToken: 'session_token',
   confirmation: 'step_confirmation',
@@ -34,6 +36,8 @@ export const ACTION = {
   sessionToken: 'session_token_input',
   openInService: 'open_in_service',
   viewThread: 'view_thread',
+  /** "Request again" on a request that ended without a yes, and on App Home; value: its number. */
+  requestAgain: 'request_again',
   /** The requester's answer to a workflow step that would start an approval in their name. */
   confirmStart: 'step_confirm_start',
   confirmDecline: 'step_confirm_decline',

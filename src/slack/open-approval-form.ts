@@ -5,7 +5,7 @@ import { buildApprovalModal, buildMessageModal } from './blocks/approval-modal.t
 import { messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger'>;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
 
 export interface FormOpening extends FormPlace {
   triggerId: string;
@@ -16,7 +16,7 @@ export interface FormOpening extends FormPlace {
    * A better prefill, worked out while the form is already open (names for a message's mentions,
    * its permalink): the trigger id lives 3 s, so nothing slow may come before the form opens.
    */
-  refine?: () => Promise<{ title: string; note: string }>;
+  refine?: () => Promise<{ title: string; note: string } & Pick<FormPlace, 'againOf'>>;
 }
 
 /**

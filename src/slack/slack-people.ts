@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { ChatPresence } from '../approvals/away-rule.ts';
 import { BoundedMap } from './bounded.ts';
 
 /** What the app needs to know about a Slack user. */
@@ -9,6 +10,10 @@ export interface SlackPerson {
   email: string | null;
   locale: string;
   isBot: boolean;
+  /** Their time zone (`tz`), for saying dates the way they read them. */
+  timeZone: string | undefined;
+  /** Deactivation and status, for the away rule (src/approvals/away-rule.ts). */
+  presence: ChatPresence;
 }
 
 export interface SlackPeople {
@@ -48,7 +53,9 @@ const MAX_ENTRIES = 5000;
 
 /**
  * Slack users by id and by e-mail, through users.info (with the locale) and users.lookupByEmail,
- * cached for ten minutes: both are rate-limited, and people do not change e-mail often.
+ * cached for ten minutes: both are rate-limited, and people do not change e-mail often. A status
+ * (away or back) therefore shows in the form up to ten minutes late; users.info carries it
+ * (`profile.status_*`, `deleted`, scope users:read), so it costs no extra call.
  */
 export function createSlackPeople(client: WebClient, now: () => number = Date.now): SlackPeople {
   const byId = new BoundedMap<{ at: number; person: SlackPerson }>(MAX_ENTRIES);
@@ -70,6 +77,16 @@ export function createSlackPeople(client: WebClient, now: () => number = Date.no
         email: user?.profile?.email ?? null,
         locale: user?.locale ?? 'en-US',
         isBot: Boolean(user?.is_bot),
+        timeZone: user?.tz || undefined,
+        presence: {
+          deactivated: user?.deleted === true,
+          statusText: user?.profile?.status_text ?? '',
+          statusEmoji: user?.profile?.status_emoji ?? '',
+          // Seconds since the epoch; 0 means the status stays until changed.
+          statusExpiresAt: user?.profile?.status_expiration
+            ? new Date(user.profile.status_expiration * 1000)
+            : null,
+        },
       };
       byId.set(userId, { at: now(), person });
       return person;

@@ -252,6 +252,18 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('step_confirmations').dropColumn('answered_at').execute();
     },
   },
+  '2026-11-23-009-request-again': {
+    async up(db: Kysely<unknown>) {
+      // The approval a request was made again from ("Request again"), linked from its message.
+      // Expand-only: a nullable column the previous release neither reads nor writes.
+      await db.schema.alterTable('tracked_approvals').addColumn('again_of', 'text').execute();
+      await db.schema.alterTable('tracked_approvals').addColumn('again_of_link', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('again_of_link').execute();
+      await db.schema.alterTable('tracked_approvals').dropColumn('again_of').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

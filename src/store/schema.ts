@@ -27,6 +27,8 @@ export interface TrackedApprovalRow {
   unknown_since: number | null;
   thread_ts: string | null;
   function_execution_id: string | null;
+  again_of: string | null;
+  again_of_link: string | null;
 }
 
 export interface AnnouncementRow {

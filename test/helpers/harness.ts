@@ -57,7 +57,12 @@ export async function startHarness(options: HarnessOptions = {}) {
     people: [
       ...sim.people
         .filter((p) => !notOnSlack.has(p.login))
-        .map((p) => ({ login: p.login, name: p.name, locale: p.locale })),
+        .map((p) => ({
+          login: p.login,
+          name: p.name,
+          locale: p.locale,
+          ...(p.slack ? { slack: p.slack } : {}),
+        })),
       ...(options.extraSlackUsers ?? []),
     ],
     channels: [

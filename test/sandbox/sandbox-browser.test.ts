@@ -246,6 +246,78 @@ describe.skipIf(skipReason)(
       expect(icon).toBe('200 image/svg+xml; charset=utf-8');
     }, 60_000);
 
+    it('says in the form that the nearest leader is away and suggests the next one up, and re-checks a pick', async () => {
+      await beAs('Tom Baker');
+      await type('/approve Firewall change');
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => modal.getByText(/Olivia Brown is away until .+ Vacation/).count(), {
+          timeout: 10_000,
+        })
+        .toBe(1);
+      await expect
+        .poll(() => modal.getByLabel('Approver').inputValue())
+        .toBe(sandbox.workspace.userByLogin('chen.hao@corp.example').id);
+      await expect(modal.getByText(/Suggested instead: Chen Hao/).count()).resolves.toBe(1);
+      await shot('9-away-suggestion');
+
+      // Picking the one who is away anyway: the form says so again, and keeps the note.
+      await modal.getByLabel('Note').fill('Open 443 to the new nodes.');
+      await modal
+        .getByLabel('Approver')
+        .selectOption(sandbox.workspace.userByLogin('olivia.brown@corp.example').id);
+      await expect
+        .poll(() => modal.getByText(/The next leader up is Chen Hao/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await expect
+        .poll(() => modal.getByLabel('Note').inputValue())
+        .toBe('Open 443 to the new nodes.');
+      // A deactivated account is named as such.
+      await modal
+        .getByLabel('Approver')
+        .selectOption(sandbox.workspace.userByLogin('gao.yu@corp.example').id);
+      await expect
+        .poll(() => modal.getByText(/Gao Yu’s Slack account is deactivated/).count(), {
+          timeout: 10_000,
+        })
+        .toBe(1);
+      await shot('10-away-pick');
+      await modal.getByRole('button', { name: 'Cancel' }).click();
+    }, 60_000);
+
+    it('requests a rejected approval again from its message, with the form prefilled', async () => {
+      await beAs('Sam Taylor');
+      const modal = await openForm('/approve Rack for the lab', 'Two racks, 42U.');
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => modal.getByText(/Approval \S+ started/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByRole('button', { name: 'Close' }).first().click();
+      const djbh =
+        sandbox.simulator.approvals().find((a) => a.title === 'Rack for the lab')?.djbh ?? '';
+      await page
+        .locator(`.approval[data-djbh="${djbh}"]`)
+        .getByRole('button', { name: /Refuse/ })
+        .click();
+      const request = page
+        .locator('#messages article')
+        .filter({ hasText: 'Approval request: Rack for the lab' });
+      await expect
+        .poll(() => request.getByRole('button', { name: 'Request again' }).count(), {
+          timeout: 15_000,
+        })
+        .toBe(1);
+      await request.getByRole('button', { name: 'Request again' }).click();
+      const again = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => again.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      await expect.poll(() => again.getByLabel('Title').inputValue()).toBe('Rack for the lab');
+      await expect.poll(() => again.getByLabel('Note').inputValue()).toBe('Two racks, 42U.');
+      await shot('11-request-again');
+      await again.getByRole('button', { name: 'Cancel' }).click();
+    }, 60_000);
+
     it('answers an unknown command as Slackbot, adds the app to a channel with /invite, and forgets forms and ephemeral messages on reload', async () => {
       await beAs('Sam Taylor');
       const random = page.locator('#channels button', { hasText: 'random' });

@@ -64,6 +64,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-006-step-confirmations',
           '2026-11-23-007-job-runs',
           '2026-11-23-008-confirmation-answered-at',
+          '2026-11-23-009-request-again',
         ]);
       });
 

@@ -402,6 +402,13 @@ function renderModal() {
   });
   form.addEventListener('change', (event) => {
     if (event.target.dataset) event.target.dataset.dirty = '1';
+    // A pick in an input with dispatch_action goes to the app at once, as Slack sends it.
+    if (event.target.value && event.target.closest?.('[data-dispatch]'))
+      api(`/sandbox/api/views/${open.id}/select`, {
+        actionId: event.target.dataset.action,
+        value: event.target.value,
+        values: collectValues(body),
+      });
   });
   root.replaceChildren(backdrop(form, () => closeModal(open.id)));
 }

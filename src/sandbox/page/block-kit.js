@@ -259,7 +259,12 @@ export function renderBlocks(blocks, ctx) {
         const error = ctx.errors?.[block.block_id];
         return el(
           'div',
-          { class: `bk-input${error ? ' has-error' : ''}`, 'data-block': block.block_id },
+          {
+            class: `bk-input${error ? ' has-error' : ''}`,
+            'data-block': block.block_id,
+            // Slack sends a pick in such an input to the app at once (block_actions).
+            'data-dispatch': block.dispatch_action === true,
+          },
           el(
             'label',
             { for: `in-${block.element.action_id}` },

@@ -14,6 +14,10 @@ export interface ModalMetadata {
   requesterLogin?: string;
   /** The suggested approver, when one was found on Slack. */
   suggestion?: { login: string; slackId: string };
+  /** Set once the lookup filled the form in; before that a pick is not re-checked (see approver-pick.ts). */
+  filled?: boolean;
+  /** The approval this form requests again ("Request again"), and its request message's link. */
+  againOf?: { djbh: string; link: string | null };
 }
 
 export interface ApprovalModalState {
@@ -27,6 +31,8 @@ export interface ApprovalModalState {
   approverLogin?: { value: string; hint: string };
   /** Lines about the lookup: department chain, suggestion, or why there is none. */
   info: string[];
+  /** Lines right under the approver: they are away, and who is next up the chain. */
+  approverNotice?: string[];
   /** A problem to show above the fields, e.g. the service being down. */
   banner?: string;
   metadata: ModalMetadata;
@@ -67,6 +73,8 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       type: 'input',
       block_id: BLOCK.approver,
       label: { type: 'plain_text', text: t.approverLabel },
+      // A pick is sent at once (block_actions), so the form can say whether that person is away.
+      dispatch_action: true,
       // With a login field beside it, either one names the approver.
       ...(state.approverLogin ? { optional: true } : {}),
       element: {
@@ -77,6 +85,13 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       },
     },
   );
+  if (state.approverNotice && state.approverNotice.length > 0) {
+    blocks.push({
+      type: 'context',
+      block_id: BLOCK.approverNotice,
+      elements: state.approverNotice.map((line) => ({ type: 'mrkdwn', text: line })),
+    });
+  }
   if (state.metadata.pickChannel) {
     blocks.push({
       type: 'input',

@@ -1,12 +1,16 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { LinkedAccount } from '../../approvals/account-links.ts';
 import type { Page } from '../../approvals/approval-store.ts';
+import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
 import { escapeMrkdwn, fitMrkdwn, linkButton, personRef, SECTION_MAX } from './request-message.ts';
 
-/** Rows per section: two sections and their frame stay well within the Home tab's 100 blocks. */
+/**
+ * Rows per section: two sections and their frame, and a "Request again" row under each of my
+ * requests that ended without a yes, stay within the Home tab's 100 blocks (at most 68).
+ */
 export const HOME_ROWS = 20;
 
 export interface HomeState {
@@ -51,7 +55,11 @@ function section(
   const rows = page.approvals.slice(0, HOME_ROWS);
   if (rows.length === 0)
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: t.homeNone }] });
-  for (const a of rows) blocks.push(row(a, s, t, counterpart));
+  for (const a of rows) {
+    blocks.push(row(a, s, t, counterpart));
+    // My own request, over without a yes: start it again from here.
+    if (counterpart === 'approver' && mayRequestAgain(a)) blocks.push(requestAgainActions(a, t));
+  }
   if (page.total > rows.length) {
     blocks.push({
       type: 'context',
@@ -81,6 +89,20 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
     ...(s.webUrl
       ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, s.webUrl) }
       : {}),
+  };
+}
+
+function requestAgainActions(a: TrackedApproval, t: Messages): KnownBlock {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION.requestAgain,
+        text: { type: 'plain_text', text: t.requestAgain },
+        value: a.djbh,
+      },
+    ],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { Decision } from '../../approvals/approval-types.ts';
+import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
@@ -68,7 +69,27 @@ export function buildRequestMessage(
     { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
+  if (a.againOf) {
+    blocks.splice(1, 0, {
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: t.requestedAgainOf(approvalRef(a.againOf, a.againOfLink)) },
+      ],
+    });
+  }
   if (webUrl) blocks.push(openInServiceActions(t, webUrl));
+  // Over without a yes: its requester may start it again from here (only they: see the listener).
+  if (mayRequestAgain(a)) {
+    const again: Button = {
+      type: 'button',
+      action_id: ACTION.requestAgain,
+      text: { type: 'plain_text', text: t.requestAgain },
+      value: a.djbh,
+    };
+    const last = blocks.at(-1);
+    if (last?.type === 'actions') last.elements.push(again);
+    else blocks.push({ type: 'actions', elements: [again] });
+  }
   // Slack uses `text` for notifications: what a person typed must not mention or link there either.
   return {
     text: fitMrkdwn(t.requestFallback(escapeMrkdwn(a.title), a.djbh, a.decision), SECTION_MAX),
@@ -144,6 +165,13 @@ export function buildApproverDm(
   if (links.webUrl) buttons.push(linkButton(ACTION.openInService, t.openInService, links.webUrl));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return { text: fitMrkdwn(`${first} ${escapeMrkdwn(a.title)} (${a.djbh})`, SECTION_MAX), blocks };
+}
+
+/** An approval number, linked to its request message when Slack gave a permalink. */
+function approvalRef(djbh: string, link: string | null | undefined): string {
+  const number = `\`${escapeMrkdwn(djbh)}\``;
+  // A permalink from chat.getPermalink; anything that could break out of <url|label> is dropped.
+  return link && /^https:\/\/[^\s<>|]+$/.test(link) ? `<${link}|${number}>` : number;
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {

@@ -1,5 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../slack-deps.ts';
+import { registerApproverPick } from './actions/approver-pick.ts';
+import { registerRequestAgain } from './actions/request-again.ts';
 import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
 import { registerCommands } from './commands/approve-command.ts';
 import { registerEvents } from './events/app-home-opened.ts';
@@ -17,6 +19,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerShortcuts(app, deps);
   registerFunctions(app, deps);
   registerConfirmationActions(app, deps);
+  registerApproverPick(app, deps);
+  registerRequestAgain(app, deps);
   registerConfirmationModal(app, deps);
   // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
   // They change nothing and show nothing the person does not already see, so there is nothing

@@ -14,7 +14,7 @@ import {
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access'
+  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access' | 'now'
 >;
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 

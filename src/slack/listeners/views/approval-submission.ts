@@ -173,6 +173,7 @@ export function approvalSubmission(deps: Deps) {
         teamId: teamIdOf(body),
         channelId,
         threadTs: channelId === metadata.channelId ? (metadata.threadTs ?? null) : null,
+        againOf: metadata.againOf ?? null,
         requesterSlackId: body.user.id,
         approverSlackId: approver.slackId ?? null,
         locale: requester.locale,

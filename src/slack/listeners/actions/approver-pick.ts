@@ -1,0 +1,138 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  SlackActionMiddlewareArgs,
+  UsersSelectAction,
+} from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+import { availableAbove } from '../../../approvals/approver-suggestion.ts';
+import { awayOf } from '../../../approvals/away-rule.ts';
+import { logFailure } from '../../../logger.ts';
+import { awayLine, suggestionDeps } from '../../approval-form.ts';
+import { parseModalMetadata } from '../../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../../blocks/request-message.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
+type Args = SlackActionMiddlewareArgs<BlockAction<UsersSelectAction>> & AllMiddlewareArgs;
+type Values = Record<
+  string,
+  Record<string, { value?: string | null; selected_user?: string | null }>
+>;
+
+/**
+ * The person picked an approver in the request form: say beside the field whether that person is
+ * away, and who is next up their chain (views.update, by hash, so a form submitted or changed
+ * meanwhile is left alone). Advice only: the pick stands whatever the answer.
+ */
+export function approverPicked(deps: Deps) {
+  return async ({ ack, body, action, client }: Args): Promise<void> => {
+    await ack();
+    const view = body.view;
+    const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
+    if (!view || !metadata || view.callback_id !== CALLBACK.approvalModal) return;
+    // Still being looked up: an update now would change the view's hash and make the lookup's own
+    // update (by hash) fail, leaving the form unfilled. The pick stands; it is checked on submit.
+    if (!metadata.filled) return;
+    const picked = action.selected_user ?? undefined;
+    const t = messagesFor(metadata.locale);
+    try {
+      const notice = picked ? await noticeFor(deps, body.user.id, picked, metadata, t) : [];
+      const blocks = withNotice(
+        view.blocks as KnownBlock[],
+        view.state.values as Values,
+        picked,
+        notice,
+      );
+      await client.views.update({
+        view_id: view.id,
+        hash: view.hash,
+        view: {
+          type: 'modal',
+          callback_id: view.callback_id,
+          title: view.title,
+          ...(view.submit ? { submit: view.submit } : {}),
+          ...(view.close ? { close: view.close } : {}),
+          private_metadata: view.private_metadata,
+          blocks,
+        },
+      });
+    } catch (error) {
+      // The person submitted or picked again meanwhile: the newer view wins.
+      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
+      logFailure(deps.logger, error, { user: body.user.id }, 'could not check the approver');
+    }
+  };
+}
+
+async function noticeFor(
+  deps: Deps,
+  requesterId: string,
+  picked: string,
+  metadata: { requesterLogin?: string },
+  t: Messages,
+): Promise<string[]> {
+  const [person, requester] = await Promise.all([
+    deps.people.get(picked),
+    deps.people.get(requesterId),
+  ]);
+  const away = awayOf(person.presence, deps.now());
+  if (!away) return [];
+  const line = await awayLine(deps, picked, away, t, requester.timeZone);
+  const login = await deps.identities.loginOf(picked);
+  if (!login) return [line];
+  const besides = metadata.requesterLogin ? [metadata.requesterLogin] : [];
+  const next = await availableAbove(suggestionDeps(deps), login, besides).catch(() => undefined);
+  if (!next) return [line, t.nobodyAvailableAbove];
+  const name = escapeMrkdwn((await deps.people.get(next.chatId)).name);
+  return [line, t.nextLeaderUp(name)];
+}
+
+/**
+ * The form as it is, with what was typed kept, the pick as the approver, and the notice right
+ * under the approver (or none).
+ */
+function withNotice(
+  blocks: KnownBlock[],
+  values: Values,
+  picked: string | undefined,
+  notice: string[],
+): KnownBlock[] {
+  const out: KnownBlock[] = [];
+  for (const block of blocks) {
+    if (block.block_id === BLOCK.approverNotice) continue;
+    out.push(keepTyped(block, values, picked));
+    if (block.block_id === BLOCK.approver && notice.length > 0) {
+      out.push({
+        type: 'context',
+        block_id: BLOCK.approverNotice,
+        elements: notice.map((text) => ({ type: 'mrkdwn', text })),
+      });
+    }
+  }
+  return out;
+}
+
+function keepTyped(block: KnownBlock, values: Values, picked: string | undefined): KnownBlock {
+  if (block.type !== 'input' || !block.block_id) return block;
+  const element = { ...(block.element as unknown as Record<string, unknown>) };
+  const state = values[block.block_id]?.[String(element.action_id)];
+  if (element.action_id === ACTION.approver) {
+    delete element.initial_user;
+    if (picked) element.initial_user = picked;
+  } else if (element.type === 'plain_text_input' && state) {
+    delete element.initial_value;
+    if (state.value) element.initial_value = state.value;
+  }
+  return { ...block, element } as unknown as KnownBlock;
+}
+
+export function registerApproverPick(app: App, deps: Deps): void {
+  app.action<BlockAction<UsersSelectAction>>(
+    { type: 'block_actions', action_id: ACTION.approver },
+    approverPicked(deps),
+  );
+}

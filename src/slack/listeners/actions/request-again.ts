@@ -1,0 +1,82 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import { partiesOf } from '../../../approvals/access-policy.ts';
+import { mayRequestAgain } from '../../../approvals/request-again.ts';
+import { logFailure } from '../../../logger.ts';
+import { personRef } from '../../blocks/request-message.ts';
+import { messagesFor } from '../../i18n.ts';
+import { ACTION } from '../../ids.ts';
+import { openApprovalForm } from '../../open-approval-form.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'store' | 'access'
+>;
+type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/**
+ * "Request again" on a request that ended without a yes (its message, or the requester's Home):
+ * the form opens prefilled with the old title and note, the approver suggested afresh (away-aware),
+ * and the new request message links to the old one. Only the old requester may (the access
+ * policy's `request-again`); anyone else is told so, only them, and nothing opens.
+ */
+export function requestAgain(deps: Deps) {
+  return async ({ ack, body, action, client, respond }: Args): Promise<void> => {
+    await ack();
+    const userId = body.user.id;
+    // Before the form opens nothing may call Slack: the trigger id lives 3 s. The record is ours.
+    const old = await deps.store.getApproval(action.value ?? '').catch(() => undefined);
+    const t = messagesFor(deps.people.cached(userId)?.locale);
+    const answerer = respond as typeof respond | undefined;
+    const tell = (text: string) =>
+      answerer?.({ response_type: 'ephemeral', replace_original: false, text }).catch(
+        () => undefined,
+      );
+    if (!old || !mayRequestAgain(old)) {
+      await tell(t.againUnknown);
+      return;
+    }
+    const verdict = await deps.access.check('request-again', partiesOf(old), userId);
+    if (verdict !== 'allowed') {
+      await tell(t.onlyRequesterAgain(personRef(old.requesterSlackId, old.requesterLogin)));
+      return;
+    }
+    const againOf = { djbh: old.djbh, link: null };
+    await openApprovalForm(deps, client, {
+      triggerId: body.trigger_id,
+      userId,
+      // Where the old one was asked (its channel or the DM); its thread, if any, was its own.
+      channelId: old.channelId,
+      title: old.title,
+      note: old.note,
+      againOf,
+      refine: async () => {
+        const link = old.messageTs
+          ? await client.chat
+              .getPermalink({ channel: old.channelId, message_ts: old.messageTs })
+              .then(
+                (r) => r.permalink ?? null,
+                (error: unknown) => {
+                  logFailure(deps.logger, error, { djbh: old.djbh }, 'no permalink');
+                  return null;
+                },
+              )
+          : null;
+        return { title: old.title, note: old.note, againOf: { ...againOf, link } };
+      },
+    });
+  };
+}
+
+export function registerRequestAgain(app: App, deps: Deps): void {
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: ACTION.requestAgain },
+    requestAgain(deps),
+  );
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
+
+// "Request again", through the app's HTTP endpoint with signed requests.
+
+const harness = harnessPerTest();
+const SAM = 'sam.taylor@corp.example';
+
+const text = (x: unknown) => JSON.stringify(x ?? {});
+const againButton = (blocks: unknown) =>
+  text(blocks).includes('"action_id":"request_again"') && text(blocks).includes('Request again');
+
+async function rejected(hh: Harness) {
+  const started = await hh.startApproval(SAM);
+  hh.sim.decide(started.approval.djbh, 'refuse');
+  await hh.app.poll();
+  const parent = await waitFor(
+    () => {
+      const m = hh.workspace.messages.find((x) => x.ts === started.parent.ts);
+      return m && text(m.blocks).includes('Rejected') ? m : undefined;
+    },
+    5000,
+    'the request message showing the rejection',
+  );
+  return { djbh: started.approval.djbh, parent };
+}
+
+async function openHome(hh: Harness, login: string) {
+  const userId = hh.user(login);
+  const before = hh.workspace.callsOf('views.publish').length;
+  await hh.slack.event({ type: 'app_home_opened', user: userId, channel: 'D0HOME', tab: 'home' });
+  await waitFor(() => hh.workspace.callsOf('views.publish').length > before, 5000, 'Home');
+  return hh.workspace.homes.get(userId);
+}
+
+describe('request again', () => {
+  it('offers Request again on a rejected request, and not while it runs or once approved', async () => {
+    const hh = await harness();
+    const running = await hh.startApproval(SAM);
+    expect(againButton(running.parent.blocks)).toBe(false);
+    const { parent } = await rejected(hh);
+    expect(againButton(parent.blocks)).toBe(true);
+
+    const approved = await hh.startApproval(SAM, 'general', 'Approved one');
+    hh.sim.decide(approved.approval.djbh, 'agree');
+    await hh.app.poll();
+    const after = await waitFor(() => {
+      const m = hh.workspace.messages.find((x) => x.ts === approved.parent.ts);
+      return m && text(m.blocks).includes('Approved') ? m : undefined;
+    });
+    expect(againButton(after.blocks)).toBe(false);
+  });
+
+  it('opens the form with the old title and note, suggests the approver afresh (away-aware), and links the new request to the old one', async () => {
+    const hh = await harness();
+    const { djbh, parent } = await rejected(hh);
+    // Since then, the nearest leader went on holiday.
+    hh.workspace.setStatus(hh.user('maria.lopez@corp.example'), {
+      text: 'Holiday',
+      emoji: ':palm_tree:',
+      expiresAt: Date.now() + 5 * 86_400_000,
+    });
+    await hh.restart(); // profiles are cached for ten minutes; a fresh app reads them now
+    const opens = hh.workspace.callsOf('views.open').length;
+    const response = await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    expect(response.status).toBe(200);
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === hh.user(SAM) && text(v.view).includes('approver_notice'),
+      ),
+    );
+    const form = text(view.view);
+    expect(form).toContain('"initial_value":"New storage node"');
+    expect(form).toContain('"initial_value":"For the Q3 expansion"');
+    expect(form).toContain(`"initial_user":"${hh.user('chen.hao@corp.example')}"`);
+    expect(form).toContain('Maria Lopez is away until');
+
+    await hh.slack.submitView(view.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    expect(again.approver).toBe('chen.hao@corp.example');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    const permalink = `https://sandbox.slack.local/archives/${parent.channel}/p${parent.ts.replace('.', '')}`;
+    expect(text(message.blocks)).toContain(`Requested again after <${permalink}|\`${djbh}\`>`);
+  });
+
+  it('lets only the requester request it again, telling anyone else and opening nothing', async () => {
+    const hh = await harness();
+    const { djbh, parent } = await rejected(hh);
+    const li = hh.user('li.wei@corp.example');
+    const opens = hh.workspace.callsOf('views.open').length;
+    const response = await hh.slack.blockAction(
+      li,
+      { action_id: 'request_again', value: djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    expect(response.status).toBe(200);
+    const told = await waitFor(
+      () => hh.workspace.messages.find((m) => m.ephemeralTo === li),
+      5000,
+      'the answer to the stranger',
+    );
+    expect(told.text).toContain(`Only <@${hh.user(SAM)}>, who requested it, can request it again.`);
+    expect(hh.workspace.callsOf('views.open').length).toBe(opens);
+  });
+
+  it('offers it on the requester’s Home for a request nobody decided in time, and opens the form from there', async () => {
+    const hh = await harness({ env: { POLL_GIVE_UP_DAYS: '30' } });
+    const { approval } = await hh.startApproval(SAM);
+    expect(againButton(await openHome(hh, SAM))).toBe(false);
+    await hh.app.poll(new Date(Date.now() + 31 * 86_400_000));
+    const home = await openHome(hh, SAM);
+    expect(againButton(home)).toBe(true);
+    expect(text(home)).toContain(`"value":"${approval.djbh}"`);
+    // Not on the approver's Home: it is not theirs to request.
+    expect(againButton(await openHome(hh, 'maria.lopez@corp.example'))).toBe(false);
+
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(hh.user(SAM), { action_id: 'request_again', value: approval.djbh });
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+  });
+
+  it('is named in /approve help, with the away hint, in English and Chinese', async () => {
+    const hh = await harness();
+    const en = await hh.slack.command(hh.user(SAM), hh.channel('general'), 'help');
+    expect(String(en.json?.text)).toContain('*Request again* on your request that was rejected');
+    expect(String(en.json?.text)).toContain('suggests the next leader up');
+    await hh.openModal('li.wei@corp.example'); // so the app knows Li Wei reads Chinese
+    const zh = await hh.slack.command(
+      hh.user('li.wei@corp.example'),
+      hh.channel('general'),
+      'help',
+    );
+    expect(String(zh.json?.text)).toContain('*重新发起*');
+    expect(String(zh.json?.text)).toContain('建议上一级领导');
+  });
+});
