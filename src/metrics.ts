@@ -4,6 +4,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export interface MetricsSource {
   announcementCounts(): Promise<Array<{ state: string; kind: string; count: number }>>;
   dueCount(now: Date): Promise<number>;
+  /** Whether delivery is paused fleet-wide (Slack refuses the app's token). */
+  deliveryPaused(): Promise<boolean>;
 }
 
 /**
@@ -30,6 +32,14 @@ export function createMetrics(source: MetricsSource, now: () => Date = () => new
     registers: [registry],
     async collect() {
       this.set(await source.dueCount(now()));
+    },
+  });
+  new Gauge({
+    name: `${prefix}delivery_paused`,
+    help: 'Whether delivery is paused fleet-wide because Slack refuses the app’s token (1) or runs (0)',
+    registers: [registry],
+    async collect() {
+      this.set((await source.deliveryPaused()) ? 1 : 0);
     },
   });
   const attempts = new Counter({

@@ -62,10 +62,11 @@ export interface ApprovalStore {
    * A lane is where posts queue behind each other: `post:<channel>` for the request's channel
    * (or thread), `edit:<channel>` for edits of the request message, `dm:<approver login>` for the
    * approver's DM, `requester:<user>` for what goes to the requester's DM because the request
-   * message could not be posted. Deliverable means pending, due (`nextAttemptAt` ≤ now), not held by another
-   * attempt, and not waiting for something else: a thread reply only once its request message is
-   * posted (or has failed for good, when it goes to the requester's DM instead); the edit of the
-   * approver's DM only once that DM is no longer pending. Approver DMs never wait for the thread.
+   * message could not be posted, `own:<djbh>` for the rest (see announcement-rules.ts).
+   * Deliverable means: delivery is not paused, pending, due (`nextAttemptAt` ≤ now), not held by
+   * another attempt, not waiting for the kinds its rule names, and no announcement of the same
+   * approval recorded earlier in the same lane is still pending (replies and edits go out in the
+   * order they were recorded).
    */
   deliverable(
     now: Date,
@@ -89,9 +90,18 @@ export interface ApprovalStore {
    */
   markAnnouncementSent(
     claim: AnnouncementClaim,
-    posted: { channel: string; ts: string },
+    posted: { channel: string; ts: string; approverUnreachable?: boolean },
     now: Date,
   ): Promise<boolean>;
+  /**
+   * Stops delivery across the fleet (Slack refuses the app's token): `deliverable` returns nothing
+   * on any replica until resumeDelivery. True when this call paused it (it was running).
+   */
+  pauseDelivery(reason: string, now: Date): Promise<boolean>;
+  /** Lets delivery run again; true when it was paused. */
+  resumeDelivery(): Promise<boolean>;
+  /** Why and since when delivery is paused; undefined while it runs. */
+  deliveryPause(): Promise<{ reason: string; since: Date } | undefined>;
   /** Not delivered this time; tried again from `nextAttemptAt`. Fenced like markAnnouncementSent. */
   markAnnouncementRetry(
     claim: AnnouncementClaim,

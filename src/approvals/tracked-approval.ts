@@ -1,3 +1,4 @@
+import type { AnnouncementKind } from './announcement-rules.ts';
 import type { Decision } from './approval-types.ts';
 
 /** Whether the poller still asks the service about an approval. */
@@ -38,6 +39,11 @@ export interface TrackedApproval {
   lastRemindedAt: Date | null;
   /** Since when the service has answered that it does not know this number; null while it knows it. */
   unknownSince: Date | null;
+  /**
+   * Since when Slack has said the approver cannot be reached (deactivated, not found): the
+   * requester was told, and no reminders go to them. Null while reachable.
+   */
+  approverUnreachableSince: Date | null;
 }
 
 export type NewTrackedApproval = Omit<
@@ -55,40 +61,17 @@ export type NewTrackedApproval = Omit<
   | 'remindersSent'
   | 'lastRemindedAt'
   | 'unknownSince'
+  | 'approverUnreachableSince'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 
+export type { AnnouncementKind } from './announcement-rules.ts';
+
 /**
- * Something the app owes Slack: the request message, the approver's DM, a thread reply, or the
- * refresh of the request message's status.
- * Written in the same transaction as the change it announces (an outbox), then delivered;
- * see announcement-dispatcher.ts for how a delivery is made exactly once.
+ * One thing the app owes Slack, written in the same transaction as the change it announces (an
+ * outbox), then delivered; see announcement-rules.ts for how each kind is delivered and
+ * announcement-dispatcher.ts for how a delivery is made exactly once.
  */
-export type AnnouncementKind =
-  | 'request'
-  | 'approver-dm'
-  | 'decision'
-  | 'parent-update'
-  | 'gave-up'
-  /** The service closed the approval without a decision (`isend` 1, still 待办). */
-  | 'ended'
-  /** The service has not known the approval number for a day: we stop following it. */
-  | 'vanished'
-  /** A reminder DM to the approver, and its note in the thread. */
-  | 'reminder'
-  | 'reminder-note'
-  /** The approver's DM, edited to show the decision. */
-  | 'approver-dm-update'
-  /** The Workflow Builder step that started the approval, completed with its outcome. */
-  | 'step-complete';
-
-/** Kinds that go to the approver's DM rather than the request's thread. */
-export const APPROVER_KINDS: ReadonlySet<AnnouncementKind> = new Set([
-  'approver-dm',
-  'reminder',
-  'approver-dm-update',
-]);
-
 export interface Announcement {
   /** `<djbh>:<kind>[:<decision or occurrence or reason>]`: one announcement per fact, whoever records it. */
   id: string;
@@ -108,6 +91,11 @@ export interface Announcement {
   uncertain: boolean;
   /** Not tried again before this moment (backoff, or Slack's Retry-After). */
   nextAttemptAt: Date;
+  /**
+   * When the first attempt started (kept through re-drives): a post of this announcement, if any,
+   * is no older than this. Null before any attempt.
+   */
+  firstAttemptedAt: Date | null;
   sentChannel: string | null;
   sentTs: string | null;
   lastError: string | null;

@@ -174,7 +174,11 @@ export async function pollOnce(
       return deps.announce?.();
     }
     const reminder =
-      options.reminders && status.decision === 'pending' && !status.unknown
+      // No reminders to an approver Slack said cannot be reached (the requester was told).
+      options.reminders &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      !approval.approverUnreachableSince
         ? reminderDue(approval, now, options.reminders)
         : undefined;
     if (reminder !== undefined) {

@@ -1,5 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import {
+  ANNOUNCEMENT_KINDS,
+  kindsInLane,
+  type LaneType,
+  ruleOf,
+} from '../approvals/announcement-rules.ts';
 import type { ApprovalStore, Page } from '../approvals/approval-store.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import {
@@ -14,6 +27,9 @@ import type { DialectName } from './database.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
+
+/** The row of delivery_state that holds the fleet-wide pause. */
+const PAUSE_ROW = 'slack';
 
 /**
  * The ApprovalStore over Kysely. Repository functions below take the database or a transaction
@@ -146,6 +162,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         .updateTable('announcements')
         .set((eb) => ({
           attempted_at: now.getTime(),
+          first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
           lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
           attempt_token: token,
           attempts: eb('attempts', '+', 1),
@@ -177,6 +194,19 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('attempt_token', '=', claim.token)
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
+        if (posted.approverUnreachable && row) {
+          await trx
+            .updateTable('tracked_approvals')
+            .set((eb) => ({
+              approver_unreachable_since: eb.fn.coalesce(
+                'approver_unreachable_since',
+                eb.val(now.getTime()),
+              ),
+              updated_at: now.getTime(),
+            }))
+            .where('djbh', '=', row.djbh)
+            .execute();
+        }
         if (row?.kind === 'request' && posted.ts) {
           await trx
             .updateTable('tracked_approvals')
@@ -261,6 +291,42 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
       return Number((await query.executeTakeFirst()).numUpdatedRows);
+    },
+
+    async pauseDelivery(reason, now) {
+      const result = await db
+        .insertInto('delivery_state')
+        .values({ id: PAUSE_ROW, paused_at: now.getTime(), paused_reason: reason.slice(0, 500) })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet({ paused_at: now.getTime(), paused_reason: reason.slice(0, 500) })
+            .where('delivery_state.paused_at', 'is', null),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async resumeDelivery() {
+      const result = await db
+        .updateTable('delivery_state')
+        .set({ paused_at: null, paused_reason: null })
+        .where('id', '=', PAUSE_ROW)
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async deliveryPause() {
+      const row = await db
+        .selectFrom('delivery_state')
+        .selectAll()
+        .where('id', '=', PAUSE_ROW)
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return row?.paused_at != null
+        ? { reason: row.paused_reason ?? '', since: new Date(Number(row.paused_at)) }
+        : undefined;
     },
 
     async recordReminder(djbh, occurrence, now) {
@@ -351,6 +417,64 @@ function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number) {
 
 type LaneHead = AnnouncementRow & { lane: string };
 
+const LANE_TYPES: readonly LaneType[] = [
+  'channel',
+  'thread',
+  'request-message',
+  'approver-dm',
+  'own',
+];
+
+const kindsIn = (kinds: readonly string[]) => sql.join(kinds.length > 0 ? kinds : ['']);
+
+/** The lane type of the announcement row `alias`, from the rules (a function of its kind). */
+function laneTypeSql(alias: string) {
+  const kind = sql.ref(`${alias}.kind`);
+  return sql`case ${sql.join(
+    LANE_TYPES.map((type) => sql`when ${kind} in (${kindsIn(kindsInLane(type))}) then ${type}`),
+    sql` `,
+  )} end`;
+}
+
+/**
+ * The lane of announcement `a` of approval `t`, following its rule: one per channel, per thread's
+ * fallback (the requester's DM while there is no thread), per request message, per approver.
+ */
+function laneSql() {
+  const lane: Record<LaneType, RawBuilder<string>> = {
+    channel: sql`'post:' || t.channel_id`,
+    thread: sql`case when t.message_ts is null then 'requester:' || t.requester_slack_id else 'post:' || t.channel_id end`,
+    'request-message': sql`'edit:' || t.channel_id`,
+    'approver-dm': sql`'dm:' || t.approver_login`,
+    own: sql`'own:' || a.djbh`,
+  };
+  return sql`case ${sql.join(
+    LANE_TYPES.map(
+      (type) => sql`when a.kind in (${kindsIn(kindsInLane(type))}) then ${lane[type]}`,
+    ),
+    sql` `,
+  )} end`;
+}
+
+/** What each rule waits for: no pending announcement of the kinds it names, for the same approval. */
+function waitsSql() {
+  const byWait = new Map<string, AnnouncementKind[]>();
+  for (const kind of ANNOUNCEMENT_KINDS) {
+    const key = [...ruleOf(kind).waitsFor].sort().join(',');
+    byWait.set(key, [...(byWait.get(key) ?? []), kind]);
+  }
+  return sql.join(
+    [...byWait].map(([key, kinds]) =>
+      key === ''
+        ? sql`a.kind in (${kindsIn(kinds)})`
+        : sql`(a.kind in (${kindsIn(kinds)}) and not exists (
+            select 1 from announcements w
+            where w.djbh = a.djbh and w.state = 'pending' and w.kind in (${kindsIn(key.split(','))})))`,
+    ),
+    sql` or `,
+  );
+}
+
 /** See ApprovalStore.deliverable: the head of each lane that has something deliverable now. */
 async function laneHeads(
   db: Db,
@@ -364,28 +488,21 @@ async function laneHeads(
     select * from (
       select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
       from (
-        select a.*,
-          case
-            when a.kind in ('approver-dm', 'reminder', 'approver-dm-update') then 'dm:' || t.approver_login
-            when a.kind = 'parent-update' then 'edit:' || t.channel_id
-            when a.kind = 'step-complete' then 'step:' || a.djbh
-            when a.kind <> 'request' and t.message_ts is null then 'requester:' || t.requester_slack_id
-            else 'post:' || t.channel_id
-          end as lane
+        select a.*, ${laneSql()} as lane
         from announcements a
         join tracked_approvals t on t.djbh = a.djbh
         where a.state = 'pending'
           and a.next_attempt_at <= ${now.getTime()}
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
-          and (
-            a.kind in ('request', 'approver-dm', 'reminder', 'step-complete')
-            or (a.kind = 'approver-dm-update' and not exists (
-              select 1 from announcements d
-              where d.djbh = a.djbh and d.kind = 'approver-dm' and d.state = 'pending'))
-            or (a.kind not in ('approver-dm-update') and (t.message_ts is not null or exists (
-              select 1 from announcements r
-              where r.djbh = a.djbh and r.kind = 'request' and r.state in ('failed', 'skipped'))))
-          )
+          and (${waitsSql()})
+          -- Within one approval, a lane delivers in the order its announcements were recorded.
+          and not exists (
+            select 1 from announcements e
+            where e.djbh = a.djbh and e.state = 'pending' and e.id <> a.id
+              and ${laneTypeSql('e')} = ${laneTypeSql('a')}
+              and (e.created_at < a.created_at or (e.created_at = a.created_at and e.id < a.id)))
+          -- While Slack refuses the app's token, no replica delivers anything.
+          and not exists (select 1 from delivery_state p where p.paused_at is not null)
       ) a
     ) heads
     where lane_rank = 1 ${skip}
@@ -427,6 +544,7 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       reminders_sent: 0,
       last_reminded_at: null,
       unknown_since: null,
+      approver_unreachable_since: null,
     })
     .execute();
 }
@@ -470,6 +588,7 @@ export async function insertAnnouncement(
       attempt_token: null,
       uncertain: 0,
       sent_channel: null,
+      first_attempted_at: null,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
@@ -530,6 +649,10 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     remindersSent: row.reminders_sent,
     lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),
     unknownSince: row.unknown_since === null ? null : new Date(Number(row.unknown_since)),
+    approverUnreachableSince:
+      row.approver_unreachable_since === null
+        ? null
+        : new Date(Number(row.approver_unreachable_since)),
   };
 }
 
@@ -545,6 +668,8 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     attemptedAt: row.attempted_at === null ? null : new Date(Number(row.attempted_at)),
     uncertain: Number(row.uncertain) === 1,
     nextAttemptAt: new Date(Number(row.next_attempt_at)),
+    firstAttemptedAt:
+      row.first_attempted_at === null ? null : new Date(Number(row.first_attempted_at)),
     sentChannel: row.sent_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MetricsSource } from '../metrics.ts';
 import type { Database } from './schema.ts';
 
-/** Counts for the metrics scrape: the outbox by state and kind, and the due backlog. */
+/** Counts for the metrics scrape: the outbox by state and kind, the due backlog, the pause. */
 export function createMetricsSource(db: Kysely<Database>): MetricsSource {
   return {
     async announcementCounts() {
@@ -21,6 +21,14 @@ export function createMetricsSource(db: Kysely<Database>): MetricsSource {
         .where('next_check_at', '<=', now.getTime())
         .executeTakeFirst();
       return Number(row?.n ?? 0);
+    },
+    async deliveryPaused() {
+      const row = await db
+        .selectFrom('delivery_state')
+        .select('id')
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return row !== undefined;
     },
   };
 }

@@ -27,6 +27,7 @@ export interface TrackedApprovalRow {
   unknown_since: number | null;
   thread_ts: string | null;
   function_execution_id: string | null;
+  approver_unreachable_since: number | null;
 }
 
 export interface AnnouncementRow {
@@ -46,6 +47,14 @@ export interface AnnouncementRow {
   attempt_token: string | null;
   uncertain: number;
   sent_channel: string | null;
+  first_attempted_at: number | null;
+}
+
+/** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */
+export interface DeliveryStateRow {
+  id: string;
+  paused_at: number | null;
+  paused_reason: string | null;
 }
 
 export interface LinkedAccountRow {
@@ -66,4 +75,5 @@ export interface Database {
   tracked_approvals: TrackedApprovalRow;
   announcements: AnnouncementRow;
   linked_accounts: LinkedAccountRow;
+  delivery_state: DeliveryStateRow;
 }

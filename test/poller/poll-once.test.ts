@@ -62,6 +62,7 @@ function dispatcher() {
           return { channel: 'C1', ts: `1.${delivered.length}` };
         },
         findDelivered: async () => undefined,
+        checkCredentials: async () => 'ok',
       },
       logger: quiet,
       now: () => new Date(),

@@ -43,6 +43,7 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   checkFailures: 0,
   remindersSent: 0,
   lastRemindedAt: null,
+  approverUnreachableSince: null,
   unknownSince: null,
   ...overrides,
 });

@@ -61,6 +61,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-22-003-delivery-under-faults',
           '2026-11-22-004-submission-keys',
           '2026-11-22-005-entry-points',
+          '2026-11-23-006-fleet-delivery',
         ]);
       });
 
