@@ -20,8 +20,9 @@ export type LaneType = 'channel' | 'thread' | 'request-message' | 'approver-dm' 
 /**
  * Where an announcement goes when its first place cannot take it:
  * - `requester-dm`: the requester's DM with the app (the channel or thread refuses posts);
- * - `tell-requester`: the approver cannot be reached on Slack; the requester is told (in the
- *   thread, or their DM), and no reminder goes to that approver any more;
+ * - `tell-requester`: the approver cannot be reached on Slack: delivered as posting nothing, the
+ *   approval is marked so (no reminders any more) and an `approver-unreachable` announcement
+ *   tells the requester in the thread; an approver not on Slack at all is noted at once;
  * - `nothing`: posting nothing is a delivery (a reminder to nobody, a note with no thread).
  */
 export type Fallback = 'requester-dm' | 'tell-requester' | 'nothing';
@@ -64,6 +65,8 @@ export type AnnouncementKind =
   | 'vanished'
   | 'reminder'
   | 'reminder-note'
+  /** Slack said the approver cannot be reached (deactivated, not found): the requester is told. */
+  | 'approver-unreachable'
   | 'parent-update'
   | 'approver-dm-update'
   | 'step-complete';
@@ -94,6 +97,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'nothing',
     onlyWhilePending: true,
   },
+  'approver-unreachable': inThread,
   /** The request message, edited to show the latest state (an edit always shows the latest). */
   'parent-update': {
     lane: 'request-message',

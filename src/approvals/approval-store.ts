@@ -85,7 +85,9 @@ export interface ApprovalStore {
   ): Promise<AnnouncementClaim | undefined>;
   /**
    * Delivered; for the request message this also records where the thread is, and queues the
-   * edit that adds the thread's link to the approver's DM. False (and nothing written) when the
+   * edit that adds the thread's link to the approver's DM. A delivery that found the approver
+   * unreachable marks the approval so (the first time, with the announcement that tells the
+   * requester). False (and nothing written) when the
    * claim is no longer the current attempt.
    */
   markAnnouncementSent(

@@ -200,17 +200,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       return await toApprover(attempt, a, approval, approverId, sent);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
-      // Deactivated, gone or hidden from the app: say so to the requester (once), stop reminders.
-      if (rule.fallback !== 'tell-requester' || approval.approverUnreachableSince)
-        return { ...NOTHING_POSTED, approverUnreachable: true };
-      const approver = personRef(approval.approverSlackId, approval.approverLogin);
-      const told = await replyOrDm(
-        attempt,
-        approval,
-        (t) => buildTextReply(t.approverUnreachable(approver)),
-        a,
-      );
-      return { ...told, approverUnreachable: true };
+      // Deactivated, gone or hidden from the app: recorded with the delivery, which stops the
+      // reminders and queues the note that tells the requester in the thread.
+      return { ...NOTHING_POSTED, approverUnreachable: true };
     }
   }
 
@@ -329,6 +321,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         );
       case 'ended':
         return replyOrDm(attempt, approval, (t) => buildTextReply(t.ended(requester)), a);
+      case 'approver-unreachable': {
+        const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildTextReply(t.approverUnreachable(approver)),
+          a,
+        );
+      }
       case 'vanished':
         return replyOrDm(
           attempt,

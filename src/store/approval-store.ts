@@ -195,17 +195,15 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
         if (posted.approverUnreachable && row) {
-          await trx
+          const marked = await trx
             .updateTable('tracked_approvals')
-            .set((eb) => ({
-              approver_unreachable_since: eb.fn.coalesce(
-                'approver_unreachable_since',
-                eb.val(now.getTime()),
-              ),
-              updated_at: now.getTime(),
-            }))
+            .set({ approver_unreachable_since: now.getTime(), updated_at: now.getTime() })
             .where('djbh', '=', row.djbh)
-            .execute();
+            .where('approver_unreachable_since', 'is', null)
+            .executeTakeFirst();
+          // The first time only: the requester is told once.
+          if (Number(marked.numUpdatedRows) === 1)
+            await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
         }
         if (row?.kind === 'request' && posted.ts) {
           await trx

@@ -365,6 +365,72 @@ for (const database of TEST_DATABASES) {
         expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
       });
 
+      it('keeps a thread in recorded order: a later reply waits while an earlier one is retrying', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const request = await store.claimAnnouncement(await pending('request'), T0, 30_000);
+        await store.markAnnouncementSent(request ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1));
+        const reminder = await store.claimAnnouncement(await pending('reminder'), later(2), 30_000);
+        await store.markAnnouncementSent(
+          reminder ?? NO_CLAIM,
+          { channel: 'D1', ts: '1.2' },
+          later(2),
+        );
+        const note = await store.claimAnnouncement(
+          await pending('reminder-note'),
+          later(2),
+          30_000,
+        );
+        await store.markAnnouncementRetry(note ?? NO_CLAIM, {
+          error: 'service_unavailable',
+          uncertain: false,
+          nextAttemptAt: later(60_000),
+        });
+        await store.recordDecision('AAAAAAAAAAAa', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        });
+        const thread = async (at: Date) =>
+          (await store.deliverable(at, { limit: 10, skipLanes: [] }))
+            .filter((d) => d.lane === 'post:C1')
+            .map((d) => d.announcement.kind);
+        // The decision was recorded after the note: it does not overtake it.
+        expect(await thread(later(10))).toEqual([]);
+        expect(await thread(later(60_000))).toEqual(['reminder-note']);
+      });
+
+      it('pauses delivery fleet-wide once, offers nothing while paused, and resumes', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        expect(await store.deliveryPause()).toBeUndefined();
+        expect(await store.pauseDelivery('Slack: token_revoked', later(1))).toBe(true);
+        expect(await store.pauseDelivery('Slack: invalid_auth', later(2))).toBe(false);
+        expect(await store.deliveryPause()).toEqual({
+          reason: 'Slack: token_revoked',
+          since: later(1),
+        });
+        expect(await store.deliverable(later(10), { limit: 10, skipLanes: [] })).toEqual([]);
+        expect(await store.resumeDelivery()).toBe(true);
+        expect(await store.resumeDelivery()).toBe(false);
+        expect(await store.deliverable(later(10), { limit: 10, skipLanes: [] })).toHaveLength(2);
+      });
+
+      it('keeps the first attempt through a re-drive, for the search for an earlier post', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        await store.redriveAnnouncements(later(3_600_000));
+        const again = await store.claimAnnouncement(await pending('request'), later(3_600_001), 1);
+        expect(again).toBeDefined();
+        expect(await pending('request')).toMatchObject({
+          firstAttemptedAt: later(10),
+          attemptedAt: later(3_600_001),
+          uncertain: true,
+        });
+      });
+
       it('lists failed announcements and re-drives them for an operator', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
