@@ -211,7 +211,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         await pauseEverything(reason, now);
         return done('paused');
       }
-      const expired = now.getTime() - a.createdAt.getTime() >= options.retryForMs;
+      const expired = now.getTime() - (a.redrivenAt ?? a.createdAt).getTime() >= options.retryForMs;
       if (!error.retryable || expired) {
         const why = error.retryable
           ? `still failing after ${hours(options.retryForMs)}: ${reason}`

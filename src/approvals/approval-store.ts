@@ -119,7 +119,10 @@ export interface ApprovalStore {
   sentPost(id: string): Promise<{ channel: string; ts: string } | undefined>;
   /** Failed announcements, newest first, for an operator. */
   failedAnnouncements(limit: number): Promise<Announcement[]>;
-  /** Makes failed announcements pending again, due now; all of them when `ids` is omitted. */
+  /**
+   * Makes failed announcements pending again, due now, with a fresh retry window; all of them
+   * when `ids` is omitted. Their place in the recorded order does not change.
+   */
   redriveAnnouncements(now: Date, ids?: string[]): Promise<number>;
   /**
    * Stops following an approval the service closed without a decision (`ended`) or no longer

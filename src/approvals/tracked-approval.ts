@@ -96,6 +96,8 @@ export interface Announcement {
    * is no older than this. Null before any attempt.
    */
   firstAttemptedAt: Date | null;
+  /** When an operator last re-drove it (its retry window starts again); null if never. */
+  redrivenAt: Date | null;
   sentChannel: string | null;
   sentTs: string | null;
   lastError: string | null;

@@ -284,8 +284,9 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       if (ids?.length === 0) return 0;
       let query = db
         .updateTable('announcements')
-        // A redriven announcement gets a fresh retry window from now (see the dispatcher).
-        .set({ state: 'pending', next_attempt_at: now.getTime(), created_at: now.getTime() })
+        // A fresh retry window from now (see the dispatcher); created_at, its place in the
+        // recorded order, stays: moving it could put it behind what waits for it.
+        .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
       return Number((await query.executeTakeFirst()).numUpdatedRows);
@@ -587,6 +588,7 @@ export async function insertAnnouncement(
       uncertain: 0,
       sent_channel: null,
       first_attempted_at: null,
+      redriven_at: null,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
@@ -668,6 +670,7 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     nextAttemptAt: new Date(Number(row.next_attempt_at)),
     firstAttemptedAt:
       row.first_attempted_at === null ? null : new Date(Number(row.first_attempted_at)),
+    redrivenAt: row.redriven_at === null ? null : new Date(Number(row.redriven_at)),
     sentChannel: row.sent_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,

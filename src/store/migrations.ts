@@ -188,6 +188,9 @@ const migrations: Record<string, Migration> = {
         .set({ first_attempted_at: sql`attempted_at` } as never)
         .where(sql<boolean>`attempted_at is not null`)
         .execute();
+      // When an operator re-drove it: its retry window starts again there, while its place in
+      // the recorded order (created_at) stays, so a re-drive never reorders a lane.
+      await db.schema.alterTable('announcements').addColumn('redriven_at', 'bigint').execute();
       // Slack said the approver cannot be reached: the requester was told, no more reminders.
       await db.schema
         .alterTable('tracked_approvals')
@@ -208,6 +211,7 @@ const migrations: Record<string, Migration> = {
         .alterTable('tracked_approvals')
         .dropColumn('approver_unreachable_since')
         .execute();
+      await db.schema.alterTable('announcements').dropColumn('redriven_at').execute();
       await db.schema.alterTable('announcements').dropColumn('first_attempted_at').execute();
     },
   },

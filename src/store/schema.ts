@@ -48,6 +48,7 @@ export interface AnnouncementRow {
   uncertain: number;
   sent_channel: string | null;
   first_attempted_at: number | null;
+  redriven_at: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */

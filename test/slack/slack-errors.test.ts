@@ -135,9 +135,14 @@ describe('each class of Slack error', () => {
     };
     h.sim.decide(approval.djbh, 'agree');
     await h.app.poll();
-    expect(replies(h, parent, 'Approved')).toHaveLength(0);
+    expect(
+      h.workspace.calls.some(
+        (c) => c.method === 'chat.postMessage' && c.response.error === 'service_unavailable',
+      ),
+    ).toBe(true);
     await h.app.deliver(new Date(Date.now() + 15 * MINUTE));
     expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(await stateOf(h, `${approval.djbh}:decision:approved`)).toBe('sent');
   });
 
   it('takes the DM fallback when the thread is locked, so the requester learns the decision', async () => {
