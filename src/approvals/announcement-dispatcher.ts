@@ -155,7 +155,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     const { announcement: a, approval, lane } = d;
     const rule = ruleOf(a.kind);
     const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs);
+    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane);
     if (!claim) return 'lost';
     const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
     const clock: AttemptClock = {
@@ -191,7 +191,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       clock.check();
       const posted = await deps.announcer.deliver(a, approval, clock);
       if (posted.ts) pacer.posted(lane);
-      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now), a.id);
+      const laneWait = posted.ts ? options.laneIntervalMs : 0;
+      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait), a.id);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
       });
@@ -224,11 +225,11 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         return done('failed');
       }
       const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random));
-      await deps.store.markAnnouncementRetry(claim, {
-        error: reason,
-        uncertain,
-        nextAttemptAt: new Date(now.getTime() + delay),
-      });
+      await deps.store.markAnnouncementRetry(
+        claim,
+        { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },
+        error.retryAfterMs ?? 0,
+      );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.
       deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
         { announcement: a.id, error: reason, retryInMs: delay },
@@ -352,7 +353,11 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
           continue;
         }
         if (started > 0) continue;
-        const waiting = await deps.store.deliverable(now, { limit: 1, skipLanes: [] });
+        const waiting = await deps.store.deliverable(now, {
+          limit: 1,
+          skipLanes: [],
+          includeHeldLanes: true,
+        });
         if (waiting.length === 0) return counts;
         // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
         await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));

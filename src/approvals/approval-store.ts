@@ -13,6 +13,8 @@ export interface AnnouncementClaim {
   id: string;
   /** Unique per attempt: only the current attempt may record the outcome. */
   token: string;
+  /** The lane the attempt holds with the same token, when it claimed one. */
+  lane?: string;
 }
 
 /** Persistence as the domain needs it; implemented with Kysely in src/store. */
@@ -58,7 +60,8 @@ export interface ApprovalStore {
   /** Announcements not yet delivered, oldest first (whether deliverable now or not). */
   pendingAnnouncements(limit: number): Promise<Announcement[]>;
   /**
-   * What can be delivered now, at most one per lane (the lane's head) and none from `skipLanes`.
+   * What can be delivered now, at most one per lane (the lane's head), none from `skipLanes` and
+   * none from a lane another attempt holds or whose pacing does not allow a post yet.
    * A lane is where posts queue behind each other: `post:<channel>` for the request's channel
    * (or thread), `edit:<channel>` for edits of the request message, `dm:<approver login>` for the
    * approver's DM, `requester:<user>` for what goes to the requester's DM because the request
@@ -70,18 +73,26 @@ export interface ApprovalStore {
    */
   deliverable(
     now: Date,
-    options: { limit: number; skipLanes: Iterable<string> },
+    options: {
+      limit: number;
+      skipLanes: Iterable<string>;
+      /** Also lanes held by an attempt or waiting for their pace (to know whether to wait). */
+      includeHeldLanes?: boolean;
+    },
   ): Promise<Deliverable[]>;
   /**
    * Claims a deliverable announcement for one attempt, for `leaseMs` measured on the database's
    * clock (replicas' own clocks may disagree). Succeeds only while the announcement is pending,
    * unheld and still at the attempt count it was read with. The claim's token fences what the
-   * attempt may record later.
+   * attempt may record later. With `lane`, the lane is claimed too, for the whole fleet: only
+   * while no other attempt holds it and its pacing allows a post; recording the outcome
+   * releases it (see `laneWaitMs` there).
    */
   claimAnnouncement(
     announcement: Pick<Announcement, 'id' | 'attempts'>,
     now: Date,
     leaseMs: number,
+    lane?: string,
   ): Promise<AnnouncementClaim | undefined>;
   /**
    * Delivered; for the request message this also records where the thread is, and queues the
@@ -94,6 +105,8 @@ export interface ApprovalStore {
     claim: AnnouncementClaim,
     posted: { channel: string; ts: string; approverUnreachable?: boolean },
     now: Date,
+    /** How long the claim's lane waits before its next post (Slack's pace), fleet-wide. */
+    laneWaitMs?: number,
   ): Promise<boolean>;
   /**
    * Stops delivery across the fleet (Slack refuses the app's token): `deliverable` returns nothing
@@ -108,6 +121,8 @@ export interface ApprovalStore {
   markAnnouncementRetry(
     claim: AnnouncementClaim,
     retry: { error: string; uncertain: boolean; nextAttemptAt: Date },
+    /** How long the claim's lane waits (Retry-After), fleet-wide. */
+    laneWaitMs?: number,
   ): Promise<boolean>;
   /** Not delivered and never will be (or not worth it any more). Fenced like markAnnouncementSent. */
   markAnnouncementFinal(

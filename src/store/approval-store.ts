@@ -137,8 +137,8 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toAnnouncement);
     },
 
-    async deliverable(now, { limit, skipLanes }) {
-      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes]);
+    async deliverable(now, { limit, skipLanes, includeHeldLanes }) {
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], includeHeldLanes);
       if (heads.length === 0) return [];
       const approvals = await db
         .selectFrom('tracked_approvals')
@@ -156,29 +156,35 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async claimAnnouncement({ id, attempts }, now, leaseMs) {
+    async claimAnnouncement({ id, attempts }, now, leaseMs, lane) {
       const token = randomUUID();
-      const result = await db
-        .updateTable('announcements')
-        .set((eb) => ({
-          attempted_at: now.getTime(),
-          first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
-          lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
-          attempt_token: token,
-          attempts: eb('attempts', '+', 1),
-          // Until the attempt says otherwise, a crash leaves its post's fate unknown.
-          uncertain: 1,
-        }))
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .where('attempts', '=', attempts)
-        .where((eb) => leaseIsFree(eb, dialect))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1 ? { id, token } : undefined;
+      return db.transaction().execute(async (trx) => {
+        if (lane && !(await claimLane(trx, dialect, lane, token, leaseMs))) return undefined;
+        const result = await trx
+          .updateTable('announcements')
+          .set((eb) => ({
+            attempted_at: now.getTime(),
+            first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
+            lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
+            attempt_token: token,
+            attempts: eb('attempts', '+', 1),
+            // Until the attempt says otherwise, a crash leaves its post's fate unknown.
+            uncertain: 1,
+          }))
+          .where('id', '=', id)
+          .where('state', '=', 'pending')
+          .where('attempts', '=', attempts)
+          .where((eb) => leaseIsFree(eb, dialect))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1) return { id, token, ...(lane ? { lane } : {}) };
+        if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
+        return undefined;
+      });
     },
 
-    async markAnnouncementSent(claim, posted, now) {
+    async markAnnouncementSent(claim, posted, now, laneWaitMs = 0) {
       return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
         const row = await trx
           .updateTable('announcements')
           .set({
@@ -230,30 +236,36 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }) {
-      const result = await db
-        .updateTable('announcements')
-        .set({
-          last_error: error.slice(0, 500),
-          lease_until: null,
-          attempt_token: null,
-          uncertain: uncertain ? 1 : 0,
-          next_attempt_at: nextAttemptAt.getTime(),
-        })
-        .where('id', '=', claim.id)
-        .where('attempt_token', '=', claim.token)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }, laneWaitMs = 0) {
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
+        const result = await trx
+          .updateTable('announcements')
+          .set({
+            last_error: error.slice(0, 500),
+            lease_until: null,
+            attempt_token: null,
+            uncertain: uncertain ? 1 : 0,
+            next_attempt_at: nextAttemptAt.getTime(),
+          })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
     },
 
     async markAnnouncementFinal(claim, state, reason) {
-      const result = await db
-        .updateTable('announcements')
-        .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
-        .where('id', '=', claim.id)
-        .where('attempt_token', '=', claim.token)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, 0);
+        const result = await trx
+          .updateTable('announcements')
+          .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
     },
 
     async sentPost(id) {
@@ -374,6 +386,59 @@ function leaseIsFree<T extends 'announcements' | 'tracked_approvals'>(
   return eb.or([eb(lease, 'is', null), eb(lease, '<', dbNowMs(dialect))]);
 }
 
+/**
+ * Takes `lane` for one attempt, fleet-wide: only while nobody holds it (or their lease ran out)
+ * and its pacing allows a post. One statement, so two replicas cannot both take it.
+ */
+async function claimLane(
+  db: Db,
+  dialect: DialectName,
+  lane: string,
+  token: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const until = sql<number>`${dbNowMs(dialect)} + ${leaseMs}`;
+  const result = await db
+    .insertInto('lane_leases')
+    .values({ lane, token, lease_until: until, next_post_at: 0 })
+    .onConflict((oc) =>
+      oc
+        .column('lane')
+        .doUpdateSet({ token, lease_until: until })
+        .where((eb) =>
+          eb.and([
+            eb.or([
+              eb('lane_leases.lease_until', 'is', null),
+              eb('lane_leases.lease_until', '<', dbNowMs(dialect)),
+            ]),
+            eb('lane_leases.next_post_at', '<=', dbNowMs(dialect)),
+          ]),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Gives the claim's lane back (if it still holds it) and paces it `waitMs` from now. */
+async function releaseLane(
+  db: Db,
+  dialect: DialectName,
+  claim: { token: string; lane?: string },
+  waitMs: number,
+): Promise<void> {
+  if (!claim.lane) return;
+  await db
+    .updateTable('lane_leases')
+    .set({
+      token: null,
+      lease_until: null,
+      next_post_at: sql<number>`${dbNowMs(dialect)} + ${Math.max(0, Math.round(waitMs))}`,
+    })
+    .where('lane', '=', claim.lane)
+    .where('token', '=', claim.token)
+    .execute();
+}
+
 function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
   return db
     .selectFrom('tracked_approvals')
@@ -481,8 +546,17 @@ async function laneHeads(
   now: Date,
   limit: number,
   skipLanes: string[],
+  includeHeldLanes = false,
 ): Promise<LaneHead[]> {
   const skip = skipLanes.length > 0 ? sql`and lane not in (${sql.join(skipLanes)})` : sql``;
+  // Another attempt (on any replica) serves the lane, or the lane must wait for Slack's pace.
+  const held = includeHeldLanes
+    ? sql``
+    : sql`and not exists (
+        select 1 from lane_leases l
+        where l.lane = heads.lane
+          and ((l.lease_until is not null and l.lease_until >= ${dbNowMs(dialect)})
+            or l.next_post_at > ${dbNowMs(dialect)}))`;
   const result = await sql<LaneHead>`
     select * from (
       select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
@@ -504,7 +578,7 @@ async function laneHeads(
           and not exists (select 1 from delivery_state p where p.paused_at is not null)
       ) a
     ) heads
-    where lane_rank = 1 ${skip}
+    where lane_rank = 1 ${skip} ${held}
     order by next_attempt_at, created_at, id
     limit ${limit}
   `.execute(db);

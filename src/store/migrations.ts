@@ -204,8 +204,19 @@ const migrations: Record<string, Migration> = {
         .addColumn('paused_at', 'bigint')
         .addColumn('paused_reason', 'text')
         .execute();
+      // One replica at a time serves a lane (a channel, a thread's fallback, a DM), fenced by a
+      // token like an announcement's lease; `next_post_at` paces the lane for the whole fleet.
+      // Both on the database's clock.
+      await db.schema
+        .createTable('lane_leases')
+        .addColumn('lane', 'text', (c) => c.primaryKey())
+        .addColumn('token', 'text')
+        .addColumn('lease_until', 'bigint')
+        .addColumn('next_post_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
     async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('lane_leases').execute();
       await db.schema.dropTable('delivery_state').execute();
       await db.schema
         .alterTable('tracked_approvals')

@@ -58,6 +58,14 @@ export interface DeliveryStateRow {
   paused_reason: string | null;
 }
 
+/** Who serves a lane now, and when the lane may post next (both on the database's clock). */
+export interface LaneLeaseRow {
+  lane: string;
+  token: string | null;
+  lease_until: number | null;
+  next_post_at: number;
+}
+
 export interface LinkedAccountRow {
   slack_user_id: string;
   team_id: string;
@@ -77,4 +85,5 @@ export interface Database {
   announcements: AnnouncementRow;
   linked_accounts: LinkedAccountRow;
   delivery_state: DeliveryStateRow;
+  lane_leases: LaneLeaseRow;
 }

@@ -411,7 +411,7 @@ class World {
   async interleave(stalled: Replica): Promise<void> {
     this.interleaving = true;
     try {
-      this.t += LEASE_MS;
+      await this.advance(LEASE_MS);
       await this.expireLeases();
       for (const r of this.replicas) if (r !== stalled && r.alive) await this.pass(r);
     } finally {
@@ -435,6 +435,18 @@ class World {
       .set({ lease_until: 0 })
       .where('lease_until', 'is not', null)
       .execute();
+    await this.db.db
+      .updateTable('lane_leases')
+      .set({ lease_until: 0 })
+      .where('lease_until', 'is not', null)
+      .execute();
+  }
+
+  /** The database's clock moves on too: lanes paced by Retry-After may post again. */
+  async advance(ms: number): Promise<void> {
+    this.t += ms;
+    if (ms >= 30_000)
+      await this.db.db.updateTable('lane_leases').set({ next_post_at: 0 }).execute();
   }
 
   async noteFailed(): Promise<void> {
@@ -514,7 +526,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
         break;
       }
       case 'advance':
-        world.t += op.ms;
+        await world.advance(op.ms);
         break;
       case 'expire-leases':
         await world.expireLeases();
@@ -609,7 +621,7 @@ async function settle(world: World): Promise<void> {
   for (let round = 0; round < 40; round++) {
     const pending = await world.store.pendingAnnouncements(1);
     if (pending.length === 0) return;
-    world.t += 11 * MINUTE;
+    await world.advance(11 * MINUTE);
     await world.expireLeases();
     for (const r of world.replicas) await world.pass(r);
   }
@@ -624,6 +636,7 @@ async function clear(handle: DatabaseHandle): Promise<void> {
   await handle.db.deleteFrom('announcements').execute();
   await handle.db.deleteFrom('tracked_approvals').execute();
   await handle.db.deleteFrom('delivery_state').execute();
+  await handle.db.deleteFrom('lane_leases').execute();
   await handle.db.deleteFrom('linked_accounts').execute();
 }
 

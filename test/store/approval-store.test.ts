@@ -402,6 +402,41 @@ for (const database of TEST_DATABASES) {
         expect(await thread(later(60_000))).toEqual(['reminder-note']);
       });
 
+      it('lets one attempt at a time serve a lane, fleet-wide, and paces the lane after a post', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        const requests = (await store.pendingAnnouncements(10)).filter((a) => a.kind === 'request');
+        const [first, second] = requests;
+        if (!first || !second) throw new Error('no requests');
+        const lane = 'post:C2147483705';
+        const held = await store.claimAnnouncement(first, T0, 30_000, lane);
+        expect(held).toMatchObject({ lane });
+        // Another replica cannot take the lane's next announcement while the lane is held…
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toBeUndefined();
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [] })).map((d) => d.lane),
+        ).not.toContain(lane);
+        // …nor right after its post, while the lane waits for Slack's pace.
+        await store.markAnnouncementSent(
+          held ?? NO_CLAIM,
+          { channel: 'C1', ts: '1.1' },
+          T0,
+          60_000,
+        );
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toBeUndefined();
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [] })).map((d) => d.lane),
+        ).not.toContain(lane);
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [], includeHeldLanes: true })).map(
+            (d) => d.lane,
+          ),
+        ).toContain(lane);
+        // Once the pace allows (on the database's clock), the next one goes.
+        await testDb.handle.db.updateTable('lane_leases').set({ next_post_at: 0 }).execute();
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toMatchObject({ lane });
+      });
+
       it('pauses delivery fleet-wide once, offers nothing while paused, and resumes', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         expect(await store.deliveryPause()).toBeUndefined();
