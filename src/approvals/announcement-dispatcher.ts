@@ -69,6 +69,9 @@ export interface DispatchCounts {
 }
 
 const BACKOFF_BASE_MS = 2000;
+// Posts to one lane set out at least this much more than the lane's interval apart, so that a
+// faster second request cannot reach Slack within the interval of a slower first one.
+const PACE_MARGIN_MS = 25;
 const BACKOFF_MAX_MS = 10 * 60_000;
 
 /**
@@ -189,9 +192,15 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         mayBePosted = false;
       }
       clock.check();
+      const delivering = monotonic();
       const posted = await deps.announcer.deliver(a, approval, clock);
-      if (posted.ts) pacer.posted(lane);
-      const laneWait = posted.ts ? options.laneIntervalMs : 0;
+      // The lane's pace counts from when this delivery set out (a little margin for the request's
+      // own way to Slack), not from when it was recorded: the recording and the next claim fall
+      // inside the interval instead of adding to it, across the whole fleet.
+      const laneWait = posted.ts
+        ? Math.max(0, options.laneIntervalMs + PACE_MARGIN_MS - (monotonic() - delivering))
+        : 0;
+      if (posted.ts) pacer.pause(lane, laneWait);
       warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait), a.id);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');

@@ -26,7 +26,9 @@ export interface ApprovalStore {
    * Claims up to `limit` active approvals whose next check is due and that were not checked at
    * `now` already (one pass checks each once), for `leaseMs` on the database's clock, so that
    * another replica polling at the same moment skips them. A claim ends with
-   * recordCheck/recordDecision/giveUp/finish, or runs out.
+   * recordCheck/recordDecision/giveUp/finish, or runs out. Each approval comes with its claim
+   * (`checkClaim`); given to those methods, it fences them: they record nothing (and answer
+   * false) once another pass has claimed the approval.
    */
   claimDue(now: Date, limit: number, leaseMs: number): Promise<TrackedApproval[]>;
   /** A check that found nothing new (or failed): when to look again. Ends the claim. */
@@ -39,7 +41,8 @@ export interface ApprovalStore {
       /** The service answered that it does not know the number (kept until it knows it again). */
       unknown?: boolean;
     },
-  ): Promise<void>;
+    claim?: string | null,
+  ): Promise<boolean>;
   /**
    * A new decision, stored together with the announcements that will post it and refresh the
    * request message, in one transaction:
@@ -54,9 +57,12 @@ export interface ApprovalStore {
       now: Date;
       nextCheckAt: Date;
     },
-  ): Promise<void>;
+    claim?: string | null,
+  ): Promise<boolean>;
+  /** Gives a claimed approval back unchecked (fenced by the claim), for the next pass to take. */
+  releaseClaim(djbh: string, claim: string | null): Promise<void>;
   /** Stops following an approval nobody decided, with the announcement that says so. */
-  giveUp(djbh: string, now: Date): Promise<void>;
+  giveUp(djbh: string, now: Date, claim?: string | null): Promise<boolean>;
   /** Announcements not yet delivered, oldest first (whether deliverable now or not). */
   pendingAnnouncements(limit: number): Promise<Announcement[]>;
   /**
@@ -143,12 +149,22 @@ export interface ApprovalStore {
    * Stops following an approval the service closed without a decision (`ended`) or no longer
    * knows (`vanished`), with the announcement that says so and the refresh of the request message.
    */
-  finish(djbh: string, reason: 'ended' | 'vanished', now: Date): Promise<void>;
+  finish(
+    djbh: string,
+    reason: 'ended' | 'vanished',
+    now: Date,
+    claim?: string | null,
+  ): Promise<boolean>;
   /**
    * Records the n-th reminder with its two announcements (the approver's DM and the thread note)
    * in one transaction; recording the same occurrence again announces nothing new.
    */
-  recordReminder(djbh: string, occurrence: number, now: Date): Promise<void>;
+  recordReminder(
+    djbh: string,
+    occurrence: number,
+    now: Date,
+    claim?: string | null,
+  ): Promise<boolean>;
   /** Open approvals waiting for this approver, newest first, and how many there are in all. */
   waitingFor(login: string, limit: number): Promise<Page>;
   /** Approvals this person requested, newest first, and how many there are in all. */

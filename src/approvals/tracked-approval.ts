@@ -44,6 +44,11 @@ export interface TrackedApproval {
    * requester was told, and no reminders go to them. Null while reachable.
    */
   approverUnreachableSince: Date | null;
+  /**
+   * The claim of the poll pass that holds this approval (claimDue): what the pass records is
+   * fenced by it, so a pass that lost its claim records nothing and announces nothing.
+   */
+  checkClaim: string | null;
 }
 
 export type NewTrackedApproval = Omit<
@@ -62,6 +67,7 @@ export type NewTrackedApproval = Omit<
   | 'lastRemindedAt'
   | 'unknownSince'
   | 'approverUnreachableSince'
+  | 'checkClaim'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 

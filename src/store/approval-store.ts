@@ -48,15 +48,17 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
     getApproval: (djbh) => findApproval(db, djbh),
 
     async claimDue(now, limit, leaseMs) {
+      // One token per claim: what this pass records is fenced by it (see recordCheck).
+      const token = randomUUID();
       const rows =
         dialect === 'postgres'
-          ? await claimOnPostgres(db, now, limit, leaseMs)
-          : await claimOnSqlite(db, now, limit, leaseMs);
+          ? await claimOnPostgres(db, now, limit, leaseMs, token)
+          : await claimOnSqlite(db, now, limit, leaseMs, token);
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
-    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }) {
-      await db
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
+      const result = await db
         .updateTable('tracked_approvals')
         .set((eb) => ({
           last_checked_at: now.getTime(),
@@ -73,12 +75,24 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
               }),
         }))
         .where('djbh', '=', djbh)
+        .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async releaseClaim(djbh, claim) {
+      if (!claim) return;
+      await db
+        .updateTable('tracked_approvals')
+        .set({ lease_until: null })
+        .where('djbh', '=', djbh)
+        .where('check_token', '=', claim)
         .execute();
     },
 
-    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({
             decision,
@@ -91,37 +105,47 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
             check_failures: 0,
           })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        // Another pass holds the approval now: it records (and announces) what it finds.
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'decision', decision, now);
         await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
         await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
         if (ended) await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
-    async finish(djbh, reason, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async finish(djbh, reason, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, reason, null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
         await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
-    async giveUp(djbh, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async giveUp(djbh, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({ tracking: 'gave-up', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'gave-up', null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
         await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
@@ -340,9 +364,9 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         : undefined;
     },
 
-    async recordReminder(djbh, occurrence, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async recordReminder(djbh, occurrence, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({
             reminders_sent: occurrence,
@@ -350,9 +374,12 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
             updated_at: now.getTime(),
           })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
         await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+        return true;
       });
     },
 
@@ -454,7 +481,7 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
 }
 
 /** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
-function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
+function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
   return db.transaction().execute(async (trx) => {
     const due = (
       await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
@@ -462,7 +489,7 @@ function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
     if (due.length === 0) return [];
     return trx
       .updateTable('tracked_approvals')
-      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}` })
+      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
       .where('djbh', 'in', due)
       .returningAll()
       .execute();
@@ -470,10 +497,10 @@ function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
 }
 
 /** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
-function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number) {
+function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
   return db
     .updateTable('tracked_approvals')
-    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}` })
+    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}`, check_token: token })
     .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit))
     .returningAll()
     .execute();
@@ -618,6 +645,7 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       last_reminded_at: null,
       unknown_since: null,
       approver_unreachable_since: null,
+      check_token: null,
     })
     .execute();
 }
@@ -723,6 +751,7 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     remindersSent: row.reminders_sent,
     lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),
     unknownSince: row.unknown_since === null ? null : new Date(Number(row.unknown_since)),
+    checkClaim: row.check_token,
     approverUnreachableSince:
       row.approver_unreachable_since === null
         ? null

@@ -191,6 +191,8 @@ const migrations: Record<string, Migration> = {
       // When an operator re-drove it: its retry window starts again there, while its place in
       // the recorded order (created_at) stays, so a re-drive never reorders a lane.
       await db.schema.alterTable('announcements').addColumn('redriven_at', 'bigint').execute();
+      // The claim of the pass checking an approval: only that pass may record what it found.
+      await db.schema.alterTable('tracked_approvals').addColumn('check_token', 'text').execute();
       // Slack said the approver cannot be reached: the requester was told, no more reminders.
       await db.schema
         .alterTable('tracked_approvals')
@@ -222,6 +224,7 @@ const migrations: Record<string, Migration> = {
         .alterTable('tracked_approvals')
         .dropColumn('approver_unreachable_since')
         .execute();
+      await db.schema.alterTable('tracked_approvals').dropColumn('check_token').execute();
       await db.schema.alterTable('announcements').dropColumn('redriven_at').execute();
       await db.schema.alterTable('announcements').dropColumn('first_attempted_at').execute();
     },

@@ -28,6 +28,7 @@ export interface TrackedApprovalRow {
   thread_ts: string | null;
   function_execution_id: string | null;
   approver_unreachable_since: number | null;
+  check_token: string | null;
 }
 
 export interface AnnouncementRow {

@@ -44,6 +44,7 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   remindersSent: 0,
   lastRemindedAt: null,
   approverUnreachableSince: null,
+  checkClaim: null,
   unknownSince: null,
   ...overrides,
 });

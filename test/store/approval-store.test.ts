@@ -437,6 +437,43 @@ for (const database of TEST_DATABASES) {
         expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toMatchObject({ lane });
       });
 
+      it('records nothing and announces nothing for a poll pass that lost its claim', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const [mine] = await store.claimDue(later(1), 10, 60_000);
+        // The pass outlives its lease; another replica claims the approval.
+        await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
+        const [theirs] = await store.claimDue(later(2), 10, 60_000);
+        expect(mine?.checkClaim).toBeTruthy();
+        expect(theirs?.checkClaim).not.toBe(mine?.checkClaim);
+        const decision = {
+          decision: 'approved' as const,
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        };
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, mine?.checkClaim)).toBe(false);
+        expect(await store.recordReminder('AAAAAAAAAAAa', 1, later(3), mine?.checkClaim)).toBe(
+          false,
+        );
+        expect(await store.giveUp('AAAAAAAAAAAa', later(3), mine?.checkClaim)).toBe(false);
+        expect(
+          await store.recordCheck(
+            'AAAAAAAAAAAa',
+            { now: later(3), nextCheckAt: later(9), failed: false },
+            mine?.checkClaim,
+          ),
+        ).toBe(false);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind).sort()).toEqual([
+          'approver-dm',
+          'request',
+        ]);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'pending' });
+        // The current claim records as before.
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, theirs?.checkClaim)).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'approved' });
+      });
+
       it('pauses delivery fleet-wide once, offers nothing while paused, and resumes', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         expect(await store.deliveryPause()).toBeUndefined();
