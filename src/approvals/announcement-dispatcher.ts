@@ -69,9 +69,9 @@ export interface DispatchCounts {
 }
 
 const BACKOFF_BASE_MS = 2000;
-// Posts to one lane set out at least this much more than the lane's interval apart, so that a
-// faster second request cannot reach Slack within the interval of a slower first one.
-const PACE_MARGIN_MS = 25;
+// A replica's own wait for a lane it posted to ends this much after the lane's pace in the
+// database, so that it does not look a moment too early and then idle.
+const PACE_MARGIN_MS = 5;
 const BACKOFF_MAX_MS = 10 * 60_000;
 
 /**
@@ -192,16 +192,16 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         mayBePosted = false;
       }
       clock.check();
-      const delivering = monotonic();
       const posted = await deps.announcer.deliver(a, approval, clock);
-      // The lane's pace counts from when this delivery set out (a little margin for the request's
-      // own way to Slack), not from when it was recorded: the recording and the next claim fall
-      // inside the interval instead of adding to it, across the whole fleet.
-      const laneWait = posted.ts
-        ? Math.max(0, options.laneIntervalMs + PACE_MARGIN_MS - (monotonic() - delivering))
-        : 0;
-      if (posted.ts) pacer.pause(lane, laneWait);
-      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait), a.id);
+      // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
+      // apart), and recording the post falls inside the interval rather than adding to it.
+      const answered = monotonic();
+      const laneWait = () =>
+        posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
+      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait()), a.id);
+      // Held here until the lane is free in the database too, so this replica comes back for the
+      // lane's next post as soon as the fleet allows it, not an idle period later.
+      if (posted.ts) pacer.pause(lane, laneWait() + PACE_MARGIN_MS);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
       });
