@@ -69,14 +69,16 @@ type Outcome =
   /** One of Slack's error codes; `done` for codes after which the call may have happened. */
   | { kind: 'error'; code: string; done: boolean };
 
-type CallGroup = 'posts' | 'searches' | 'others';
+type CallGroup = 'posts' | 'edits' | 'searches' | 'others';
 
 const groupOf = (method: string): CallGroup =>
-  method.startsWith('chat.post') || method === 'chat.update'
+  method === 'chat.postMessage'
     ? 'posts'
-    : method === 'conversations.history' || method === 'conversations.replies'
-      ? 'searches'
-      : 'others';
+    : method === 'chat.update'
+      ? 'edits'
+      : method === 'conversations.history' || method === 'conversations.replies'
+        ? 'searches'
+        : 'others';
 
 type Op =
   | { op: 'decide'; approval: number; decision: 'agree' | 'refuse' }
@@ -98,8 +100,8 @@ interface Schedule {
   skewsMs: number[];
   ops: Op[];
   /**
-   * Outcomes of the Slack calls in the order they are made, one stream per kind of call (posts
-   * and edits, searches, the rest), so that a fault meets the call it was meant for as often as
+   * Outcomes of the Slack calls in the order they are made, one stream per kind of call (posts,
+   * edits, searches, the rest), so that a fault meets the call it was meant for as often as
    * not; `ok` once a stream is used up.
    */
   outcomes: Record<CallGroup, Outcome[]>;
@@ -120,9 +122,17 @@ const outcomeArb: fc.Arbitrary<Outcome> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'hang' as const }) },
   { weight: 1, arbitrary: fc.boolean().map((done) => ({ kind: 'crash' as const, done })) },
   {
-    weight: 3,
+    weight: 4,
+    // Each class of error as likely as the others, whatever the number of its codes.
     arbitrary: fc
-      .constantFrom(...GIVE_UP, ...FALLBACK, ...RETRY, ...PAUSE, 'message_not_found', UNREACHABLE)
+      .oneof(
+        fc.constantFrom(...GIVE_UP),
+        fc.constantFrom(...FALLBACK),
+        fc.constantFrom(...RETRY),
+        fc.constantFrom(...PAUSE),
+        fc.constant('message_not_found'),
+        fc.constant(UNREACHABLE),
+      )
       .chain((code) =>
         fc.boolean().map((done) => ({
           kind: 'error' as const,
@@ -179,6 +189,7 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc
       ops: fc.array(opArb(approvals, replicas), { maxLength: 30 }),
       outcomes: fc.record({
         posts: fc.array(outcomeArb, { maxLength: 20 }),
+        edits: fc.array(outcomeArb, { maxLength: 10 }),
         searches: fc.array(outcomeArb, { maxLength: 10 }),
         others: fc.array(outcomeArb, { maxLength: 10 }),
       }),
@@ -236,6 +247,7 @@ class World {
   ) {
     this.outcomes = {
       posts: [...schedule.outcomes.posts],
+      edits: [...schedule.outcomes.edits],
       searches: [...schedule.outcomes.searches],
       others: [...schedule.outcomes.others],
     };
@@ -247,7 +259,7 @@ class World {
   }
 
   stopFaults(): void {
-    this.outcomes = { posts: [], searches: [], others: [] };
+    this.outcomes = { posts: [], edits: [], searches: [], others: [] };
     this.revoked = false;
     for (const r of this.replicas) r.crashAtStore = undefined;
   }
@@ -675,6 +687,10 @@ for (const database of TEST_DATABASES) {
           // Replays a reported failure: MODEL_SEED and MODEL_PATH from its report.
           ...(process.env.MODEL_SEED ? { seed: Number(process.env.MODEL_SEED) } : {}),
           ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}),
+          // Or runs a schedule given as JSON (a reported counterexample, edited) first.
+          ...(process.env.MODEL_SCHEDULE
+            ? { examples: [[JSON.parse(process.env.MODEL_SCHEDULE) as Schedule]] }
+            : {}),
         },
       );
     }, 240_000);
