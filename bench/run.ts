@@ -146,5 +146,15 @@ await pollBench(500);
 rmSync(dir, { recursive: true, force: true });
 await sweepBench(10_000, { latencyMs: 20, concurrency: 16 });
 await deliveryBench(60);
+// Issue 19's fleet targets: several replicas on one Postgres share one channel's pace.
+const fleetUrl = process.env.BENCH_POSTGRES_URL;
+if (fleetUrl) {
+  await deliveryBench(60, { replicas: 2, databaseUrl: fleetUrl });
+  await deliveryBench(60, { replicas: 3, databaseUrl: fleetUrl });
+} else
+  rows.push({
+    case: 'delivery, 2 and 3 replicas on one Postgres',
+    target: 'not run: set BENCH_POSTGRES_URL (a scratch database)',
+  });
 await restartBench(5);
 console.table(rows);

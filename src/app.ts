@@ -244,6 +244,7 @@ async function serve(
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+    logger,
   });
   const dispatcher = createAnnouncementDispatcher(
     {

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { ANNOUNCEMENT_KINDS } from './approvals/tracked-approval.ts';
+import { ANNOUNCEMENT_KINDS } from './approvals/announcement-rules.ts';
 import type { PoolStats } from './store/database.ts';
 
 /** What the store can count at scrape time. */
@@ -10,6 +10,8 @@ export interface MetricsSource {
   oldestPendingAnnouncement(): Promise<Date | undefined>;
   /** The earliest next check of a followed approval that is due now; undefined when none is. */
   oldestOverdueCheck(now: Date): Promise<Date | undefined>;
+  /** Whether delivery is paused fleet-wide (Slack refuses the app's token). */
+  deliveryPaused(): Promise<boolean>;
 }
 
 /** What the process knows at scrape time, beside the store. */
@@ -94,6 +96,14 @@ export function createMetrics(
       const { total, idle } = live.pool();
       this.set({ state: 'idle' }, idle);
       this.set({ state: 'busy' }, Math.max(0, total - idle));
+    },
+  });
+  new Gauge({
+    name: `${prefix}delivery_paused`,
+    help: 'Whether delivery is paused fleet-wide because Slack refuses the app’s token (1) or runs (0)',
+    registers: [registry],
+    async collect() {
+      this.set((await source.deliveryPaused()) ? 1 : 0);
     },
   });
   const attempts = new Counter({

@@ -1,4 +1,5 @@
 import { startLogContext } from '../log-context.ts';
+import { ruleOf } from './announcement-rules.ts';
 import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
 import type { ApprovalStore, Deliverable } from './approval-store.ts';
 import { createLanePacer } from './lane-pacer.ts';
@@ -20,6 +21,11 @@ export interface DispatcherOptions {
   concurrency: number;
   /** How often an idle dispatcher looks for work it was not told about (retries, other replicas). */
   idleMs: number;
+  /**
+   * While delivery is paused (Slack refuses the token), how often each replica asks Slack whether
+   * the token works again; also how often a running replica notices a pause another one set.
+   */
+  pauseCheckMs?: number;
 }
 
 export interface DispatcherDeps {
@@ -40,9 +46,19 @@ export interface DispatcherDeps {
   /** Told of each attempt's outcome (metrics). */
   onOutcome?: (outcome: AttemptOutcome, kind: string, ms: number) => void;
   random?: () => number;
+  /** A monotonic clock in ms for attempt deadlines and lane spacing (tests move it by hand). */
+  monotonic?: () => number;
 }
 
-export type AttemptOutcome = 'sent' | 'recovered' | 'retry' | 'failed' | 'skipped' | 'lost';
+export type AttemptOutcome =
+  | 'sent'
+  | 'recovered'
+  | 'retry'
+  | 'failed'
+  | 'skipped'
+  | 'lost'
+  /** Slack refused the app's token: the attempt is put back and delivery paused fleet-wide. */
+  | 'paused';
 
 export interface DispatchCounts {
   sent: number;
@@ -50,9 +66,13 @@ export interface DispatchCounts {
   retried: number;
   failed: number;
   skipped: number;
+  paused: number;
 }
 
 const BACKOFF_BASE_MS = 2000;
+// A replica's own wait for a lane it posted to ends this much after the lane's pace in the
+// database, so that it does not look a moment too early and then idle.
+const PACE_MARGIN_MS = 5;
 const BACKOFF_MAX_MS = 10 * 60_000;
 
 /**
@@ -83,7 +103,10 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
  */
 export function createAnnouncementDispatcher(deps: DispatcherDeps, options: DispatcherOptions) {
   const random = deps.random ?? Math.random;
-  const pacer = createLanePacer(options.laneIntervalMs);
+  const monotonic = deps.monotonic ?? (() => performance.now());
+  const pacer = createLanePacer(options.laneIntervalMs, monotonic);
+  const pauseCheckMs = options.pauseCheckMs ?? 30_000;
+  let lastPauseCheck = Number.NEGATIVE_INFINITY;
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
   let running = false;
@@ -136,51 +159,72 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
 
   async function deliverOne(d: Deliverable, now: Date): Promise<AttemptOutcome> {
     const { announcement: a, approval, lane } = d;
-    const started = performance.now();
-    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs);
+    const rule = ruleOf(a.kind);
+    const started = monotonic();
+    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane);
     if (!claim) return 'lost';
     const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
     const clock: AttemptClock = {
       check() {
-        if (performance.now() > deadline)
+        if (monotonic() > deadline)
           throw new AnnounceError('the attempt ran out of time before its next call', {
             retryable: true,
           });
       },
     };
     const done = (outcome: AttemptOutcome) => {
-      deps.onOutcome?.(outcome, a.kind, performance.now() - started);
+      deps.onOutcome?.(outcome, a.kind, monotonic() - started);
       return outcome;
     };
+    // Whether an earlier attempt may have posted this. It stays so until a search has completed
+    // and found nothing: a search that failed or ran out of time proves nothing. Edits and
+    // completions are simply done again.
+    let mayBePosted = a.uncertain && !rule.repeatable;
     try {
-      if (
-        (a.kind === 'reminder' || a.kind === 'reminder-note') &&
-        !(await worthReminding(approval))
-      ) {
+      if (rule.onlyWhilePending && !(await worthReminding(approval))) {
         await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
         return done('skipped');
       }
-      if (a.uncertain) {
+      if (mayBePosted) {
         const earlier = await deps.announcer.findDelivered(a, approval, clock);
         if (earlier) {
           warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
           deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
           return done('recovered');
         }
+        mayBePosted = false;
       }
       clock.check();
       const posted = await deps.announcer.deliver(a, approval, clock);
-      if (posted.ts) pacer.posted(lane);
-      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now), a.id);
+      // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
+      // apart), and recording the post falls inside the interval rather than adding to it.
+      const answered = monotonic();
+      const laneWait = () =>
+        posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
+      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait()), a.id);
+      // Held here until the lane is free in the database too, so this replica comes back for the
+      // lane's next post as soon as the fleet allows it, not an idle period later.
+      if (posted.ts) pacer.pause(lane, laneWait() + PACE_MARGIN_MS);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
       });
       return done('sent');
     } catch (thrown) {
       const error = asAnnounceError(thrown);
+      const uncertain = mayBePosted || error.uncertain;
       if (error.retryAfterMs !== undefined) pacer.pause(lane, error.retryAfterMs);
       const reason = error.message;
-      const expired = now.getTime() - a.createdAt.getTime() >= options.retryForMs;
+      if (error.credentials) {
+        // Not this announcement's fault: it waits, untouched, for the token to work again.
+        await deps.store.markAnnouncementRetry(claim, {
+          error: reason,
+          uncertain,
+          nextAttemptAt: now,
+        });
+        await pauseEverything(reason, now);
+        return done('paused');
+      }
+      const expired = now.getTime() - (a.redrivenAt ?? a.createdAt).getTime() >= options.retryForMs;
       if (!error.retryable || expired) {
         const why = error.retryable
           ? `still failing after ${hours(options.retryForMs)}: ${reason}`
@@ -193,11 +237,11 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         return done('failed');
       }
       const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random));
-      await deps.store.markAnnouncementRetry(claim, {
-        error: reason,
-        uncertain: error.uncertain,
-        nextAttemptAt: new Date(now.getTime() + delay),
-      });
+      await deps.store.markAnnouncementRetry(
+        claim,
+        { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },
+        error.retryAfterMs ?? 0,
+      );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.
       deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
         { announcement: a.id, error: reason, retryInMs: delay },
@@ -205,6 +249,36 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       );
       return done('retry');
     }
+  }
+
+  async function pauseEverything(reason: string, now: Date): Promise<void> {
+    // One line for the fleet: only the replica that set the pause logs it.
+    if (await deps.store.pauseDelivery(reason, now))
+      deps.logger.error(
+        { reason },
+        'Slack refuses the app’s token: all delivery is paused until it works again (checked every ' +
+          `${Math.round(pauseCheckMs / 1000)} s); nothing is failed meanwhile`,
+      );
+    lastPauseCheck = monotonic();
+  }
+
+  /**
+   * While delivery is paused (by any replica), asks Slack whether the token works again and lifts
+   * the pause when it does. True while delivery stays paused.
+   */
+  async function checkPause(): Promise<boolean> {
+    lastPauseCheck = monotonic();
+    const pause = await deps.store.deliveryPause();
+    if (!pause) return false;
+    const verdict = await deps.announcer.checkCredentials().catch(() => 'unknown' as const);
+    if (verdict !== 'ok') return true;
+    if (await deps.store.resumeDelivery())
+      deps.logger.info(
+        { pausedSince: pause.since.toISOString() },
+        'Slack accepts the app’s token again: delivery resumed',
+      );
+    wake();
+    return false;
   }
 
   function warnIfOvertaken(current: boolean, id: string): void {
@@ -215,6 +289,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
 
   async function worthReminding(approval: TrackedApproval): Promise<boolean> {
     if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
+    if (approval.approverUnreachableSince) return false;
     if (!deps.stillPending) return true;
     // When the service cannot say, the recorded state (pending) stands.
     return deps.stillPending(approval).catch(() => true);
@@ -225,6 +300,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     while (running) {
       woken = false;
       try {
+        if (monotonic() - lastPauseCheck >= pauseCheckMs) await checkPause();
         await fill(deps.now(), counts);
       } catch (error) {
         deps.logger.warn({ error: messageOf(error) }, 'could not read the outbox; trying again');
@@ -251,6 +327,22 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     },
     /** Something new is in the outbox: look now rather than at the next idle check. */
     wake,
+    /**
+     * While delivery is paused, asks Slack whether the token works again and resumes when it
+     * does; true while it stays paused. The background loop calls it every `pauseCheckMs`.
+     */
+    checkPause,
+    /**
+     * One pass at `now`: starts attempts for the heads of free lanes and waits for them. For tests
+     * that drive time themselves; the background loop and drain() repeat it.
+     */
+    async pass(now: Date = deps.now()): Promise<DispatchCounts> {
+      const counts = emptyCounts();
+      const before = new Set(inFlight.values());
+      await fill(now, counts);
+      await Promise.all([...inFlight.values()].filter((p) => !before.has(p)));
+      return counts;
+    },
     /** Stops the background delivery and waits for attempts under way. */
     async stop(): Promise<void> {
       running = false;
@@ -265,6 +357,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      */
     async drain(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
+      if (await checkPause()) return counts;
       for (;;) {
         const started = await fill(now, counts);
         if (inFlight.size > 0) {
@@ -272,7 +365,11 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
           continue;
         }
         if (started > 0) continue;
-        const waiting = await deps.store.deliverable(now, { limit: 1, skipLanes: [] });
+        const waiting = await deps.store.deliverable(now, {
+          limit: 1,
+          skipLanes: [],
+          includeHeldLanes: true,
+        });
         if (waiting.length === 0) return counts;
         // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
         await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
@@ -289,10 +386,11 @@ const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
   retry: 'retried',
   failed: 'failed',
   skipped: 'skipped',
+  paused: 'paused',
 };
 
 function emptyCounts(): DispatchCounts {
-  return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0 };
+  return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0, paused: 0 };
 }
 
 /** Anything unexpected (a dropped database connection, a bug) may pass, and may have posted. */

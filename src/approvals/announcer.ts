@@ -5,6 +5,8 @@ import type { Announcement, TrackedApproval } from './tracked-approval.ts';
 export interface Posted {
   channel: string;
   ts: string;
+  /** Slack said the approver cannot be reached (deactivated, not found); the requester was told. */
+  approverUnreachable?: boolean;
 }
 
 /** Delivered by posting nothing (nobody to tell, nothing left to edit). */
@@ -39,6 +41,11 @@ export interface Announcer {
   ): Promise<Posted | undefined>;
   /** Side effects after a recorded delivery (Home tabs); best effort, outside the attempt. */
   afterDelivered?(announcement: Announcement, approval: TrackedApproval): Promise<void>;
+  /**
+   * Whether the chat accepts the app's credentials again (while delivery is paused):
+   * `refused` while it still refuses them, `unknown` when the chat could not say (an outage).
+   */
+  checkCredentials(): Promise<'ok' | 'refused' | 'unknown'>;
 }
 
 export class AnnounceError extends AppError {
@@ -48,6 +55,11 @@ export class AnnounceError extends AppError {
   readonly uncertain: boolean;
   /** The chat asked to wait this long (HTTP 429 Retry-After) before calling again. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The chat refused the app's own credentials (revoked, expired, deactivated): no announcement
+   * can go out, so delivery pauses everywhere until they work again; nothing is failed for it.
+   */
+  readonly credentials: boolean;
 
   constructor(
     message: string,
@@ -55,20 +67,24 @@ export class AnnounceError extends AppError {
       retryable: boolean;
       uncertain?: boolean;
       retryAfterMs?: number;
+      credentials?: boolean;
       cause?: unknown;
     },
   ) {
     super(
-      options.retryAfterMs !== undefined
-        ? 'announce_rate_limited'
-        : options.retryable
-          ? 'announce_retryable'
-          : 'announce_failed',
+      options.credentials
+        ? 'announce_credentials_refused'
+        : options.retryAfterMs !== undefined
+          ? 'announce_rate_limited'
+          : options.retryable
+            ? 'announce_retryable'
+            : 'announce_failed',
       message,
       { cause: options.cause },
     );
     this.retryable = options.retryable;
     this.uncertain = options.uncertain ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    this.credentials = options.credentials ?? false;
   }
 }

@@ -1,3 +1,4 @@
+import type { AnnouncementKind } from './announcement-rules.ts';
 import type { Decision } from './approval-types.ts';
 
 /** Whether the poller still asks the service about an approval. */
@@ -42,6 +43,16 @@ export interface TrackedApproval {
   againOf?: string | null;
   /** The permalink of that approval's request message, when Slack gave one. */
   againOfLink?: string | null;
+  /**
+   * Since when Slack has said the approver cannot be reached (deactivated, not found): the
+   * requester was told, and no reminders go to them. Null while reachable.
+   */
+  approverUnreachableSince: Date | null;
+  /**
+   * The claim of the poll pass that holds this approval (claimDue): what the pass records is
+   * fenced by it, so a pass that lost its claim records nothing and announces nothing.
+   */
+  checkClaim: string | null;
 }
 
 export type NewTrackedApproval = Omit<
@@ -59,60 +70,18 @@ export type NewTrackedApproval = Omit<
   | 'remindersSent'
   | 'lastRemindedAt'
   | 'unknownSince'
+  | 'approverUnreachableSince'
+  | 'checkClaim'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 
+export type { AnnouncementKind } from './announcement-rules.ts';
+
 /**
- * Something the app owes Slack: the request message, the approver's DM, a thread reply, or the
- * refresh of the request message's status.
- * Written in the same transaction as the change it announces (an outbox), then delivered;
- * see announcement-dispatcher.ts for how a delivery is made exactly once.
+ * One thing the app owes Slack, written in the same transaction as the change it announces (an
+ * outbox), then delivered; see announcement-rules.ts for how each kind is delivered and
+ * announcement-dispatcher.ts for how a delivery is made exactly once.
  */
-export type AnnouncementKind =
-  | 'request'
-  | 'approver-dm'
-  | 'decision'
-  | 'parent-update'
-  | 'gave-up'
-  /** The service closed the approval without a decision (`isend` 1, still 待办). */
-  | 'ended'
-  /** The service has not known the approval number for a day: we stop following it. */
-  | 'vanished'
-  /** A reminder DM to the approver, and its note in the thread. */
-  | 'reminder'
-  | 'reminder-note'
-  /** The approver's DM, edited to show the decision. */
-  | 'approver-dm-update'
-  /** The Workflow Builder step that started the approval, completed with its outcome. */
-  | 'step-complete';
-
-/** Every kind, for what must list them all (metrics start each kind's counters at 0). */
-export const ANNOUNCEMENT_KINDS = [
-  'request',
-  'approver-dm',
-  'decision',
-  'parent-update',
-  'gave-up',
-  'ended',
-  'vanished',
-  'reminder',
-  'reminder-note',
-  'approver-dm-update',
-  'step-complete',
-] as const satisfies readonly AnnouncementKind[];
-// A kind added to the type but not to the list fails to compile here.
-const _everyKindListed: AnnouncementKind extends (typeof ANNOUNCEMENT_KINDS)[number]
-  ? true
-  : never = true;
-void _everyKindListed;
-
-/** Kinds that go to the approver's DM rather than the request's thread. */
-export const APPROVER_KINDS: ReadonlySet<AnnouncementKind> = new Set([
-  'approver-dm',
-  'reminder',
-  'approver-dm-update',
-]);
-
 export interface Announcement {
   /** `<djbh>:<kind>[:<decision or occurrence or reason>]`: one announcement per fact, whoever records it. */
   id: string;
@@ -132,6 +101,13 @@ export interface Announcement {
   uncertain: boolean;
   /** Not tried again before this moment (backoff, or Slack's Retry-After). */
   nextAttemptAt: Date;
+  /**
+   * When the first attempt started (kept through re-drives): a post of this announcement, if any,
+   * is no older than this. Null before any attempt.
+   */
+  firstAttemptedAt: Date | null;
+  /** When an operator last re-drove it (its retry window starts again); null if never. */
+  redrivenAt: Date | null;
   sentChannel: string | null;
   sentTs: string | null;
   lastError: string | null;

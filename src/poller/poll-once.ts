@@ -77,13 +77,13 @@ export async function pollOnce(
   };
   const stopClaimingAt = performance.now() + options.passBudgetMs;
   const batch = Math.max(8, options.concurrency * 4);
-  const queue: TrackedApproval[] = [];
+  const queue: Array<{ approval: TrackedApproval; claimedAt: number }> = [];
   let exhausted = false;
   let claiming: Promise<void> | undefined;
   let unavailableInARow = 0;
   const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
 
-  async function next(): Promise<TrackedApproval | undefined> {
+  async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
     for (;;) {
       const item = queue.shift();
       if (item) return item;
@@ -92,7 +92,8 @@ export async function pollOnce(
         .claimDue(now, batch, options.leaseMs)
         .then((rows) => {
           if (rows.length === 0) exhausted = true;
-          queue.push(...rows);
+          const claimedAt = performance.now();
+          queue.push(...rows.map((approval) => ({ approval, claimedAt })));
         })
         .finally(() => {
           claiming = undefined;
@@ -101,15 +102,32 @@ export async function pollOnce(
     }
   }
 
-  async function check(approval: TrackedApproval): Promise<void> {
+  async function check({
+    approval,
+    claimedAt,
+  }: {
+    approval: TrackedApproval;
+    claimedAt: number;
+  }): Promise<void> {
+    // The claim's lease covers the pass's budget plus one check: a check that starts later could
+    // outlive the claim and overlap another replica's. It is given back for the next pass.
+    if (performance.now() > claimedAt + options.passBudgetMs) {
+      counts.deferred++;
+      await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
+      return;
+    }
     if (outage()) {
       counts.deferred++;
-      await deps.store.recordCheck(approval.djbh, {
-        now,
-        nextCheckAt: nextCheckAfterFailure(1, now, options),
-        failed: false,
-        unknown: approval.unknownSince !== null,
-      });
+      await deps.store.recordCheck(
+        approval.djbh,
+        {
+          now,
+          nextCheckAt: nextCheckAfterFailure(1, now, options),
+          failed: false,
+          unknown: approval.unknownSince !== null,
+        },
+        approval.checkClaim,
+      );
       return;
     }
     let status: Awaited<ReturnType<PollDeps['service']['getStatus']>>;
@@ -123,11 +141,15 @@ export async function pollOnce(
         { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
         'status check failed',
       );
-      await deps.store.recordCheck(approval.djbh, {
-        now,
-        nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, now, options),
-        failed: true,
-      });
+      await deps.store.recordCheck(
+        approval.djbh,
+        {
+          now,
+          nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, now, options),
+          failed: true,
+        },
+        approval.checkClaim,
+      );
       return;
     }
     unavailableInARow = 0;
@@ -143,18 +165,22 @@ export async function pollOnce(
     const age = now.getTime() - approval.createdAt.getTime();
     if (status.decision !== approval.decision) {
       counts.changed++;
-      await deps.store.recordDecision(approval.djbh, {
-        decision: status.decision,
-        decidedBy: status.approver ?? approval.approverLogin,
-        ended: status.ended,
-        now,
-        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
-      });
+      await deps.store.recordDecision(
+        approval.djbh,
+        {
+          decision: status.decision,
+          decidedBy: status.approver ?? approval.approverLogin,
+          ended: status.ended,
+          now,
+          nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+        },
+        approval.checkClaim,
+      );
       return deps.announce?.();
     }
     if (status.ended && status.decision === 'pending') {
       counts.finished++;
-      await deps.store.finish(approval.djbh, 'ended', now);
+      await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim);
       return deps.announce?.();
     }
     if (status.unknown) {
@@ -165,36 +191,44 @@ export async function pollOnce(
       );
       if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
         counts.finished++;
-        await deps.store.finish(approval.djbh, 'vanished', now);
+        await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim);
         return deps.announce?.();
       }
     }
     if (age >= options.giveUpAfterMs) {
       counts.gaveUp++;
-      await deps.store.giveUp(approval.djbh, now);
+      await deps.store.giveUp(approval.djbh, now, approval.checkClaim);
       return deps.announce?.();
     }
     const reminder =
-      options.reminders && status.decision === 'pending' && !status.unknown
+      // No reminders to an approver Slack said cannot be reached (the requester was told).
+      options.reminders &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      !approval.approverUnreachableSince
         ? reminderDue(approval, now, options.reminders)
         : undefined;
     if (reminder !== undefined) {
-      await deps.store.recordReminder(approval.djbh, reminder, now);
+      await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim);
       counts.reminded++;
       deps.announce?.();
     }
-    await deps.store.recordCheck(approval.djbh, {
-      now,
-      nextCheckAt: nextCheckAt(approval.createdAt, now, options),
-      failed: false,
-      unknown: status.unknown,
-    });
+    await deps.store.recordCheck(
+      approval.djbh,
+      {
+        now,
+        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+        failed: false,
+        unknown: status.unknown,
+      },
+      approval.checkClaim,
+    );
   }
 
   const workers = Array.from({ length: options.concurrency }, async () => {
-    for (let approval = await next(); approval; approval = await next()) {
-      const current = approval;
-      await startLogContext({ djbh: current.djbh }, () => check(current));
+    for (let item = await next(); item; item = await next()) {
+      const current = item;
+      await startLogContext({ djbh: current.approval.djbh }, () => check(current));
     }
   });
   await Promise.all(workers);

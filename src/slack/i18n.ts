@@ -189,6 +189,8 @@ const en = {
     `${requester} asks for your approval. Decide in the approval service; the result will appear in the request’s thread.`,
   approverNotOnSlack: (login: string) =>
     `The approver ${login} is not on Slack, so the app could not message them; the approval service notifies them itself.`,
+  approverUnreachable: (approver: string) =>
+    `The app cannot reach the approver ${approver} on Slack (their account is deactivated or cannot be found), so they get no message or reminder here; the approval service still notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
   reminderDm: (requester: string, days: number) =>
@@ -405,6 +407,8 @@ const zh: Messages = {
     `${requester} 请你审批。请在审批系统中处理，结果会出现在该申请的讨论串中。`,
   approverNotOnSlack: (login) =>
     `审批人 ${login} 不在 Slack 上，应用无法通知他；审批系统会自行通知。`,
+  approverUnreachable: (approver) =>
+    `应用在 Slack 上联系不到审批人 ${approver}（其账号已停用或无法找到），因此不会在此向其发送消息或提醒；审批系统仍会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
   reminderDm: (requester, days) =>

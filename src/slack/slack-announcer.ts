@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { ruleOf } from '../approvals/announcement-rules.ts';
 import {
   AnnounceError,
   type Announcer,
@@ -25,6 +26,12 @@ import type { HomePublisher } from './home-publisher.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from './i18n.ts';
 import { type Identities, recordedSlackUser } from './identities.ts';
 import { ANNOUNCEMENT_EVENT } from './ids.ts';
+import {
+  classifySlackError,
+  MAY_HAVE_TAKEN_EFFECT,
+  type OutboxMethod,
+  type SlackErrorClass,
+} from './slack-errors.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 export interface SlackAnnouncerOptions {
@@ -43,25 +50,10 @@ export interface SlackAnnouncerOptions {
   giveUpAfterDays: number;
   /** Where the approver's DM of an approval went, to edit it once decided. */
   sentDm?: (djbh: string) => Promise<Posted | undefined>;
+  /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
+  logger?: { info(obj: object, msg: string): void };
 }
 
-// Where the request cannot go to the channel, it goes to the requester's DM with the app.
-const FALL_BACK_TO_DM = new Set([
-  'not_in_channel',
-  'channel_not_found',
-  'is_archived',
-  'restricted_action',
-  'cannot_post_in_channel',
-]);
-const RETRYABLE = new Set([
-  'ratelimited',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-]);
-// Slack answered, but may have taken the post before failing.
-const MAYBE_POSTED = new Set(['internal_error', 'fatal_error', 'request_timeout']);
 // A recovery looks for an earlier post from a little before the announcement was recorded
 // (clocks differ) up to now, page by page, at most this many pages.
 const RECOVERY_SLACK_S = 15 * 60;
@@ -89,23 +81,27 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     threadTs?: string,
   ): Promise<Posted> {
     attempt.check();
-    const result = await client.chat.postMessage({
-      channel,
-      text: message.text,
-      blocks: message.blocks,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-      unfurl_links: false,
-      metadata: {
-        event_type: ANNOUNCEMENT_EVENT,
-        event_payload: { announcement_id: a.id, djbh: a.djbh },
-      },
-    });
+    const result = await call('chat.postMessage', () =>
+      client.chat.postMessage({
+        channel,
+        text: message.text,
+        blocks: message.blocks,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        unfurl_links: false,
+        metadata: {
+          event_type: ANNOUNCEMENT_EVENT,
+          event_payload: { announcement_id: a.id, djbh: a.djbh },
+        },
+      }),
+    );
     return { channel: result.channel ?? channel, ts: result.ts ?? '' };
   }
 
   async function dmChannel(attempt: AttemptClock, userId: string): Promise<string> {
     attempt.check();
-    const opened = await client.conversations.open({ users: userId });
+    const opened = await call('conversations.open', () =>
+      client.conversations.open({ users: userId }),
+    );
     return opened.channel?.id ?? userId;
   }
 
@@ -116,8 +112,12 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   ): Promise<string | undefined> {
     attempt.check();
     try {
-      return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
-    } catch {
+      return (
+        await call('chat.getPermalink', () => client.chat.getPermalink({ channel, message_ts: ts }))
+      ).permalink;
+    } catch (error) {
+      // Only a link: the DM goes out without it, unless the token itself is refused.
+      if (classOf(error) === 'pause') throw error;
       return undefined;
     }
   }
@@ -132,7 +132,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     if (recorded) return recorded;
     attempt.check();
     // Typed in as a login: they may still be on Slack under that e-mail.
-    return options.identities.slackUserOf(login);
+    return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
   }
 
   /** Tells the requester in their DM, prefixed with which request it is about. */
@@ -170,7 +170,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     try {
       return await post(attempt, approval.channelId, message, a, thread);
     } catch (error) {
-      if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
+      if (classOf(error) !== 'fallback') throw error;
       return toRequesterDm(attempt, approval, compose, a);
     }
   }
@@ -180,17 +180,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
     approval: TrackedApproval,
   ): Promise<Posted> {
-    const thread = approval.messageTs ?? undefined;
+    const rule = ruleOf(a.kind);
     // An edit needs the DM we sent; nothing to edit when none was sent.
     const sent =
-      a.kind === 'approver-dm-update' && options.sentDm
-        ? await options.sentDm(approval.djbh)
-        : undefined;
-    if (a.kind === 'approver-dm-update' && !sent) return NOTHING_POSTED;
+      rule.repeatable && options.sentDm ? await options.sentDm(approval.djbh) : undefined;
+    if (rule.repeatable && !sent) return NOTHING_POSTED;
     const approverId = await slackUserOf(attempt, approval);
     if (!approverId) {
-      // A reminder has no one to go to; the thread note says what happened.
-      if (a.kind === 'reminder') return NOTHING_POSTED;
+      // Not on Slack: the requester heard so with the approver's DM; a reminder repeats nothing.
+      if (rule.fallback !== 'tell-requester' || rule.onlyWhilePending) return NOTHING_POSTED;
       return replyOrDm(
         attempt,
         approval,
@@ -198,8 +196,26 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         a,
       );
     }
+    try {
+      return await toApprover(attempt, a, approval, approverId, sent);
+    } catch (error) {
+      if (classOf(error) !== 'fallback') throw error;
+      // Deactivated, gone or hidden from the app: recorded with the delivery, which stops the
+      // reminders and queues the note that tells the requester in the thread.
+      return { ...NOTHING_POSTED, approverUnreachable: true };
+    }
+  }
+
+  async function toApprover(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+    approverId: string,
+    sent: Posted | undefined,
+  ): Promise<Posted> {
+    const thread = approval.messageTs ?? undefined;
     attempt.check();
-    const approver = await people.get(approverId);
+    const approver = await call('users.info', () => people.get(approverId));
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
@@ -215,14 +231,35 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         : undefined;
     const dm = buildApproverDm(approval, at, links, opening);
     if (!sent) return post(attempt, approverId, dm, a);
+    return edit(attempt, a, sent, dm);
+  }
+
+  /** Edits a message we posted; an edit with nothing left to edit (deleted, locked) is done. */
+  async function edit(
+    attempt: AttemptClock,
+    a: Announcement,
+    target: { channel: string; ts: string },
+    message: SlackMessage,
+  ): Promise<Posted> {
     attempt.check();
-    await client.chat.update({
-      channel: sent.channel,
-      ts: sent.ts,
-      text: dm.text,
-      blocks: dm.blocks,
-    });
-    return sent;
+    try {
+      await call('chat.update', () =>
+        client.chat.update({
+          channel: target.channel,
+          ts: target.ts,
+          text: message.text,
+          blocks: message.blocks,
+        }),
+      );
+    } catch (error) {
+      if (classOf(error) !== 'done') throw error;
+      options.logger?.info(
+        { announcement: a.id, reason: (error as SlackCallError).code },
+        'the message to edit is gone or can no longer be edited; nothing left to do',
+      );
+      return NOTHING_POSTED;
+    }
+    return { channel: target.channel, ts: target.ts };
   }
 
   async function deliver(
@@ -240,7 +277,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         try {
           return await post(attempt, channel, request(languageAt(channel, approval)), a, asked);
         } catch (error) {
-          if (!FALL_BACK_TO_DM.has(platformError(error) ?? '')) throw error;
+          if (classOf(error) !== 'fallback') throw error;
           const dm = approval.requesterSlackId;
           return post(attempt, dm, request(languageAt(dm, approval)), a);
         }
@@ -284,6 +321,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         );
       case 'ended':
         return replyOrDm(attempt, approval, (t) => buildTextReply(t.ended(requester)), a);
+      case 'approver-unreachable': {
+        const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildTextReply(t.approverUnreachable(approver)),
+          a,
+        );
+      }
       case 'vanished':
         return replyOrDm(
           attempt,
@@ -296,14 +342,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const ts = approval.messageTs;
         if (!ts) return NOTHING_POSTED;
         const message = request(languageAt(approval.channelId, approval));
-        attempt.check();
-        await client.chat.update({
-          channel: approval.channelId,
-          ts,
-          text: message.text,
-          blocks: message.blocks,
-        });
-        return { channel: approval.channelId, ts };
+        return edit(attempt, a, { channel: approval.channelId, ts }, message);
       }
       case 'step-complete':
         return completeStep(attempt, approval);
@@ -323,29 +362,36 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     try {
       if (outcome.ok) {
         const decidedBy = outcome.decidedByLogin
-          ? await slackUserOf(attempt, approval, outcome.decidedByLogin).catch(() => null)
+          ? await slackUserOf(attempt, approval, outcome.decidedByLogin).catch((error) => {
+              if (classOf(error) === 'pause') throw error;
+              return null;
+            })
           : null;
         // The lookup's catch must not let a call start past the attempt's deadline.
         attempt.check();
-        await client.functions.completeSuccess({
-          function_execution_id: id,
-          outputs: {
-            approval_number: outcome.approvalNumber,
-            decision: outcome.decision,
-            decided_at: outcome.decidedAt,
-            ...(decidedBy ? { decided_by: decidedBy } : {}),
-          },
-        });
+        await call('functions.completeSuccess', () =>
+          client.functions.completeSuccess({
+            function_execution_id: id,
+            outputs: {
+              approval_number: outcome.approvalNumber,
+              decision: outcome.decision,
+              decided_at: outcome.decidedAt,
+              ...(decidedBy ? { decided_by: decidedBy } : {}),
+            },
+          }),
+        );
       } else {
         const t = messagesIn(options.channelLanguage);
-        await client.functions.completeError({
-          function_execution_id: id,
-          error: t.stepFailed(outcome.reason, approval.djbh, options.giveUpAfterDays),
-        });
+        await call('functions.completeError', () =>
+          client.functions.completeError({
+            function_execution_id: id,
+            error: t.stepFailed(outcome.reason, approval.djbh, options.giveUpAfterDays),
+          }),
+        );
       }
     } catch (error) {
       // Completed already: an earlier attempt got through although its answer was lost.
-      if (platformError(error) === 'execution_not_in_running_state') return NOTHING_POSTED;
+      if (classOf(error) === 'done') return NOTHING_POSTED;
       throw error;
     }
     return NOTHING_POSTED;
@@ -358,7 +404,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted | undefined> {
-    const oldest = String(Math.floor(a.createdAt.getTime() / 1000) - RECOVERY_SLACK_S);
+    // From the first attempt (kept through re-drives), less the clocks' disagreement.
+    const from = a.firstAttemptedAt ?? a.createdAt;
+    const oldest = String(Math.floor(from.getTime() / 1000) - RECOVERY_SLACK_S);
     let cursor: string | undefined;
     for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
       attempt.check();
@@ -370,8 +418,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         ...(cursor ? { cursor } : {}),
       };
       const result = threadTs
-        ? await client.conversations.replies({ ...common, ts: threadTs })
-        : await client.conversations.history(common);
+        ? await call('conversations.replies', () =>
+            client.conversations.replies({ ...common, ts: threadTs }),
+          )
+        : await call('conversations.history', () => client.conversations.history(common));
       const found = result.messages?.find((m) => {
         const metadata = m.metadata as
           | { event_type?: string; event_payload?: { announcement_id?: string } }
@@ -388,58 +438,53 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     return undefined;
   }
 
+  /**
+   * Looks for this announcement's post wherever its rule may have put it: its own place first,
+   * then its fallback's. Edits and completions (repeatable) are never looked for.
+   */
   async function findDelivered(
     a: Announcement,
     approval: TrackedApproval,
     attempt: AttemptClock,
   ): Promise<Posted | undefined> {
+    const rule = ruleOf(a.kind);
+    if (rule.repeatable) return undefined;
     const thread = replyThread(approval) ?? undefined;
     const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
     const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
     const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
-    switch (a.kind) {
-      case 'request':
-        places.push(
-          {
-            channel: async () => approval.channelId,
-            ...(approval.threadTs ? { thread: approval.threadTs } : {}),
-          },
-          requesterDm,
-        );
+    switch (rule.lane) {
+      case 'channel':
+        places.push({
+          channel: async () => approval.channelId,
+          ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+        });
         break;
-      case 'approver-dm':
-      case 'reminder': {
+      case 'thread':
+        if (thread) places.push(inThread);
+        break;
+      case 'approver-dm': {
         const approverId = await slackUserOf(attempt, approval);
         if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
-        else places.push(thread ? inThread : requesterDm);
         break;
       }
-      case 'reminder-note':
-        if (thread) places.push(inThread);
+      case 'request-message':
+      case 'own':
         break;
-      case 'decision':
-      case 'gave-up':
-      case 'ended':
-      case 'vanished':
-        if (thread) places.push(inThread);
-        places.push(requesterDm);
-        break;
-      // Edits are idempotent: doing one again is harmless. A step completed twice answers
-      // execution_not_in_running_state, which counts as done.
-      case 'parent-update':
-      case 'approver-dm-update':
-      case 'step-complete':
-        return undefined;
     }
+    // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
+    // thread and the requester's DM.
+    if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
+    if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
+      places.push(requesterDm);
     for (const place of places) {
       try {
         const found = await findIn(attempt, await place.channel(), a, place.thread);
         if (found) return found;
       } catch (error) {
-        // A place we cannot read (or have no scope to read, such as a group DM) holds no post of
-        // ours; anything else must not be taken for "not posted".
-        const code = platformError(error) ?? '';
-        if (!FALL_BACK_TO_DM.has(code) && code !== 'missing_scope') throw asAnnounceError(error);
+        // A place we cannot read (or open) holds no post of ours we could find; anything else
+        // must not be taken for "not posted".
+        if (classOf(error) !== 'fallback') throw asAnnounceError(error);
       }
     }
     return undefined;
@@ -454,6 +499,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       }
     },
     findDelivered,
+    async checkCredentials() {
+      try {
+        await call('auth.test', () => client.auth.test());
+        return 'ok';
+      } catch (error) {
+        return classOf(error) === 'pause' ? 'refused' : 'unknown';
+      }
+    },
     async afterDelivered(a, approval) {
       // What people see on their Home tab changed with a new request or a change of state.
       if (a.kind === 'request' || a.kind === 'parent-update') {
@@ -463,40 +516,86 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   };
 }
 
-function platformError(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } }).data?.error;
+/** A failed Web API call, with the method it was, so the error table can be read. */
+export class SlackCallError extends Error {
+  /** Slack's error code (`channel_not_found`), when Slack answered one. */
+  readonly code: string | undefined;
+  readonly errorClass: SlackErrorClass | 'transport' | 'rate-limited';
+
+  constructor(
+    readonly method: OutboxMethod,
+    override readonly cause: unknown,
+  ) {
+    const e = cause as { code?: string; data?: { error?: string } };
+    const code = e.data?.error;
+    super(
+      `Slack ${method}: ${code ?? e.code ?? (cause instanceof Error ? cause.message : 'unknown error')}`,
+    );
+    this.code = code;
+    this.errorClass =
+      e.code === 'slack_webapi_rate_limited_error'
+        ? 'rate-limited'
+        : code !== undefined
+          ? classifySlackError(method, code)
+          : 'transport';
+  }
+}
+
+/** Runs one Web API call, tagging its failure with the method. */
+async function call<T>(method: OutboxMethod, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof SlackCallError || error instanceof AnnounceError) throw error;
+    throw new SlackCallError(method, error);
+  }
+}
+
+/** The class of a failed call in the error table; undefined for anything that was not a call. */
+function classOf(error: unknown): SlackCallError['errorClass'] | undefined {
+  return error instanceof SlackCallError ? error.errorClass : undefined;
 }
 
 /**
  * How the dispatcher should take a failed call: a 429 waits for Retry-After; a timeout, a lost
- * connection or a 5xx may have posted (the next attempt looks first); Slack's own retryable errors
- * are tried again; everything else Slack refused for good.
+ * connection or a 5xx may have posted (the next attempt looks first); Slack's answers as the error
+ * table says (a fallback or a done that reaches here had nowhere else to go: given up).
  */
 export function asAnnounceError(error: unknown): AnnounceError {
   if (error instanceof AnnounceError) return error;
-  const e = error as { code?: string; retryAfter?: number; statusCode?: number };
-  const platform = platformError(error);
-  const label = `Slack: ${platform ?? e.code ?? (error instanceof Error ? error.message : 'unknown error')}`;
-  if (e.code === 'slack_webapi_rate_limited_error')
-    return new AnnounceError(label, {
-      retryable: true,
-      retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
-      cause: error,
-    });
-  if (e.code === 'slack_webapi_request_error' || e.code === 'slack_webapi_http_error')
-    return new AnnounceError(e.statusCode ? `${label} (HTTP ${e.statusCode})` : label, {
+  if (!(error instanceof SlackCallError))
+    // Not Slack's answer at all (a bug, a failed lookup elsewhere): may pass, may have posted.
+    return new AnnounceError(`Slack: ${error instanceof Error ? error.message : String(error)}`, {
       retryable: true,
       uncertain: true,
       cause: error,
     });
-  if (platform !== undefined)
-    return new AnnounceError(label, {
-      retryable: RETRYABLE.has(platform),
-      uncertain: MAYBE_POSTED.has(platform),
-      cause: error,
-    });
-  // Not Slack's answer at all (a bug, a failed lookup elsewhere): may pass, may have posted.
-  return new AnnounceError(label, { retryable: true, uncertain: true, cause: error });
+  const e = error.cause as { retryAfter?: number; statusCode?: number };
+  const label = `Slack: ${error.code ?? (error.cause as { code?: string }).code ?? error.message}`;
+  switch (error.errorClass) {
+    case 'rate-limited':
+      return new AnnounceError(label, {
+        retryable: true,
+        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
+        cause: error,
+      });
+    case 'transport':
+      return new AnnounceError(e.statusCode ? `${label} (HTTP ${e.statusCode})` : label, {
+        retryable: true,
+        uncertain: true,
+        cause: error,
+      });
+    case 'pause':
+      return new AnnounceError(label, { retryable: true, credentials: true, cause: error });
+    case 'retry':
+      return new AnnounceError(label, {
+        retryable: true,
+        uncertain: MAY_HAVE_TAKEN_EFFECT.has(error.code ?? ''),
+        cause: error,
+      });
+    default:
+      return new AnnounceError(label, { retryable: false, cause: error });
+  }
 }
 
 /** Whole days from `from` to `to`, at least 1. */

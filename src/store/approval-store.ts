@@ -1,5 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import {
+  ANNOUNCEMENT_KINDS,
+  kindsInLane,
+  type LaneType,
+  ruleOf,
+} from '../approvals/announcement-rules.ts';
 import type { ApprovalStore, Page } from '../approvals/approval-store.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import {
@@ -14,6 +27,9 @@ import type { DialectName } from './database.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
+
+/** The row of delivery_state that holds the fleet-wide pause. */
+const PAUSE_ROW = 'slack';
 
 /**
  * The ApprovalStore over Kysely. Repository functions below take the database or a transaction
@@ -32,15 +48,17 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
     getApproval: (djbh) => findApproval(db, djbh),
 
     async claimDue(now, limit, leaseMs) {
+      // One token per claim: what this pass records is fenced by it (see recordCheck).
+      const token = randomUUID();
       const rows =
         dialect === 'postgres'
-          ? await claimOnPostgres(db, now, limit, leaseMs)
-          : await claimOnSqlite(db, now, limit, leaseMs);
+          ? await claimOnPostgres(db, now, limit, leaseMs, token)
+          : await claimOnSqlite(db, now, limit, leaseMs, token);
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
-    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }) {
-      await db
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
+      const result = await db
         .updateTable('tracked_approvals')
         .set((eb) => ({
           last_checked_at: now.getTime(),
@@ -57,12 +75,24 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
               }),
         }))
         .where('djbh', '=', djbh)
+        .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async releaseClaim(djbh, claim) {
+      if (!claim) return;
+      await db
+        .updateTable('tracked_approvals')
+        .set({ lease_until: null })
+        .where('djbh', '=', djbh)
+        .where('check_token', '=', claim)
         .execute();
     },
 
-    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({
             decision,
@@ -75,37 +105,47 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
             check_failures: 0,
           })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        // Another pass holds the approval now: it records (and announces) what it finds.
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'decision', decision, now);
         await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
         await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
         if (ended) await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
-    async finish(djbh, reason, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async finish(djbh, reason, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, reason, null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
         await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
-    async giveUp(djbh, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async giveUp(djbh, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({ tracking: 'gave-up', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'gave-up', null, now);
         await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
         await insertStepCompletion(trx, djbh, now);
+        return true;
       });
     },
 
@@ -121,8 +161,8 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toAnnouncement);
     },
 
-    async deliverable(now, { limit, skipLanes }) {
-      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes]);
+    async deliverable(now, { limit, skipLanes, includeHeldLanes }) {
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], includeHeldLanes);
       if (heads.length === 0) return [];
       const approvals = await db
         .selectFrom('tracked_approvals')
@@ -140,28 +180,35 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async claimAnnouncement({ id, attempts }, now, leaseMs) {
+    async claimAnnouncement({ id, attempts }, now, leaseMs, lane) {
       const token = randomUUID();
-      const result = await db
-        .updateTable('announcements')
-        .set((eb) => ({
-          attempted_at: now.getTime(),
-          lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
-          attempt_token: token,
-          attempts: eb('attempts', '+', 1),
-          // Until the attempt says otherwise, a crash leaves its post's fate unknown.
-          uncertain: 1,
-        }))
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .where('attempts', '=', attempts)
-        .where((eb) => leaseIsFree(eb, dialect))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1 ? { id, token } : undefined;
+      return db.transaction().execute(async (trx) => {
+        if (lane && !(await claimLane(trx, dialect, lane, token, leaseMs))) return undefined;
+        const result = await trx
+          .updateTable('announcements')
+          .set((eb) => ({
+            attempted_at: now.getTime(),
+            first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
+            lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
+            attempt_token: token,
+            attempts: eb('attempts', '+', 1),
+            // Until the attempt says otherwise, a crash leaves its post's fate unknown.
+            uncertain: 1,
+          }))
+          .where('id', '=', id)
+          .where('state', '=', 'pending')
+          .where('attempts', '=', attempts)
+          .where((eb) => leaseIsFree(eb, dialect))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1) return { id, token, ...(lane ? { lane } : {}) };
+        if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
+        return undefined;
+      });
     },
 
-    async markAnnouncementSent(claim, posted, now) {
+    async markAnnouncementSent(claim, posted, now, laneWaitMs = 0) {
       return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
         const row = await trx
           .updateTable('announcements')
           .set({
@@ -177,6 +224,17 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('attempt_token', '=', claim.token)
           .returning(['djbh', 'kind'])
           .executeTakeFirst();
+        if (posted.approverUnreachable && row) {
+          const marked = await trx
+            .updateTable('tracked_approvals')
+            .set({ approver_unreachable_since: now.getTime(), updated_at: now.getTime() })
+            .where('djbh', '=', row.djbh)
+            .where('approver_unreachable_since', 'is', null)
+            .executeTakeFirst();
+          // The first time only: the requester is told once.
+          if (Number(marked.numUpdatedRows) === 1)
+            await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
+        }
         if (row?.kind === 'request' && posted.ts) {
           await trx
             .updateTable('tracked_approvals')
@@ -202,30 +260,36 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }) {
-      const result = await db
-        .updateTable('announcements')
-        .set({
-          last_error: error.slice(0, 500),
-          lease_until: null,
-          attempt_token: null,
-          uncertain: uncertain ? 1 : 0,
-          next_attempt_at: nextAttemptAt.getTime(),
-        })
-        .where('id', '=', claim.id)
-        .where('attempt_token', '=', claim.token)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }, laneWaitMs = 0) {
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
+        const result = await trx
+          .updateTable('announcements')
+          .set({
+            last_error: error.slice(0, 500),
+            lease_until: null,
+            attempt_token: null,
+            uncertain: uncertain ? 1 : 0,
+            next_attempt_at: nextAttemptAt.getTime(),
+          })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
     },
 
     async markAnnouncementFinal(claim, state, reason) {
-      const result = await db
-        .updateTable('announcements')
-        .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
-        .where('id', '=', claim.id)
-        .where('attempt_token', '=', claim.token)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, 0);
+        const result = await trx
+          .updateTable('announcements')
+          .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
     },
 
     async sentPost(id) {
@@ -256,16 +320,53 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       if (ids?.length === 0) return 0;
       let query = db
         .updateTable('announcements')
-        // A redriven announcement gets a fresh retry window from now (see the dispatcher).
-        .set({ state: 'pending', next_attempt_at: now.getTime(), created_at: now.getTime() })
+        // A fresh retry window from now (see the dispatcher); created_at, its place in the
+        // recorded order, stays: moving it could put it behind what waits for it.
+        .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
       return Number((await query.executeTakeFirst()).numUpdatedRows);
     },
 
-    async recordReminder(djbh, occurrence, now) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+    async pauseDelivery(reason, now) {
+      const result = await db
+        .insertInto('delivery_state')
+        .values({ id: PAUSE_ROW, paused_at: now.getTime(), paused_reason: reason.slice(0, 500) })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet({ paused_at: now.getTime(), paused_reason: reason.slice(0, 500) })
+            .where('delivery_state.paused_at', 'is', null),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async resumeDelivery() {
+      const result = await db
+        .updateTable('delivery_state')
+        .set({ paused_at: null, paused_reason: null })
+        .where('id', '=', PAUSE_ROW)
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async deliveryPause() {
+      const row = await db
+        .selectFrom('delivery_state')
+        .selectAll()
+        .where('id', '=', PAUSE_ROW)
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return row?.paused_at != null
+        ? { reason: row.paused_reason ?? '', since: new Date(Number(row.paused_at)) }
+        : undefined;
+    },
+
+    async recordReminder(djbh, occurrence, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
           .updateTable('tracked_approvals')
           .set({
             reminders_sent: occurrence,
@@ -273,9 +374,12 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
             updated_at: now.getTime(),
           })
           .where('djbh', '=', djbh)
-          .execute();
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
         await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+        return true;
       });
     },
 
@@ -309,6 +413,59 @@ function leaseIsFree<T extends 'announcements' | 'tracked_approvals'>(
   return eb.or([eb(lease, 'is', null), eb(lease, '<', dbNowMs(dialect))]);
 }
 
+/**
+ * Takes `lane` for one attempt, fleet-wide: only while nobody holds it (or their lease ran out)
+ * and its pacing allows a post. One statement, so two replicas cannot both take it.
+ */
+async function claimLane(
+  db: Db,
+  dialect: DialectName,
+  lane: string,
+  token: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const until = sql<number>`${dbNowMs(dialect)} + ${leaseMs}`;
+  const result = await db
+    .insertInto('lane_leases')
+    .values({ lane, token, lease_until: until, next_post_at: 0 })
+    .onConflict((oc) =>
+      oc
+        .column('lane')
+        .doUpdateSet({ token, lease_until: until })
+        .where((eb) =>
+          eb.and([
+            eb.or([
+              eb('lane_leases.lease_until', 'is', null),
+              eb('lane_leases.lease_until', '<', dbNowMs(dialect)),
+            ]),
+            eb('lane_leases.next_post_at', '<=', dbNowMs(dialect)),
+          ]),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Gives the claim's lane back (if it still holds it) and paces it `waitMs` from now. */
+async function releaseLane(
+  db: Db,
+  dialect: DialectName,
+  claim: { token: string; lane?: string },
+  waitMs: number,
+): Promise<void> {
+  if (!claim.lane) return;
+  await db
+    .updateTable('lane_leases')
+    .set({
+      token: null,
+      lease_until: null,
+      next_post_at: sql<number>`${dbNowMs(dialect)} + ${Math.max(0, Math.round(waitMs))}`,
+    })
+    .where('lane', '=', claim.lane)
+    .where('token', '=', claim.token)
+    .execute();
+}
+
 function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
   return db
     .selectFrom('tracked_approvals')
@@ -324,7 +481,7 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
 }
 
 /** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
-function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
+function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
   return db.transaction().execute(async (trx) => {
     const due = (
       await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
@@ -332,7 +489,7 @@ function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
     if (due.length === 0) return [];
     return trx
       .updateTable('tracked_approvals')
-      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}` })
+      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
       .where('djbh', 'in', due)
       .returningAll()
       .execute();
@@ -340,16 +497,74 @@ function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number) {
 }
 
 /** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
-function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number) {
+function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
   return db
     .updateTable('tracked_approvals')
-    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}` })
+    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}`, check_token: token })
     .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit))
     .returningAll()
     .execute();
 }
 
 type LaneHead = AnnouncementRow & { lane: string };
+
+const LANE_TYPES: readonly LaneType[] = [
+  'channel',
+  'thread',
+  'request-message',
+  'approver-dm',
+  'own',
+];
+
+const kindsIn = (kinds: readonly string[]) => sql.join(kinds.length > 0 ? kinds : ['']);
+
+/** The lane type of the announcement row `alias`, from the rules (a function of its kind). */
+function laneTypeSql(alias: string) {
+  const kind = sql.ref(`${alias}.kind`);
+  return sql`case ${sql.join(
+    LANE_TYPES.map((type) => sql`when ${kind} in (${kindsIn(kindsInLane(type))}) then ${type}`),
+    sql` `,
+  )} end`;
+}
+
+/**
+ * The lane of announcement `a` of approval `t`, following its rule: one per channel, per thread's
+ * fallback (the requester's DM while there is no thread), per request message, per approver.
+ */
+function laneSql() {
+  const lane: Record<LaneType, RawBuilder<string>> = {
+    channel: sql`'post:' || t.channel_id`,
+    thread: sql`case when t.message_ts is null then 'requester:' || t.requester_slack_id else 'post:' || t.channel_id end`,
+    'request-message': sql`'edit:' || t.channel_id`,
+    'approver-dm': sql`'dm:' || t.approver_login`,
+    own: sql`'own:' || a.djbh`,
+  };
+  return sql`case ${sql.join(
+    LANE_TYPES.map(
+      (type) => sql`when a.kind in (${kindsIn(kindsInLane(type))}) then ${lane[type]}`,
+    ),
+    sql` `,
+  )} end`;
+}
+
+/** What each rule waits for: no pending announcement of the kinds it names, for the same approval. */
+function waitsSql() {
+  const byWait = new Map<string, AnnouncementKind[]>();
+  for (const kind of ANNOUNCEMENT_KINDS) {
+    const key = [...ruleOf(kind).waitsFor].sort().join(',');
+    byWait.set(key, [...(byWait.get(key) ?? []), kind]);
+  }
+  return sql.join(
+    [...byWait].map(([key, kinds]) =>
+      key === ''
+        ? sql`a.kind in (${kindsIn(kinds)})`
+        : sql`(a.kind in (${kindsIn(kinds)}) and not exists (
+            select 1 from announcements w
+            where w.djbh = a.djbh and w.state = 'pending' and w.kind in (${kindsIn(key.split(','))})))`,
+    ),
+    sql` or `,
+  );
+}
 
 /** See ApprovalStore.deliverable: the head of each lane that has something deliverable now. */
 async function laneHeads(
@@ -358,37 +573,39 @@ async function laneHeads(
   now: Date,
   limit: number,
   skipLanes: string[],
+  includeHeldLanes = false,
 ): Promise<LaneHead[]> {
   const skip = skipLanes.length > 0 ? sql`and lane not in (${sql.join(skipLanes)})` : sql``;
+  // Another attempt (on any replica) serves the lane, or the lane must wait for Slack's pace.
+  const held = includeHeldLanes
+    ? sql``
+    : sql`and not exists (
+        select 1 from lane_leases l
+        where l.lane = heads.lane
+          and ((l.lease_until is not null and l.lease_until >= ${dbNowMs(dialect)})
+            or l.next_post_at > ${dbNowMs(dialect)}))`;
   const result = await sql<LaneHead>`
     select * from (
       select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
       from (
-        select a.*,
-          case
-            when a.kind in ('approver-dm', 'reminder', 'approver-dm-update') then 'dm:' || t.approver_login
-            when a.kind = 'parent-update' then 'edit:' || t.channel_id
-            when a.kind = 'step-complete' then 'step:' || a.djbh
-            when a.kind <> 'request' and t.message_ts is null then 'requester:' || t.requester_slack_id
-            else 'post:' || t.channel_id
-          end as lane
+        select a.*, ${laneSql()} as lane
         from announcements a
         join tracked_approvals t on t.djbh = a.djbh
         where a.state = 'pending'
           and a.next_attempt_at <= ${now.getTime()}
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
-          and (
-            a.kind in ('request', 'approver-dm', 'reminder', 'step-complete')
-            or (a.kind = 'approver-dm-update' and not exists (
-              select 1 from announcements d
-              where d.djbh = a.djbh and d.kind = 'approver-dm' and d.state = 'pending'))
-            or (a.kind not in ('approver-dm-update') and (t.message_ts is not null or exists (
-              select 1 from announcements r
-              where r.djbh = a.djbh and r.kind = 'request' and r.state in ('failed', 'skipped'))))
-          )
+          and (${waitsSql()})
+          -- Within one approval, a lane delivers in the order its announcements were recorded.
+          and not exists (
+            select 1 from announcements e
+            where e.djbh = a.djbh and e.state = 'pending' and e.id <> a.id
+              and ${laneTypeSql('e')} = ${laneTypeSql('a')}
+              and (e.created_at < a.created_at or (e.created_at = a.created_at and e.id < a.id)))
+          -- While Slack refuses the app's token, no replica delivers anything.
+          and not exists (select 1 from delivery_state p where p.paused_at is not null)
       ) a
     ) heads
-    where lane_rank = 1 ${skip}
+    where lane_rank = 1 ${skip} ${held}
     order by next_attempt_at, created_at, id
     limit ${limit}
   `.execute(db);
@@ -429,6 +646,8 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       reminders_sent: 0,
       last_reminded_at: null,
       unknown_since: null,
+      approver_unreachable_since: null,
+      check_token: null,
     })
     .execute();
 }
@@ -472,6 +691,8 @@ export async function insertAnnouncement(
       attempt_token: null,
       uncertain: 0,
       sent_channel: null,
+      first_attempted_at: null,
+      redriven_at: null,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
@@ -534,6 +755,11 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     remindersSent: row.reminders_sent,
     lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),
     unknownSince: row.unknown_since === null ? null : new Date(Number(row.unknown_since)),
+    checkClaim: row.check_token,
+    approverUnreachableSince:
+      row.approver_unreachable_since === null
+        ? null
+        : new Date(Number(row.approver_unreachable_since)),
   };
 }
 
@@ -549,6 +775,9 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     attemptedAt: row.attempted_at === null ? null : new Date(Number(row.attempted_at)),
     uncertain: Number(row.uncertain) === 1,
     nextAttemptAt: new Date(Number(row.next_attempt_at)),
+    firstAttemptedAt:
+      row.first_attempted_at === null ? null : new Date(Number(row.first_attempted_at)),
+    redrivenAt: row.redriven_at === null ? null : new Date(Number(row.redriven_at)),
     sentChannel: row.sent_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MetricsSource } from '../metrics.ts';
 import type { Database } from './schema.ts';
 
-/** Counts for the metrics scrape: the outbox by state and kind, its oldest entry, and checks due. */
+/** Counts for the metrics scrape: the outbox by state and kind, its oldest entry, checks due, the pause. */
 export function createMetricsSource(db: Kysely<Database>): MetricsSource {
   return {
     async announcementCounts() {
@@ -38,6 +38,14 @@ export function createMetricsSource(db: Kysely<Database>): MetricsSource {
         .where('next_check_at', '<=', now.getTime())
         .executeTakeFirst();
       return row?.t == null ? undefined : new Date(Number(row.t));
+    },
+    async deliveryPaused() {
+      const row = await db
+        .selectFrom('delivery_state')
+        .select('id')
+        .where('paused_at', 'is not', null)
+        .executeTakeFirst();
+      return row !== undefined;
     },
   };
 }

@@ -264,6 +264,62 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('tracked_approvals').dropColumn('again_of').execute();
     },
   },
+  '2026-11-23-010-fleet-delivery': {
+    // Expand only: every column is nullable or defaulted and nothing is renamed, so the previous
+    // release still runs against this schema (it ignores what it does not know).
+    async up(db: Kysely<unknown>) {
+      // When the first attempt started, kept through re-drives: the search for an earlier post
+      // starts there, not at the last reset.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('first_attempted_at', 'bigint')
+        .execute();
+      await db
+        .updateTable('announcements' as never)
+        .set({ first_attempted_at: sql`attempted_at` } as never)
+        .where(sql<boolean>`attempted_at is not null`)
+        .execute();
+      // When an operator re-drove it: its retry window starts again there, while its place in
+      // the recorded order (created_at) stays, so a re-drive never reorders a lane.
+      await db.schema.alterTable('announcements').addColumn('redriven_at', 'bigint').execute();
+      // The claim of the pass checking an approval: only that pass may record what it found.
+      await db.schema.alterTable('tracked_approvals').addColumn('check_token', 'text').execute();
+      // Slack said the approver cannot be reached: the requester was told, no more reminders.
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('approver_unreachable_since', 'bigint')
+        .execute();
+      // Fleet-wide delivery state, one row per concern: `paused_at` set while Slack refuses the
+      // app's token (every replica stops posting until it works again).
+      await db.schema
+        .createTable('delivery_state')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('paused_at', 'bigint')
+        .addColumn('paused_reason', 'text')
+        .execute();
+      // One replica at a time serves a lane (a channel, a thread's fallback, a DM), fenced by a
+      // token like an announcement's lease; `next_post_at` paces the lane for the whole fleet.
+      // Both on the database's clock.
+      await db.schema
+        .createTable('lane_leases')
+        .addColumn('lane', 'text', (c) => c.primaryKey())
+        .addColumn('token', 'text')
+        .addColumn('lease_until', 'bigint')
+        .addColumn('next_post_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('lane_leases').execute();
+      await db.schema.dropTable('delivery_state').execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .dropColumn('approver_unreachable_since')
+        .execute();
+      await db.schema.alterTable('tracked_approvals').dropColumn('check_token').execute();
+      await db.schema.alterTable('announcements').dropColumn('redriven_at').execute();
+      await db.schema.alterTable('announcements').dropColumn('first_attempted_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -29,6 +29,8 @@ export interface TrackedApprovalRow {
   function_execution_id: string | null;
   again_of: string | null;
   again_of_link: string | null;
+  approver_unreachable_since: number | null;
+  check_token: string | null;
 }
 
 export interface AnnouncementRow {
@@ -48,6 +50,23 @@ export interface AnnouncementRow {
   attempt_token: string | null;
   uncertain: number;
   sent_channel: string | null;
+  first_attempted_at: number | null;
+  redriven_at: number | null;
+}
+
+/** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */
+export interface DeliveryStateRow {
+  id: string;
+  paused_at: number | null;
+  paused_reason: string | null;
+}
+
+/** Who serves a lane now, and when the lane may post next (both on the database's clock). */
+export interface LaneLeaseRow {
+  lane: string;
+  token: string | null;
+  lease_until: number | null;
+  next_post_at: number;
 }
 
 export interface LinkedAccountRow {
@@ -97,4 +116,6 @@ export interface Database {
   linked_accounts: LinkedAccountRow;
   step_confirmations: StepConfirmationRow;
   job_runs: JobRunRow;
+  delivery_state: DeliveryStateRow;
+  lane_leases: LaneLeaseRow;
 }

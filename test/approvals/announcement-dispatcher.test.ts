@@ -56,6 +56,7 @@ describe('the announcement dispatcher', () => {
         return { channel: 'C1', ts: '1.1' };
       },
       findDelivered: async () => undefined,
+      checkCredentials: async () => 'ok',
     };
     const dispatcher = createAnnouncementDispatcher(
       { store, announcer, logger: quiet, now: () => new Date() },
@@ -86,6 +87,7 @@ describe('the announcement dispatcher', () => {
         looked++;
         return undefined;
       },
+      checkCredentials: async () => 'ok',
     };
     const dispatcher = createAnnouncementDispatcher(
       { store, announcer, logger: quiet, now: () => new Date(), random: () => 0 },

@@ -107,6 +107,8 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
     async clear() {
       await handle.db.deleteFrom('submission_keys').execute();
       await handle.db.deleteFrom('step_confirmations').execute();
+      await handle.db.deleteFrom('lane_leases').execute();
+      await handle.db.deleteFrom('delivery_state').execute();
       await handle.db.deleteFrom('announcements').execute();
       await handle.db.deleteFrom('linked_accounts').execute();
       await handle.db.deleteFrom('tracked_approvals').execute();

@@ -43,6 +43,8 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   checkFailures: 0,
   remindersSent: 0,
   lastRemindedAt: null,
+  approverUnreachableSince: null,
+  checkClaim: null,
   unknownSince: null,
   ...overrides,
 });

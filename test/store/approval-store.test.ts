@@ -65,6 +65,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-007-job-runs',
           '2026-11-23-008-confirmation-answered-at',
           '2026-11-23-009-request-again',
+          '2026-11-23-010-fleet-delivery',
         ]);
       });
 
@@ -412,6 +413,144 @@ for (const database of TEST_DATABASES) {
           skipLanes: ['post:C2147483705'],
         });
         expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
+      });
+
+      it('keeps a thread in recorded order: a later reply waits while an earlier one is retrying', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const request = await store.claimAnnouncement(await pending('request'), T0, 30_000);
+        await store.markAnnouncementSent(request ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1));
+        const reminder = await store.claimAnnouncement(await pending('reminder'), later(2), 30_000);
+        await store.markAnnouncementSent(
+          reminder ?? NO_CLAIM,
+          { channel: 'D1', ts: '1.2' },
+          later(2),
+        );
+        const note = await store.claimAnnouncement(
+          await pending('reminder-note'),
+          later(2),
+          30_000,
+        );
+        await store.markAnnouncementRetry(note ?? NO_CLAIM, {
+          error: 'service_unavailable',
+          uncertain: false,
+          nextAttemptAt: later(60_000),
+        });
+        await store.recordDecision('AAAAAAAAAAAa', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        });
+        const thread = async (at: Date) =>
+          (await store.deliverable(at, { limit: 10, skipLanes: [] }))
+            .filter((d) => d.lane === 'post:C1')
+            .map((d) => d.announcement.kind);
+        // The decision was recorded after the note: it does not overtake it.
+        expect(await thread(later(10))).toEqual([]);
+        expect(await thread(later(60_000))).toEqual(['reminder-note']);
+      });
+
+      it('lets one attempt at a time serve a lane, fleet-wide, and paces the lane after a post', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        const requests = (await store.pendingAnnouncements(10)).filter((a) => a.kind === 'request');
+        const [first, second] = requests;
+        if (!first || !second) throw new Error('no requests');
+        const lane = 'post:C2147483705';
+        const held = await store.claimAnnouncement(first, T0, 30_000, lane);
+        expect(held).toMatchObject({ lane });
+        // Another replica cannot take the lane's next announcement while the lane is held…
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toBeUndefined();
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [] })).map((d) => d.lane),
+        ).not.toContain(lane);
+        // …nor right after its post, while the lane waits for Slack's pace.
+        await store.markAnnouncementSent(
+          held ?? NO_CLAIM,
+          { channel: 'C1', ts: '1.1' },
+          T0,
+          60_000,
+        );
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toBeUndefined();
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [] })).map((d) => d.lane),
+        ).not.toContain(lane);
+        expect(
+          (await store.deliverable(T0, { limit: 10, skipLanes: [], includeHeldLanes: true })).map(
+            (d) => d.lane,
+          ),
+        ).toContain(lane);
+        // Once the pace allows (on the database's clock), the next one goes.
+        await testDb.handle.db.updateTable('lane_leases').set({ next_post_at: 0 }).execute();
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toMatchObject({ lane });
+      });
+
+      it('records nothing and announces nothing for a poll pass that lost its claim', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const [mine] = await store.claimDue(later(1), 10, 60_000);
+        // The pass outlives its lease; another replica claims the approval.
+        await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
+        const [theirs] = await store.claimDue(later(2), 10, 60_000);
+        expect(mine?.checkClaim).toBeTruthy();
+        expect(theirs?.checkClaim).not.toBe(mine?.checkClaim);
+        const decision = {
+          decision: 'approved' as const,
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        };
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, mine?.checkClaim)).toBe(false);
+        expect(await store.recordReminder('AAAAAAAAAAAa', 1, later(3), mine?.checkClaim)).toBe(
+          false,
+        );
+        expect(await store.giveUp('AAAAAAAAAAAa', later(3), mine?.checkClaim)).toBe(false);
+        expect(
+          await store.recordCheck(
+            'AAAAAAAAAAAa',
+            { now: later(3), nextCheckAt: later(9), failed: false },
+            mine?.checkClaim,
+          ),
+        ).toBe(false);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind).sort()).toEqual([
+          'approver-dm',
+          'request',
+        ]);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'pending' });
+        // The current claim records as before.
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, theirs?.checkClaim)).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'approved' });
+      });
+
+      it('pauses delivery fleet-wide once, offers nothing while paused, and resumes', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        expect(await store.deliveryPause()).toBeUndefined();
+        expect(await store.pauseDelivery('Slack: token_revoked', later(1))).toBe(true);
+        expect(await store.pauseDelivery('Slack: invalid_auth', later(2))).toBe(false);
+        expect(await store.deliveryPause()).toEqual({
+          reason: 'Slack: token_revoked',
+          since: later(1),
+        });
+        expect(await store.deliverable(later(10), { limit: 10, skipLanes: [] })).toEqual([]);
+        expect(await store.resumeDelivery()).toBe(true);
+        expect(await store.resumeDelivery()).toBe(false);
+        expect(await store.deliverable(later(10), { limit: 10, skipLanes: [] })).toHaveLength(2);
+      });
+
+      it('keeps the first attempt through a re-drive, for the search for an earlier post', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        await store.redriveAnnouncements(later(3_600_000));
+        const again = await store.claimAnnouncement(await pending('request'), later(3_600_001), 1);
+        expect(again).toBeDefined();
+        expect(await pending('request')).toMatchObject({
+          firstAttemptedAt: later(10),
+          attemptedAt: later(3_600_001),
+          uncertain: true,
+        });
       });
 
       it('lists failed announcements and re-drives them for an operator', async () => {

@@ -1,0 +1,136 @@
+/**
+ * How each kind of announcement is delivered, declared once as data. The store turns these rules
+ * into its queries (which lane, what to wait for, in which order) and the dispatcher and announcer
+ * read them (what to look for before posting again, where to go when the thread cannot be used),
+ * so none of them names a kind. A new kind is a new entry here, plus what it says (the announcer's
+ * message for it).
+ */
+
+/**
+ * Where an announcement queues behind others. Posts in one lane go out one at a time, spaced:
+ * - `channel`: the request's channel (the request message itself);
+ * - `thread`: the request's thread, in the request's channel; the requester's DM while there is no
+ *   thread (the request message could not be posted);
+ * - `request-message`: edits of the request message;
+ * - `approver-dm`: the approver's DM with the app;
+ * - `own`: a lane of its own per approval (a call that posts nothing anyone reads).
+ */
+export type LaneType = 'channel' | 'thread' | 'request-message' | 'approver-dm' | 'own';
+
+/**
+ * Where an announcement goes when its first place cannot take it:
+ * - `requester-dm`: the requester's DM with the app (the channel or thread refuses posts);
+ * - `tell-requester`: the approver cannot be reached on Slack: delivered as posting nothing, the
+ *   approval is marked so (no reminders any more) and an `approver-unreachable` announcement
+ *   tells the requester in the thread; an approver not on Slack at all is noted at once;
+ * - `nothing`: posting nothing is a delivery (a reminder to nobody, a note with no thread).
+ */
+export type Fallback = 'requester-dm' | 'tell-requester' | 'nothing';
+
+export interface AnnouncementRule {
+  lane: LaneType;
+  /** Not deliverable while an announcement of one of these kinds of the same approval is pending. */
+  waitsFor: readonly AnnouncementKind[];
+  fallback: Fallback;
+  /**
+   * True for edits and completions: doing one twice is harmless, so an attempt whose outcome is
+   * unknown is simply done again. False for posts: the next attempt first looks for the post.
+   */
+  repeatable: boolean;
+  /**
+   * Dropped (`skipped`) when, by the time it goes out, the approval was decided or stopped, or its
+   * approver proved unreachable (reminders).
+   */
+  onlyWhilePending: boolean;
+}
+
+const post = { repeatable: false, onlyWhilePending: false } as const;
+const inThread = {
+  ...post,
+  lane: 'thread',
+  waitsFor: ['request'],
+  fallback: 'requester-dm',
+} as const;
+
+/**
+ * Something the app owes Slack: the request message, the approver's DM, a thread reply, or the
+ * refresh of the request message's status.
+ */
+export type AnnouncementKind =
+  | 'request'
+  | 'approver-dm'
+  | 'decision'
+  | 'gave-up'
+  | 'ended'
+  | 'vanished'
+  | 'reminder'
+  | 'reminder-note'
+  /** Slack said the approver cannot be reached (deactivated, not found): the requester is told. */
+  | 'approver-unreachable'
+  | 'parent-update'
+  | 'approver-dm-update'
+  | 'step-complete';
+
+/** The rules, per kind. Lanes are ordered: within one approval, a lane delivers in recorded order. */
+export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementRule>> = {
+  request: { ...post, lane: 'channel', waitsFor: [], fallback: 'requester-dm' },
+  // Never waits for the thread: the approver hears at once; the link to the thread comes later.
+  'approver-dm': { ...post, lane: 'approver-dm', waitsFor: [], fallback: 'tell-requester' },
+  decision: inThread,
+  'gave-up': inThread,
+  /** The service closed the approval without a decision (`isend` 1, still 待办). */
+  ended: inThread,
+  /** The service has not known the approval number for a day: we stop following it. */
+  vanished: inThread,
+  /** A reminder DM to the approver, and its note in the thread. */
+  reminder: {
+    ...post,
+    lane: 'approver-dm',
+    waitsFor: [],
+    fallback: 'tell-requester',
+    onlyWhilePending: true,
+  },
+  // Says the reminder went, so it waits for it (and is dropped if the approver proved unreachable).
+  'reminder-note': {
+    ...inThread,
+    waitsFor: ['request', 'reminder'],
+    fallback: 'nothing',
+    onlyWhilePending: true,
+  },
+  'approver-unreachable': inThread,
+  /** The request message, edited to show the latest state (an edit always shows the latest). */
+  'parent-update': {
+    lane: 'request-message',
+    waitsFor: ['request'],
+    fallback: 'nothing',
+    repeatable: true,
+    onlyWhilePending: false,
+  },
+  /** The approver's DM, edited to show the decision (or the thread's link). */
+  'approver-dm-update': {
+    lane: 'approver-dm',
+    waitsFor: ['approver-dm'],
+    fallback: 'nothing',
+    repeatable: true,
+    onlyWhilePending: false,
+  },
+  /** The Workflow Builder step that started the approval, completed with its outcome. */
+  'step-complete': {
+    lane: 'own',
+    waitsFor: [],
+    fallback: 'nothing',
+    repeatable: true,
+    onlyWhilePending: false,
+  },
+};
+
+export const ANNOUNCEMENT_KINDS = Object.keys(ANNOUNCEMENT_RULES) as AnnouncementKind[];
+
+export function ruleOf(kind: AnnouncementKind): AnnouncementRule {
+  return ANNOUNCEMENT_RULES[kind];
+}
+
+/** The kinds in lanes of this type, for adapters that group by lane. */
+export function kindsInLane(lane: LaneType): AnnouncementKind[] {
+  return ANNOUNCEMENT_KINDS.filter((kind) => ruleOf(kind).lane === lane);
+}
