@@ -58,8 +58,13 @@ function alive(pid) {
   }
 }
 
+// A build takes well under this; a lock older was left by a start that died (a reboot can give
+// its pid to another process, so the pid alone cannot tell).
+const STALE_LOCK_MS = 10 * 60_000;
+
 /** Takes the build lock (a folder holding the builder's pid), waiting while a live start holds it. */
 async function takeLock() {
+  let told = false;
   for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
     try {
       mkdirSync(lock);
@@ -68,17 +73,31 @@ async function takeLock() {
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }));
-      // A start killed while building left its lock: nobody holds it.
-      if (holder && !alive(holder)) rmSync(lock, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 200));
+      const age = Date.now() - statSync(lock).mtimeMs;
+      if ((holder && !alive(holder)) || holder === process.pid || age > STALE_LOCK_MS) {
+        // Left by a start that died: taken over (renamed first, so two waiters cannot both do it).
+        const stale = `${lock}.stale-${process.pid}`;
+        try {
+          renameSync(lock, stale);
+          rmSync(stale, { recursive: true, force: true });
+        } catch {}
+        continue;
+      }
+      if (!told) {
+        process.stderr.write(`Waiting for another start (pid ${holder}) to finish compiling…\n`);
+        told = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
   throw new Error(`another start has been building for 5 minutes (${lock}); remove it if stale`);
 }
 
+class BuildError extends Error {}
+
 function run(args) {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  if (result.status !== 0) throw new BuildError(`${args.join(' ')} exited ${result.status}`);
 }
 
 async function build(stamp) {
@@ -88,14 +107,19 @@ async function build(stamp) {
     process.stderr.write('Compiling the app (sources changed since the last build)…\n');
     const next = join(root, `dist.build-${process.pid}`);
     rmSync(next, { recursive: true, force: true });
-    run([
-      join(root, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      next,
-    ]);
-    run([join(root, 'scripts/copy-assets.mjs'), next]);
+    try {
+      run([
+        join(root, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'tsconfig.build.json',
+        '--outDir',
+        next,
+      ]);
+      run([join(root, 'scripts/copy-assets.mjs'), next]);
+    } catch (error) {
+      rmSync(next, { recursive: true, force: true });
+      throw error;
+    }
     writeFileSync(join(next, '.build-stamp'), stamp);
     const old = join(root, `dist.old-${process.pid}`);
     if (existsSync(dist)) renameSync(dist, old);
@@ -107,5 +131,14 @@ async function build(stamp) {
 }
 
 const stamp = sourceStamp();
-if (built() !== stamp) await build(stamp);
+if (built() !== stamp) {
+  try {
+    await build(stamp);
+  } catch (error) {
+    // The compiler said what was wrong above; nothing half-built or locked is left.
+    if (!(error instanceof BuildError)) throw error;
+    process.stderr.write(`Could not compile the app: ${error.message}\n`);
+    process.exit(1);
+  }
+}
 if (!process.argv.includes('--build-only')) await import(pathToFileURL(join(dist, 'main.js')).href);

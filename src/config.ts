@@ -189,7 +189,7 @@ const envSchema = z.object({
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: integer(1, 500).optional(),
-  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(15_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(0, 600_000).default(15_000),
   // A folder, never a URL: `postgres://…#` would otherwise make `…#/sandbox.db` a Postgres URL.
   // (The value is not echoed: it could hold a password.)
   SANDBOX_DATA_DIR: z

@@ -16,8 +16,16 @@ export async function listenOn(
   return server;
 }
 
-/** Stops accepting connections, lets idle keep-alive ones go, and waits for the rest to end. */
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting connections, lets idle keep-alive ones go, and waits for the rest to end; at
+ * `deadline` (epoch ms), when given, whatever connection is still open is cut.
+ */
+export async function closeServer(server: Server, deadline?: number): Promise<void> {
   server.closeIdleConnections();
-  return new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if (deadline === undefined) return closed;
+  const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
+  timer.unref();
+  await closed;
+  clearTimeout(timer);
 }

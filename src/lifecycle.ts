@@ -101,16 +101,13 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
       const background = Promise.all([...scheduled.map((s) => s.stop()), parts.delivery.stop()]);
       // A load balancer takes a moment to see readiness go 503: answer what it still sends.
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
-      await slack.bolt.stop();
-      if (slackServer) await closeServer(slackServer);
+      // Closing waits for open connections; a client that keeps one busy (or half-sent) must not
+      // hold the stop past its grace, so each close gets the time left and no more.
+      await withinDeadline(slack.bolt.stop(), deadline);
+      if (slackServer) await closeServer(slackServer, deadline);
       const requests = await parts.inFlight.settled(deadline);
-      const backgroundDone = await Promise.race([
-        background.then(() => true),
-        new Promise<false>((resolve) =>
-          setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
-        ),
-      ]);
-      if (adminServer) await closeServer(adminServer);
+      const backgroundDone = await withinDeadline(background, deadline);
+      if (adminServer) await closeServer(adminServer, deadline);
       await parts.database.close();
       const fields = {
         requestsFinished: requests.finished,
@@ -128,6 +125,19 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
 }
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
+
+/** Waits for `work`, but not past `deadline` (epoch ms); true when it finished in time. */
+async function withinDeadline(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  return Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) =>
+      setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
+    ),
+  ]);
+}
 
 /** A plain HTTP listener for a few GET routes (the probes, the metrics); 404 for the rest. */
 async function listen(routes: Route[], port: number, host: string | undefined): Promise<Server> {

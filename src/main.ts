@@ -64,9 +64,19 @@ try {
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    // A second signal (an operator's second Ctrl-C) means now.
+    if (stopping) {
+      logger.warn({ signal }, 'stopping at once: a second signal');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'stopping');
+    // However the stop goes, the process is gone shortly after its grace: a supervisor's SIGKILL
+    // would otherwise come first, with nothing logged.
+    setTimeout(() => {
+      logger.error({ graceMs: config.shutdown.graceMs }, 'the stop outlasted its grace; exiting');
+      process.exit(1);
+    }, config.shutdown.graceMs + 2000).unref();
     void (sandbox ? sandbox.stop() : app.stop(config.shutdown)).then(
       () => process.exit(0),
       (error: unknown) => {

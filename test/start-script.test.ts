@@ -7,6 +7,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -66,5 +67,17 @@ describe('npm start', () => {
     expect(readdirSync(copy).filter((f) => f.startsWith('dist.') || f === '.build-lock')).toEqual(
       [],
     );
+  }, 120_000);
+
+  it('takes over a build lock left by a start that died, even when its pid is in use again', async () => {
+    writeFileSync(join(copy, 'src/changed-once-more.ts'), 'export const y = 2;\n');
+    mkdirSync(join(copy, '.build-lock'));
+    // The pid of a live process: this test's own, as after a reboot gave it to someone else.
+    writeFileSync(join(copy, '.build-lock/pid'), String(process.pid));
+    const old = new Date(Date.now() - 11 * 60_000);
+    utimesSync(join(copy, '.build-lock'), old, old);
+    expect(await build()).toEqual({ compiled: true });
+    expect(existsSync(join(copy, 'dist/changed-once-more.js'))).toBe(true);
+    expect(existsSync(join(copy, '.build-lock'))).toBe(false);
   }, 120_000);
 });

@@ -49,7 +49,7 @@ export interface OpenOptions {
    * create a database or change its schema, and fail when it is not there.
    */
   migrate?: boolean;
-  /** Postgres: connections in the pool (default 10), and the statement timeout (default 15 s). */
+  /** Postgres: connections in the pool (default 10), and the statement timeout (default 15 s; 0: none). */
   poolSize?: number;
   statementTimeoutMs?: number;
 }
@@ -97,6 +97,15 @@ export async function openDatabase(
     if (options.migrate === false) {
       if ((await appliedMigrations(db as Kysely<unknown>)).length === 0)
         throw new Error('it holds no slack-approvals data (the app creates it on its first start)');
+    } else if (dialect === 'postgres' && (options.statementTimeoutMs ?? 15_000) > 0) {
+      // Migrations run without the statement timeout: waiting for another replica's migration
+      // lock, or building an index on a table grown for years, may rightly take longer.
+      const unlimited = openPostgres(url, { ...options, poolSize: 1, statementTimeoutMs: 0 });
+      try {
+        schemaAhead = (await migrateToLatest(unlimited.db as Kysely<unknown>)).ahead;
+      } finally {
+        await unlimited.db.destroy();
+      }
     } else schemaAhead = (await migrateToLatest(db as Kysely<unknown>)).ahead;
   } catch (error) {
     await db.destroy().catch(() => undefined);
@@ -129,7 +138,10 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
     max: options.poolSize ?? 10,
     // A statement stuck behind a lock (or a runaway query) fails instead of holding a connection
     // for ever; every query here is small and indexed.
-    statement_timeout: options.statementTimeoutMs ?? 15_000,
+    // 0 sets none: behind PgBouncer (which refuses it as a startup parameter) set it on the role.
+    ...((options.statementTimeoutMs ?? 15_000) > 0
+      ? { statement_timeout: options.statementTimeoutMs ?? 15_000 }
+      : {}),
     // An unreachable host must fail the start, not hang it.
     connectionTimeoutMillis: 10_000,
     // Epoch-millisecond columns are bigint; they fit a JS number, so read them as one.

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -35,7 +37,9 @@ const claims = new Map<string, { lock: SQLite.Database; holders: number }>();
  * ends (kill -9 included), so a restart never finds a stale claim. Apps in one process (tests)
  * share the claim. Returns the release.
  */
-export function claimSqliteFile(path: string): () => void {
+export function claimSqliteFile(given: string): () => void {
+  // By the file's real path: a symlink or another spelling of the same file claims the same lock.
+  const path = realPathOf(given);
   const held = claims.get(path);
   if (held) {
     held.holders++;
@@ -47,11 +51,24 @@ export function claimSqliteFile(path: string): () => void {
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
-    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new SqliteInUseError(path);
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new SqliteInUseError(given);
     throw error;
   }
   claims.set(path, { lock, holders: 1 });
   return () => release(path);
+}
+
+/** The real path of the file (or, before it exists, of its folder, with its name). */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
 }
 
 function release(path: string): void {
@@ -110,6 +127,14 @@ class PatientDriver implements Driver {
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     return this.inner.rollbackTransaction(connection);
   }
+
+  // Savepoints are statements on the connection, retried like any other.
+  savepoint: Driver['savepoint'] = (connection, name, compile) =>
+    this.inner.savepoint?.(connection, name, compile) ?? Promise.resolve();
+  rollbackToSavepoint: Driver['rollbackToSavepoint'] = (connection, name, compile) =>
+    this.inner.rollbackToSavepoint?.(connection, name, compile) ?? Promise.resolve();
+  releaseSavepoint: Driver['releaseSavepoint'] = (connection, name, compile) =>
+    this.inner.releaseSavepoint?.(connection, name, compile) ?? Promise.resolve();
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
     return this.inner.releaseConnection((connection as PatientConnection).inner);

@@ -100,7 +100,9 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
     },
 
     async recoverStarting(before, reason) {
-      // Rows from before answered_at existed have only created_at to go by.
+      // A row without answered_at was answered by a replica of the previous release (during a
+      // rolling deploy), which may still be starting it: it counts as stuck only once its whole
+      // time to answer is over as well.
       const stuck = await db
         .selectFrom('step_confirmations')
         .selectAll()
@@ -108,7 +110,7 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
         .where((eb) =>
           eb.or([
             eb('answered_at', '<=', before.getTime()),
-            eb.and([eb('answered_at', 'is', null), eb('created_at', '<=', before.getTime())]),
+            eb.and([eb('answered_at', 'is', null), eb('expires_at', '<=', before.getTime())]),
           ]),
         )
         .execute();

@@ -95,7 +95,7 @@ describe('doubt about an earlier post', () => {
 
 describe('a token Slack refuses', () => {
   it('pauses all delivery, fails nothing, says so once, and resumes once auth.test passes', async () => {
-    const h = await harness();
+    const h = await harness({ env: { ADMIN_PORT: '0' } });
     const { approval, parent } = await h.startApproval();
     let revoked = true;
     h.workspace.beforeCall = () => {
@@ -110,7 +110,7 @@ describe('a token Slack refuses', () => {
     const pausedLines = h.logs.entries().filter((e) => e.level === 50);
     expect(pausedLines).toHaveLength(1);
     expect(pausedLines[0]?.msg).toContain('all delivery is paused');
-    const metrics = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(metrics).toContain('slack_approvals_delivery_paused 1');
     // While paused, nothing but auth.test is called.
     const before = h.workspace.calls.length;
@@ -124,7 +124,7 @@ describe('a token Slack refuses', () => {
     await h.app.deliver();
     expect(replies(h, parent, 'Approved')).toHaveLength(1);
     expect(await stateOf(h, id)).toBe('sent');
-    const after = await (await fetch(`http://127.0.0.1:${h.app.port}/metrics`)).text();
+    const after = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
     expect(after).toContain('slack_approvals_delivery_paused 0');
   });
 });

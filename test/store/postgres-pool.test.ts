@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
@@ -41,6 +42,37 @@ describe.skipIf(skipReason)(
       expect(during.total).toBe(2);
       expect(during.waiting).toBe(2);
       expect(handle.pool().waiting).toBe(0);
+    });
+
+    it('sets no statement timeout with 0 (for PgBouncer), and migrates without one', async () => {
+      if (!postgres) throw new Error('no postgres');
+      const created = await postgres.create();
+      try {
+        // Another replica is migrating: it holds the migration lock for longer than the timeout.
+        const other = new pg.Client({ connectionString: created.url });
+        await other.connect();
+        await other.query('begin');
+        await other.query('select pg_advisory_xact_lock(3853314791062309107)');
+        // Settled either way at once, so a refusal is this test's failure, not an unhandled one.
+        const opening = openDatabase(created.url, { statementTimeoutMs: 200 }).then(
+          (handle) => ({ handle }),
+          (error: unknown) => ({ error }),
+        );
+        await new Promise((r) => setTimeout(r, 700));
+        await other.query('commit');
+        await other.end();
+        const waited = await opening;
+        expect(waited).not.toHaveProperty('error');
+        if ('handle' in waited) await waited.handle.close();
+        const none = await openDatabase(created.url, { statementTimeoutMs: 0 });
+        const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(
+          none.db,
+        );
+        await none.close();
+        expect(shown.rows[0]?.statement_timeout).toBe('0');
+      } finally {
+        await created.drop();
+      }
     });
   },
 );

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,7 +72,7 @@ describe('the SQLite file', () => {
       people: sim.people.map((p) => ({ login: p.login, name: p.name, locale: 'en-US' })),
     });
     const api = await startWebApiServer(workspace);
-    const app = async () =>
+    const app = async (database = path) =>
       new AppProcess({
         SLACK_BOT_TOKEN: workspace.botToken,
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -81,7 +81,7 @@ describe('the SQLite file', () => {
         APPROVAL_BASE_URL: sim.url,
         APPROVAL_APP_NAME: 'slack-approvals',
         APPROVAL_APP_KEY: 'sandbox-app-key',
-        DATABASE_URL: path,
+        DATABASE_URL: database,
         LOG_LEVEL: 'warn',
       });
     const first = await app();
@@ -97,6 +97,18 @@ describe('the SQLite file', () => {
         `Another slack-approvals process is using the SQLite database ${path}`,
       );
       expect(refused).toContain('Postgres');
+      // Another spelling of the same file (a symlink to it) is the same file.
+      const alias = join(dir, 'alias.db');
+      symlinkSync(path, alias);
+      const throughAlias = await app(alias);
+      const aliasRefused = await throughAlias.start().then(
+        () => 'started',
+        (error: Error) => error.message,
+      );
+      await throughAlias.kill();
+      expect(aliasRefused).toContain(
+        'Another slack-approvals process is using the SQLite database',
+      );
       // kill -9 leaves no claim behind: the operating system drops it with the process.
       await first.kill();
       const restarted = await app();
