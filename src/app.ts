@@ -181,6 +181,11 @@ async function serve(
   const { logger, now, database, store, service, metrics } = parts;
   const botToken = config.slack.botToken ?? '';
   let phase: Phase = 'starting';
+  // Once stopping, an approval is started only while the grace left covers the call to the
+  // service and its recording: one cut off would exist upstream only.
+  let stopDeadline: number | undefined;
+  const mayStart = () =>
+    stopDeadline === undefined || stopDeadline - Date.now() > config.approval.timeoutMs + 3000;
   const inFlight = createInFlight();
   let socketConnected: (() => boolean) | undefined;
   const probes = createProbes({
@@ -274,6 +279,7 @@ async function serve(
   });
   registerListeners(bolt, {
     service,
+    mayStart,
     store,
     dispatcher,
     submissions: createSubmissionGuard(database.db),
@@ -304,8 +310,9 @@ async function serve(
   let retention: ReturnType<typeof startRetentionSchedule> | undefined;
   const running = await startLifecycle({
     logger,
-    setPhase: (next) => {
+    setPhase: (next, deadline) => {
       phase = next;
+      stopDeadline = deadline;
     },
     database,
     slack: {

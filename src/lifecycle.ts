@@ -29,7 +29,8 @@ export interface Stoppable {
 
 export interface LifecycleParts {
   logger: Logger;
-  setPhase(phase: Phase): void;
+  /** The phase, and when stopping, the moment the grace ends (epoch ms). */
+  setPhase(phase: Phase, deadline?: number): void;
   database: { close(): Promise<void> };
   slack: {
     bolt: App;
@@ -92,7 +93,7 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
     adminPort: adminServer ? portOf(adminServer) : undefined,
     async stop({ graceMs, drainMs }) {
       const deadline = Date.now() + graceMs;
-      parts.setPhase('stopping');
+      parts.setPhase('stopping', deadline);
       logger.info(
         { requestsUnderWay: parts.inFlight.size, graceMs, drainMs },
         'stopping: readiness is 503 and no new work is claimed; finishing what is under way',

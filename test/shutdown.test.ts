@@ -32,7 +32,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function appProcess() {
+async function appProcess(env: Record<string, string> = {}) {
   const port = await freePort();
   const app = new AppProcess({
     SLACK_BOT_TOKEN: workspace.botToken,
@@ -46,6 +46,7 @@ async function appProcess() {
     STATUS_POLL_CRON: '* * * * * *',
     LOG_LEVEL: 'info',
     SHUTDOWN_DRAIN_MS: '0',
+    ...env,
   });
   const slack = new SlackRequester({
     workspace,
@@ -95,5 +96,38 @@ describe('SIGTERM', () => {
     } finally {
       await second.app.stop();
     }
+  }, 60_000);
+
+  it('starts nothing when the grace left could not see the start through, and says to submit again', async () => {
+    // 4 s of grace, and a call to the service may take 2 s: a start needs 5 s left (call and
+    // recording), so none begins once the stop has begun.
+    const first = await appProcess({ SHUTDOWN_GRACE_MS: '4000', APPROVAL_TIMEOUT_MS: '2000' });
+    const sam = workspace.userByLogin('sam.taylor@corp.example').id;
+    await first.slack.command(sam, workspace.channelByName('general').id, 'Too late to start');
+    const view = await waitFor(() =>
+      [...workspace.views.values()].find((v) =>
+        JSON.stringify(v.view).includes('Suggested approver'),
+      ),
+    );
+    // Another approver is picked, and Slack is slow to say who they are: the submission is still
+    // before its call to the service (the form says "checking…") when the SIGTERM comes.
+    let stopping: Promise<unknown> | undefined;
+    const calls: string[] = [];
+    workspace.beforeCall = async (method) => {
+      calls.push(method);
+      if (!method.startsWith('users.') || stopping) return;
+      stopping = first.app.stop();
+      await new Promise((r) => setTimeout(r, 2500));
+    };
+    await first.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_select: workspace.userByLogin('chen.hao@corp.example').id,
+    });
+    await waitFor(() => stopping, 5000, `a lookup during the submission: ${calls.join(', ')}`);
+    expect(await stopping).toEqual({ code: 0, signal: null });
+    workspace.beforeCall = undefined;
+    expect(sim.approvals()).toEqual([]);
+    expect(sim.requestCounts()['start-approval']).toBe(0);
+    expect(JSON.stringify(workspace.views.get(view.id)?.view)).toContain('The app is restarting');
   }, 60_000);
 });

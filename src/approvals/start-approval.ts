@@ -34,18 +34,32 @@ export class NotSavedError extends AppError {
 }
 
 /**
+ * This replica is stopping and could not wait for a call to the service and its recording: the
+ * approval is not started (a start whose answer is cut off would exist upstream only).
+ */
+export class StoppingError extends AppError {
+  constructor() {
+    super('app_stopping', 'The app is restarting; the approval was not started');
+  }
+}
+
+/**
  * Starts the approval in the service, then records it with its announcements in one transaction.
  * Throws ApprovalServiceError when the service refuses (nothing stored), NotSavedError when the
- * store fails after the service accepted.
+ * store fails after the service accepted, StoppingError (nothing started) when `mayStart` says
+ * this replica is stopping too soon to see the start through.
  */
 export async function startTrackedApproval(
   deps: {
     service: Pick<ApprovalService, 'startApproval'>;
     store: Pick<ApprovalStore, 'createApproval'>;
     now: () => Date;
+    /** False once a stop leaves too little time for a call to the service and its recording. */
+    mayStart?: () => boolean;
   },
   request: StartRequest,
 ): Promise<{ djbh: string }> {
+  if (deps.mayStart && !deps.mayStart()) throw new StoppingError();
   const { djbh } = await deps.service.startApproval(request.input);
   // From here on, every line this request writes names the approval.
   addLogField('djbh', djbh);

@@ -196,6 +196,8 @@ const en = {
   reminderDm: (requester: string, days: number) =>
     `:bell: Reminder: ${requester} has been waiting ${days === 1 ? '1 day' : `${days} days`} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
+  appRestarting:
+    'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
   help: [
@@ -414,6 +416,7 @@ const zh: Messages = {
   reminderDm: (requester, days) =>
     `:bell: 提醒：${requester} 已等待你审批 ${days} 天。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
+  appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
   help: [
     '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',

@@ -32,11 +32,14 @@ export interface SlackDeps {
   logger: Logger;
   webUrl?: string;
   now: () => Date;
+  /** False once a stop leaves too little time to see a start through (see startTrackedApproval). */
+  mayStart?: () => boolean;
 }
 
 /** What starting an approval needs, from the form's submission or from a workflow step. */
 export type StartingDeps = Pick<
   SlackDeps,
+  | 'mayStart'
   | 'people'
   | 'identities'
   | 'service'

@@ -1,4 +1,5 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
+import { StoppingError } from '../approvals/start-approval.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
@@ -20,6 +21,7 @@ export function where(approval: TrackedApproval | undefined, asked: string, t: M
 
 /** The words a person needs when the service did not start their approval. */
 export function explain(error: unknown, t: Messages, webUrl?: string): string {
+  if (error instanceof StoppingError) return t.appRestarting;
   if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
   switch (error.kind) {
     case 'unavailable':
