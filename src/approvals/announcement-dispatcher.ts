@@ -17,6 +17,12 @@ export interface DispatcherOptions {
   retryForMs: number;
   /** Posts in one lane (one channel, one DM) are at least this far apart: Slack allows ~1/s. */
   laneIntervalMs: number;
+  /**
+   * A lane may be claimed this long before its pace allows the next post; the attempt then waits
+   * out the rest and posts on time. Claiming takes database round trips (tens of ms on a busy
+   * Postgres) that would otherwise add to every gap between two posts of a busy channel.
+   */
+  laneLookaheadMs?: number;
   /** Lanes delivered at the same time. */
   concurrency: number;
   /** How often an idle dispatcher looks for work it was not told about (retries, other replicas). */
@@ -70,8 +76,8 @@ export interface DispatchCounts {
 }
 
 const BACKOFF_BASE_MS = 2000;
-// A replica's own wait for a lane it posted to ends this much after the lane's pace in the
-// database, so that it does not look a moment too early and then idle.
+// A replica's own wait for a lane it posted to ends this much after the lane's lookahead window
+// opens in the database, so that it does not look a moment too early and then idle.
 const PACE_MARGIN_MS = 5;
 const BACKOFF_MAX_MS = 10 * 60_000;
 
@@ -106,6 +112,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const monotonic = deps.monotonic ?? (() => performance.now());
   const pacer = createLanePacer(options.laneIntervalMs, monotonic);
   const pauseCheckMs = options.pauseCheckMs ?? 30_000;
+  const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
   let lastPauseCheck = Number.NEGATIVE_INFINITY;
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
@@ -127,6 +134,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       const heads = await deps.store.deliverable(now, {
         limit: free,
         skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
+        laneLookaheadMs: lookaheadMs,
       });
       for (const head of heads) {
         const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
@@ -161,8 +169,10 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     const { announcement: a, approval, lane } = d;
     const rule = ruleOf(a.kind);
     const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane);
+    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane, lookaheadMs);
     if (!claim) return 'lost';
+    // Claimed ahead of the lane's pace: the first call waits for it.
+    if (claim.laneWaitMs) await sleep(claim.laneWaitMs);
     const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
     const clock: AttemptClock = {
       check() {
@@ -204,7 +214,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait()), a.id);
       // Held here until the lane is free in the database too, so this replica comes back for the
       // lane's next post as soon as the fleet allows it, not an idle period later.
-      if (posted.ts) pacer.pause(lane, laneWait() + PACE_MARGIN_MS);
+      if (posted.ts) pacer.pause(lane, laneWait() - lookaheadMs + PACE_MARGIN_MS);
       void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
         deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
       });
@@ -212,7 +222,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     } catch (thrown) {
       const error = asAnnounceError(thrown);
       const uncertain = mayBePosted || error.uncertain;
-      if (error.retryAfterMs !== undefined) pacer.pause(lane, error.retryAfterMs);
+      if (error.retryAfterMs !== undefined) pacer.pause(lane, error.retryAfterMs - lookaheadMs);
       const reason = error.message;
       if (error.credentials) {
         // Not this announcement's fault: it waits, untouched, for the token to work again.
@@ -388,6 +398,10 @@ const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
   skipped: 'skipped',
   paused: 'paused',
 };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 function emptyCounts(): DispatchCounts {
   return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0, paused: 0 };

@@ -15,6 +15,11 @@ export interface AnnouncementClaim {
   token: string;
   /** The lane the attempt holds with the same token, when it claimed one. */
   lane?: string;
+  /**
+   * How long the attempt must wait before its first call, for the lane's pace (on the database's
+   * clock): a lane may be claimed a moment before its pace allows a post (`laneLookaheadMs`).
+   */
+  laneWaitMs?: number;
 }
 
 /** Persistence as the domain needs it; implemented with Kysely in src/store. */
@@ -84,6 +89,8 @@ export interface ApprovalStore {
       skipLanes: Iterable<string>;
       /** Also lanes held by an attempt or waiting for their pace (to know whether to wait). */
       includeHeldLanes?: boolean;
+      /** Also lanes whose pace allows a post within this many ms (see claimAnnouncement). */
+      laneLookaheadMs?: number;
     },
   ): Promise<Deliverable[]>;
   /**
@@ -91,14 +98,17 @@ export interface ApprovalStore {
    * clock (replicas' own clocks may disagree). Succeeds only while the announcement is pending,
    * unheld and still at the attempt count it was read with. The claim's token fences what the
    * attempt may record later. With `lane`, the lane is claimed too, for the whole fleet: only
-   * while no other attempt holds it and its pacing allows a post; recording the outcome
-   * releases it (see `laneWaitMs` there).
+   * while no other attempt holds it and its pacing allows a post within `laneLookaheadMs`
+   * (the claim's `laneWaitMs` says how long to wait before posting); recording the outcome
+   * releases it (see `laneWaitMs` there). Claiming ahead of the pace takes the claim's own
+   * database round trips out of the gap between two posts of a busy channel.
    */
   claimAnnouncement(
     announcement: Pick<Announcement, 'id' | 'attempts'>,
     now: Date,
     leaseMs: number,
     lane?: string,
+    laneLookaheadMs?: number,
   ): Promise<AnnouncementClaim | undefined>;
   /**
    * Delivered; for the request message this also records where the thread is, and queues the

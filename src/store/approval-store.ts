@@ -161,8 +161,11 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       return rows.map(toAnnouncement);
     },
 
-    async deliverable(now, { limit, skipLanes, includeHeldLanes }) {
-      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], includeHeldLanes);
+    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
+        includeHeldLanes,
+        laneLookaheadMs,
+      });
       if (heads.length === 0) return [];
       const approvals = await db
         .selectFrom('tracked_approvals')
@@ -180,10 +183,13 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async claimAnnouncement({ id, attempts }, now, leaseMs, lane) {
+    async claimAnnouncement({ id, attempts }, now, leaseMs, lane, laneLookaheadMs = 0) {
       const token = randomUUID();
       return db.transaction().execute(async (trx) => {
-        if (lane && !(await claimLane(trx, dialect, lane, token, leaseMs))) return undefined;
+        const laneWaitMs = lane
+          ? await claimLane(trx, dialect, lane, token, leaseMs, laneLookaheadMs)
+          : 0;
+        if (laneWaitMs === undefined) return undefined;
         const result = await trx
           .updateTable('announcements')
           .set((eb) => ({
@@ -200,7 +206,8 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('attempts', '=', attempts)
           .where((eb) => leaseIsFree(eb, dialect))
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 1) return { id, token, ...(lane ? { lane } : {}) };
+        if (Number(result.numUpdatedRows) === 1)
+          return { id, token, ...(lane ? { lane, laneWaitMs } : {}) };
         if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
         return undefined;
       });
@@ -415,7 +422,9 @@ function leaseIsFree<T extends 'announcements' | 'tracked_approvals'>(
 
 /**
  * Takes `lane` for one attempt, fleet-wide: only while nobody holds it (or their lease ran out)
- * and its pacing allows a post. One statement, so two replicas cannot both take it.
+ * and its pacing allows a post within `lookaheadMs`. One statement, so two replicas cannot both
+ * take it. Answers how long the taker must still wait for the pace (ms, on the database's clock),
+ * or undefined when the lane was not taken.
  */
 async function claimLane(
   db: Db,
@@ -423,9 +432,10 @@ async function claimLane(
   lane: string,
   token: string,
   leaseMs: number,
-): Promise<boolean> {
+  lookaheadMs: number,
+): Promise<number | undefined> {
   const until = sql<number>`${dbNowMs(dialect)} + ${leaseMs}`;
-  const result = await db
+  const taken = await db
     .insertInto('lane_leases')
     .values({ lane, token, lease_until: until, next_post_at: 0 })
     .onConflict((oc) =>
@@ -438,12 +448,13 @@ async function claimLane(
               eb('lane_leases.lease_until', 'is', null),
               eb('lane_leases.lease_until', '<', dbNowMs(dialect)),
             ]),
-            eb('lane_leases.next_post_at', '<=', dbNowMs(dialect)),
+            eb('lane_leases.next_post_at', '<=', sql<number>`${dbNowMs(dialect)} + ${lookaheadMs}`),
           ]),
         ),
     )
+    .returning(sql<number>`next_post_at - ${dbNowMs(dialect)}`.as('wait_ms'))
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  return taken ? Math.max(0, Number(taken.wait_ms)) : undefined;
 }
 
 /** Gives the claim's lane back (if it still holds it) and paces it `waitMs` from now. */
@@ -573,17 +584,21 @@ async function laneHeads(
   now: Date,
   limit: number,
   skipLanes: string[],
-  includeHeldLanes = false,
+  {
+    includeHeldLanes = false,
+    laneLookaheadMs = 0,
+  }: { includeHeldLanes?: boolean; laneLookaheadMs?: number },
 ): Promise<LaneHead[]> {
   const skip = skipLanes.length > 0 ? sql`and lane not in (${sql.join(skipLanes)})` : sql``;
-  // Another attempt (on any replica) serves the lane, or the lane must wait for Slack's pace.
+  // Another attempt (on any replica) serves the lane, or the lane must wait for Slack's pace
+  // longer than the lookahead.
   const held = includeHeldLanes
     ? sql``
     : sql`and not exists (
         select 1 from lane_leases l
         where l.lane = heads.lane
           and ((l.lease_until is not null and l.lease_until >= ${dbNowMs(dialect)})
-            or l.next_post_at > ${dbNowMs(dialect)}))`;
+            or l.next_post_at > ${dbNowMs(dialect)} + ${laneLookaheadMs}))`;
   const result = await sql<LaneHead>`
     select * from (
       select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank

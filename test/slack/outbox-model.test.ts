@@ -320,6 +320,8 @@ class World {
         callTimeoutMs: CALL_TIMEOUT_MS,
         retryForMs: 365 * 86_400_000,
         laneIntervalMs: 0,
+        // As in production: a lane is claimed ahead of its pace (after a 429's Retry-After).
+        laneLookaheadMs: 250,
         concurrency: 4,
         idleMs: 1000,
         pauseCheckMs: 0,

@@ -487,6 +487,34 @@ for (const database of TEST_DATABASES) {
         expect(await store.claimAnnouncement(second, T0, 30_000, lane)).toMatchObject({ lane });
       });
 
+      it('lets a lane be claimed within the lookahead of its pace, saying how long to wait before posting', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        const [first, second] = (await store.pendingAnnouncements(10)).filter(
+          (a) => a.kind === 'request',
+        );
+        if (!first || !second) throw new Error('no requests');
+        const lane = 'post:C2147483705';
+        const held = await store.claimAnnouncement(first, T0, 30_000, lane, 2000);
+        // A lane nobody paced yet is free at once.
+        expect(held).toMatchObject({ lane, laneWaitMs: 0 });
+        await store.markAnnouncementSent(held ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0, 1500);
+        const lanes = async (lookahead: number) =>
+          (
+            await store.deliverable(T0, { limit: 10, skipLanes: [], laneLookaheadMs: lookahead })
+          ).map((d) => d.lane);
+        // The pace ends in about 1.5 s: outside a 1 s lookahead, inside a 2 s one.
+        expect(await lanes(1000)).not.toContain(lane);
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane, 1000)).toBeUndefined();
+        expect(await lanes(2000)).toContain(lane);
+        const early = await store.claimAnnouncement(second, T0, 30_000, lane, 2000);
+        expect(early).toMatchObject({ lane });
+        expect(early?.laneWaitMs).toBeGreaterThan(1000);
+        expect(early?.laneWaitMs).toBeLessThanOrEqual(1500);
+        // Claimed early, the lane is held like any other claim.
+        expect(await lanes(60_000)).not.toContain(lane);
+      });
+
       it('records nothing and announces nothing for a poll pass that lost its claim', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         const [mine] = await store.claimDue(later(1), 10, 60_000);
