@@ -48,8 +48,9 @@ import { createSubmissionGuard } from './store/submission-guard-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
 const DELIVERY_IDLE_MS = 1000;
-// A busy lane is claimed this long before its pace allows the next post, so the claim's database
-// round trips do not widen the gap between posts (measured in bench/delivery-bench.ts).
+// A busy lane is claimed up to this long before its pace allows the next post (and never more
+// than half its interval), so the claim's database round trips do not widen the gap between
+// posts (measured in bench/delivery-bench.ts).
 const LANE_LOOKAHEAD_MS = 250;
 
 export interface ApplicationOverrides {
@@ -271,7 +272,7 @@ async function serve(
       laneIntervalMs: config.delivery.channelIntervalMs,
       concurrency: config.delivery.concurrency,
       idleMs: DELIVERY_IDLE_MS,
-      laneLookaheadMs: LANE_LOOKAHEAD_MS,
+      laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),
     },
   );
   const confirmations = createStepConfirmationStore(database.db);

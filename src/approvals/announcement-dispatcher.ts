@@ -117,6 +117,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
   let running = false;
+  let stopping = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
@@ -171,8 +172,19 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     const started = monotonic();
     const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane, lookaheadMs);
     if (!claim) return 'lost';
-    // Claimed ahead of the lane's pace: the first call waits for it.
-    if (claim.laneWaitMs) await sleep(claim.laneWaitMs);
+    // Claimed ahead of the lane's pace: the first call waits for it. Stopped meanwhile, the
+    // attempt gives the announcement back untouched (the lane keeps its pace) for the next one.
+    if (claim.laneWaitMs) {
+      await sleep(claim.laneWaitMs);
+      if (stopping) {
+        await deps.store.markAnnouncementRetry(claim, {
+          error: a.lastError ?? 'stopped before its turn',
+          uncertain: a.uncertain,
+          nextAttemptAt: now,
+        });
+        return 'lost';
+      }
+    }
     const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
     const clock: AttemptClock = {
       check() {
@@ -222,7 +234,9 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     } catch (thrown) {
       const error = asAnnounceError(thrown);
       const uncertain = mayBePosted || error.uncertain;
-      if (error.retryAfterMs !== undefined) pacer.pause(lane, error.retryAfterMs - lookaheadMs);
+      // The lane waits for Slack's Retry-After, or its usual pace when the call may have posted.
+      const laneWaitMs = error.retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
+      if (laneWaitMs > 0) pacer.pause(lane, laneWaitMs - lookaheadMs);
       const reason = error.message;
       if (error.credentials) {
         // Not this announcement's fault: it waits, untouched, for the token to work again.
@@ -250,7 +264,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       await deps.store.markAnnouncementRetry(
         claim,
         { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },
-        error.retryAfterMs ?? 0,
+        laneWaitMs,
       );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.
       deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
@@ -333,6 +347,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     start(): void {
       if (running) return;
       running = true;
+      stopping = false;
       loop = run();
     },
     /** Something new is in the outbox: look now rather than at the next idle check. */
@@ -356,6 +371,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     /** Stops the background delivery and waits for attempts under way. */
     async stop(): Promise<void> {
       running = false;
+      stopping = true;
       wake();
       await loop;
       await Promise.all(inFlight.values());

@@ -402,6 +402,11 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
   };
 }
 
+/** A duration as the whole, non-negative milliseconds both dialects bind as an integer. */
+function wholeMs(ms: number): number {
+  return Math.max(0, Math.round(ms));
+}
+
 /**
  * The database's clock in epoch milliseconds. Leases are measured on it, never on a replica's own
  * clock: replicas whose clocks disagree by minutes still agree on who holds what.
@@ -448,7 +453,11 @@ async function claimLane(
               eb('lane_leases.lease_until', 'is', null),
               eb('lane_leases.lease_until', '<', dbNowMs(dialect)),
             ]),
-            eb('lane_leases.next_post_at', '<=', sql<number>`${dbNowMs(dialect)} + ${lookaheadMs}`),
+            eb(
+              'lane_leases.next_post_at',
+              '<=',
+              sql<number>`${dbNowMs(dialect)} + ${wholeMs(lookaheadMs)}`,
+            ),
           ]),
         ),
     )
@@ -457,7 +466,11 @@ async function claimLane(
   return taken ? Math.max(0, Number(taken.wait_ms)) : undefined;
 }
 
-/** Gives the claim's lane back (if it still holds it) and paces it `waitMs` from now. */
+/**
+ * Gives the claim's lane back (if it still holds it) and paces it `waitMs` from now, never
+ * earlier than its pace already was: a lane may be claimed ahead of its pace, and giving it back
+ * unused must not let the next post go sooner.
+ */
 async function releaseLane(
   db: Db,
   dialect: DialectName,
@@ -470,7 +483,7 @@ async function releaseLane(
     .set({
       token: null,
       lease_until: null,
-      next_post_at: sql<number>`${dbNowMs(dialect)} + ${Math.max(0, Math.round(waitMs))}`,
+      next_post_at: sql<number>`${sql.raw(dialect === 'postgres' ? 'greatest' : 'max')}(next_post_at, ${dbNowMs(dialect)} + ${wholeMs(waitMs)})`,
     })
     .where('lane', '=', claim.lane)
     .where('token', '=', claim.token)
@@ -598,7 +611,7 @@ async function laneHeads(
         select 1 from lane_leases l
         where l.lane = heads.lane
           and ((l.lease_until is not null and l.lease_until >= ${dbNowMs(dialect)})
-            or l.next_post_at > ${dbNowMs(dialect)} + ${laneLookaheadMs}))`;
+            or l.next_post_at > ${dbNowMs(dialect)} + ${wholeMs(laneLookaheadMs)}))`;
   const result = await sql<LaneHead>`
     select * from (
       select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
@@ -621,7 +634,11 @@ async function laneHeads(
       ) a
     ) heads
     where lane_rank = 1 ${skip} ${held}
-    order by next_attempt_at, created_at, id
+    -- Lanes free now before lanes claimable only ahead of their pace: an attempt that must wait
+    -- for its lane holds a delivery slot meanwhile.
+    order by (select count(*) from lane_leases l
+              where l.lane = heads.lane and l.next_post_at > ${dbNowMs(dialect)}),
+      next_attempt_at, created_at, id
     limit ${limit}
   `.execute(db);
   return result.rows.map((row) => {

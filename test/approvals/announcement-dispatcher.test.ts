@@ -6,7 +6,7 @@ import {
   createAnnouncementDispatcher,
   retryDelayMs,
 } from '../../src/approvals/announcement-dispatcher.ts';
-import type { Announcer } from '../../src/approvals/announcer.ts';
+import { AnnounceError, type Announcer } from '../../src/approvals/announcer.ts';
 import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { createLanePacer } from '../../src/approvals/lane-pacer.ts';
 import { createApprovalStore } from '../../src/store/approval-store.ts';
@@ -101,6 +101,70 @@ describe('the announcement dispatcher', () => {
     expect(looked).toBe(1);
     // Everything went out in the end: the retried one, and the edit its thread link queued.
     expect(await store.pendingAnnouncements(10)).toEqual([]);
+  });
+
+  it('paces a lane after a call that may have posted, as after a post, so the next one is not too soon', async () => {
+    const announcer: Announcer = {
+      async deliver() {
+        throw new AnnounceError('HTTP 503 after Slack took the post', {
+          retryable: true,
+          uncertain: true,
+        });
+      },
+      findDelivered: async () => undefined,
+      checkCredentials: async () => 'ok',
+    };
+    const dispatcher = createAnnouncementDispatcher(
+      { store, announcer, logger: quiet, now: () => new Date() },
+      { ...options, leaseMs: 60_000, laneIntervalMs: 5000 },
+    );
+    await dispatcher.pass();
+    const paces = await db.db.selectFrom('lane_leases').select(['lane', 'next_post_at']).execute();
+    const channel = paces.find((p) => p.lane.startsWith('post:'));
+    expect(Number(channel?.next_post_at) - Date.now()).toBeGreaterThan(4000);
+  });
+
+  it('gives an announcement claimed ahead of its lane’s pace back untouched when stopped while it waits', async () => {
+    const posted: string[] = [];
+    const announcer: Announcer = {
+      async deliver(a) {
+        posted.push(a.id);
+        return { channel: 'C1', ts: '1.1' };
+      },
+      findDelivered: async () => undefined,
+      checkCredentials: async () => 'ok',
+    };
+    // Every lane of the approval may post again only in 1.5 s.
+    const dispatcher = createAnnouncementDispatcher(
+      { store, announcer, logger: quiet, now: () => new Date() },
+      { ...options, leaseMs: 60_000, laneLookaheadMs: 2000 },
+    );
+    const lanes = (await store.deliverable(new Date(), { limit: 10, skipLanes: [] })).map(
+      (d) => d.lane,
+    );
+    const at = Date.now() + 1500;
+    for (const lane of lanes)
+      await db.db
+        .insertInto('lane_leases')
+        .values({ lane, token: null, lease_until: null, next_post_at: at })
+        .execute();
+    const passing = dispatcher.pass();
+    await new Promise((r) => setTimeout(r, 100));
+    await dispatcher.stop();
+    await passing;
+    expect(posted).toEqual([]);
+    const pending = await store.pendingAnnouncements(10);
+    expect(pending.map((a) => a.kind).sort()).toEqual(['approver-dm', 'request']);
+    // Given back: unleased and as certain as before (nothing was called), the pace kept.
+    expect(pending.every((a) => !a.uncertain)).toBe(true);
+    // Not held for the rest of their lease: the next attempt may take them once the pace allows.
+    expect(await store.deliverable(new Date(), { limit: 10, skipLanes: [] })).toHaveLength(2);
+    const paces = await db.db.selectFrom('lane_leases').select(['next_post_at', 'token']).execute();
+    expect(paces).toHaveLength(lanes.length);
+    for (const pace of paces) {
+      expect(pace.token).toBeNull();
+      expect(Number(pace.next_post_at)).toBeGreaterThanOrEqual(at);
+    }
   });
 
   it('backs off exponentially from 2 s to at most 10 minutes, with jitter between half and all', () => {

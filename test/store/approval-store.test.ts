@@ -515,6 +515,47 @@ for (const database of TEST_DATABASES) {
         expect(await lanes(60_000)).not.toContain(lane);
       });
 
+      it('never moves a lane’s pace earlier when a claim made ahead of it is given back unused', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        const [first, second] = (await store.pendingAnnouncements(10)).filter(
+          (a) => a.kind === 'request',
+        );
+        if (!first || !second) throw new Error('no requests');
+        const lane = 'post:C2147483705';
+        const held = await store.claimAnnouncement(first, T0, 30_000, lane, 2000);
+        await store.markAnnouncementSent(held ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0, 1500);
+        // A replica that read the first request before it was sent claims it ahead of the pace:
+        // the lane is taken, the announcement is not, and the lane is given back.
+        expect(await store.claimAnnouncement(first, T0, 30_000, lane, 2000)).toBeUndefined();
+        // The lane still waits for its pace: nothing may be claimed without looking ahead.
+        expect(await store.claimAnnouncement(second, T0, 30_000, lane, 0)).toBeUndefined();
+        const early = await store.claimAnnouncement(second, T0, 30_000, lane, 2000);
+        expect(early?.laneWaitMs).toBeGreaterThan(1000);
+      });
+
+      it('offers lanes free now before lanes that could only be claimed ahead of their pace', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb', { channelId: 'C2' }), later(1));
+        await testDb.handle.db
+          .insertInto('lane_leases')
+          .values({
+            lane: 'post:C2147483705',
+            token: null,
+            lease_until: null,
+            next_post_at: Date.now() + 1500,
+          })
+          .execute();
+        const heads = await store.deliverable(later(10), {
+          limit: 10,
+          skipLanes: [],
+          laneLookaheadMs: 2000,
+        });
+        // The paced channel's request was recorded first, yet comes after the free lanes.
+        expect(heads.at(-1)?.lane).toBe('post:C2147483705');
+        expect(heads.map((d) => d.lane)).toContain('post:C2');
+      });
+
       it('records nothing and announces nothing for a poll pass that lost its claim', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         const [mine] = await store.claimDue(later(1), 10, 60_000);
