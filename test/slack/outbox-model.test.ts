@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@slack/logger';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import fc from 'fast-check';
@@ -7,9 +8,16 @@ import {
   createAnnouncementDispatcher,
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { ruleOf } from '../../src/approvals/announcement-rules.ts';
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
-import type { AnnouncementKind } from '../../src/approvals/tracked-approval.ts';
+import type { Announcer } from '../../src/approvals/announcer.ts';
+import type { AnnouncementClaim, ApprovalStore } from '../../src/approvals/approval-store.ts';
+import type { ApprovalService, ApprovalStatus } from '../../src/approvals/approval-types.ts';
+import type {
+  Announcement,
+  AnnouncementKind,
+  TrackedApproval,
+} from '../../src/approvals/tracked-approval.ts';
 import { announcementId } from '../../src/approvals/tracked-approval.ts';
+import { type PollOptions, pollOnce } from '../../src/poller/poll-once.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createIdentities } from '../../src/slack/identities.ts';
 import { createSlackAnnouncer } from '../../src/slack/slack-announcer.ts';
@@ -19,13 +27,15 @@ import { createApprovalStore } from '../../src/store/approval-store.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 
-// A model-based test of the outbox: generated schedules of recorded facts, delivery passes by one
-// to three replicas with skewed clocks, crashes, lease expiry, re-drives, token revocation and,
-// per Slack call, an outcome (success, the answer lost after Slack carried the call out, 5xx, 429
-// with Retry-After, a timeout before or after the call, a hang while another replica takes over,
-// a crash before or after, or one of Slack's errors of each class). The real store (SQLite, and
-// Postgres when TEST_POSTGRES_URL is set), the real dispatcher and the real Slack announcer with
-// its real WebClient run against a model of Slack that remembers what was really posted.
+// A model-based test of the outbox: generated schedules of facts decided in the approval service,
+// poll passes and delivery passes by one to three replicas with skewed clocks, crashes, lease
+// expiry, re-drives, token revocation and, per Slack call, an outcome (success, the answer lost
+// after Slack carried the call out, 5xx, 429 with Retry-After, a timeout before or after the call,
+// a slow call while other replicas run, a hang while another replica takes over, a crash before or
+// after, or one of Slack's errors of each class). The real store (SQLite, and Postgres when
+// TEST_POSTGRES_URL is set), the real poll pass, the real dispatcher and the real Slack announcer
+// with its real WebClient run against a model of the approval service and a model of Slack that
+// remembers what was really posted.
 //
 // Why Slack is modelled at the fetch level (the WebClient's `fetch` option) rather than at the
 // announcer port: the findings this test must catch live in the announcer (how errors are
@@ -33,17 +43,34 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // to run for real; calling the model in-process instead of over a socket keeps a case to a few
 // milliseconds. Time is one controllable clock: replicas read it with their skew, attempt
 // deadlines read it as their monotonic clock, and "a lease runs out" moves the database's leases
-// into the past (leases are measured on the database's clock, which a test cannot move).
+// into the past (leases are measured on the database's clock, which a test cannot move). So
+// replicas overlap only where the schedule says so: a slow or hanging Slack call, or a slow check
+// of the approval service, runs the other replicas' passes while it is in flight.
 //
-// Invariants: no announcement is ever visible twice; once faults stop, every announcement becomes
-// visible exactly once (or is skipped as no longer worth it) within a bounded number of passes;
-// replies in a thread appear in the order they were recorded; nothing is marked failed unless
-// Slack refused it for good. A failure prints fast-check's seed and the shrunk schedule.
+// Invariants, checked after every schedule: no announcement is ever visible twice; once faults
+// stop, every fact the service decided is recorded and every announcement becomes visible exactly
+// once (or is skipped as no longer worth it) within a bounded number of passes; replies in a
+// thread appear in the order they were recorded; nothing is marked failed unless Slack refused it
+// for good. And, watched while it runs (LaneWatch, ClaimWatch): no two posts or edits of one lane
+// are at Slack at once across replicas, unless one of their attempts lost its lease; no two
+// replicas check one approval at once while both hold their claim; a poll pass whose claim another
+// pass has taken since records (and so announces) nothing. A failure prints fast-check's seed and
+// the shrunk schedule.
 
 const T0 = Date.parse('2026-11-23T08:00:00Z');
 const MINUTE = 60_000;
 const LEASE_MS = 60_000;
 const CALL_TIMEOUT_MS = 10_000;
+/** The poll pass as configured in production: its claims last its budget plus one check. */
+const POLL_OPTIONS: PollOptions = {
+  concurrency: 2,
+  maxIntervalMs: 10 * MINUTE,
+  giveUpAfterMs: 365 * 86_400_000,
+  // Measured by pollOnce on the process's real clock, which a case never spends that much of:
+  // claims run out only where the schedule says so.
+  passBudgetMs: 45_000,
+  leaseMs: 52_000,
+};
 /** Codes the model answers that no retry can fix; the only reason a failure is allowed. */
 const GIVE_UP = ['invalid_blocks', 'invalid_ts_oldest'] as const;
 /** Codes after which the message must reach the requester some other way. */
@@ -64,10 +91,19 @@ type Outcome =
   | { kind: 'timeout'; done: boolean }
   /** Slack carries the call out, then answers only after the lease ran out and others ran. */
   | { kind: 'hang' }
+  /** Slack carries the call out and answers after the other replicas ran a pass, within the lease. */
+  | { kind: 'slow' }
   /** The replica dies during the call; Slack carried it out when `done`. */
   | { kind: 'crash'; done: boolean }
   /** One of Slack's error codes; `done` for codes after which the call may have happened. */
   | { kind: 'error'; code: string; done: boolean };
+
+/**
+ * How the approval service answers one status check: at once, only after the pass's claim ran out
+ * and another replica's poll pass took the same approvals (`slow`), with an error, or never (the
+ * replica dies).
+ */
+type CheckOutcome = 'ok' | 'slow' | 'fail' | 'crash';
 
 type CallGroup = 'posts' | 'edits' | 'searches' | 'others';
 
@@ -81,9 +117,13 @@ const groupOf = (method: string): CallGroup =>
         : 'others';
 
 type Op =
+  /** The approver decides in the approval service; a poll pass records it. */
   | { op: 'decide'; approval: number; decision: 'agree' | 'refuse' }
+  /** A reminder is recorded (as a poll pass holding its claim would). */
   | { op: 'remind'; approval: number }
+  /** The service closes the approval without a decision; a poll pass records it. */
   | { op: 'end'; approval: number }
+  | { op: 'poll'; replica: number }
   | { op: 'pass'; replica: number }
   | { op: 'advance'; ms: number }
   | { op: 'expire-leases' }
@@ -105,6 +145,8 @@ interface Schedule {
    * not; `ok` once a stream is used up.
    */
   outcomes: Record<CallGroup, Outcome[]>;
+  /** Outcomes of the status checks of the approval service, in the order they are made. */
+  checks: CheckOutcome[];
 }
 
 const outcomeArb: fc.Arbitrary<Outcome> = fc.oneof(
@@ -120,6 +162,8 @@ const outcomeArb: fc.Arbitrary<Outcome> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.boolean().map((done) => ({ kind: 'timeout' as const, done })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'hang' as const }) },
+  // Twice as often as a hang: the only way two replicas hold lanes at once (finding 5).
+  { weight: 2, arbitrary: fc.constant({ kind: 'slow' as const }) },
   { weight: 1, arbitrary: fc.boolean().map((done) => ({ kind: 'crash' as const, done })) },
   {
     weight: 4,
@@ -164,6 +208,7 @@ const opArb = (approvals: number, replicas: number): fc.Arbitrary<Op> => {
     },
     { weight: 2, arbitrary: approval.map((a) => ({ op: 'remind' as const, approval: a })) },
     { weight: 1, arbitrary: approval.map((a) => ({ op: 'end' as const, approval: a })) },
+    { weight: 5, arbitrary: replica.map((r) => ({ op: 'poll' as const, replica: r })) },
     { weight: 10, arbitrary: replica.map((r) => ({ op: 'pass' as const, replica: r })) },
     {
       weight: 3,
@@ -202,6 +247,14 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc
         searches: fc.array(searchOutcomeArb, { maxLength: 10 }),
         others: fc.array(outcomeArb, { maxLength: 10 }),
       }),
+      checks: fc.array(
+        fc.oneof(
+          { weight: 6, arbitrary: fc.constant('ok' as const) },
+          { weight: 2, arbitrary: fc.constant('slow' as const) },
+          { weight: 1, arbitrary: fc.constantFrom('fail' as const, 'crash' as const) },
+        ),
+        { maxLength: 10 },
+      ),
     }),
   );
 
@@ -217,11 +270,128 @@ const silent: Logger = {
 };
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** One delivery attempt, as the store granted it: its lane, and whether its lease ran out since. */
+interface Attempt {
+  lane: string;
+  leaseLost: boolean;
+}
+
+/** Names an attempt: an announcement is claimed only at the number of attempts it was read with. */
+const attemptKey = (a: { id: string; attempts: number }) => `${a.id}#${a.attempts}`;
+
+/**
+ * Watches posts and edits at Slack by lane (finding 5: lanes exclusive only inside one process).
+ * A lane (a channel, an approver's DM, a request message's edits) is served by one attempt at a
+ * time, fleet-wide: so at no moment are two calls that post or edit in one lane in flight at
+ * Slack at once, unless one of their attempts lost its lease (the schedule let it run out, or the
+ * call hangs past it), after which another replica may rightly take the lane. Two posts at once
+ * in one channel trip Slack's per-channel limit, and replies or edits could land out of order.
+ * (Pace is not watched: it is measured on the database's real clock, which the model's virtual
+ * time does not move.)
+ */
+class LaneWatch {
+  private readonly attempts = new Map<string, Attempt>();
+  private readonly inFlight = new Set<{ attempt: Attempt; call: string }>();
+  readonly violations: string[] = [];
+
+  claimed(key: string, lane: string): void {
+    this.attempts.set(key, { lane, leaseLost: false });
+  }
+
+  leasesRanOut(): void {
+    for (const attempt of this.attempts.values()) attempt.leaseLost = true;
+  }
+
+  /** A post or an edit of attempt `key` sets out; answers what to call once it is over. */
+  setsOut(key: string | undefined, call: string): () => void {
+    const attempt = key === undefined ? undefined : this.attempts.get(key);
+    if (!attempt) return () => {};
+    for (const other of this.inFlight)
+      if (
+        other.attempt !== attempt &&
+        other.attempt.lane === attempt.lane &&
+        !other.attempt.leaseLost &&
+        !attempt.leaseLost
+      )
+        this.violations.push(`${call} in lane ${attempt.lane} while ${other.call} was in flight`);
+    const entry = { attempt, call };
+    this.inFlight.add(entry);
+    return () => this.inFlight.delete(entry);
+  }
+}
+
+/** A poll pass's claim of one approval; `held` until recorded, given back or run out. */
+interface CheckClaim {
+  djbh: string;
+  token: string;
+  held: boolean;
+}
+
+/**
+ * Watches poll passes (finding 6: check leases not fenced). Checks of one approval never overlap
+ * across replicas while both hold their claim; and a pass whose claim another pass has taken
+ * since (its own ran out meanwhile) records nothing, so it announces nothing either: no decision
+ * recorded twice, no announcement for a fact found by a stale pass.
+ */
+class ClaimWatch {
+  /** The latest claim of each approval: the only one that may record. */
+  private readonly latest = new Map<string, CheckClaim>();
+  private readonly checking = new Set<{ claim: CheckClaim; replica: Replica }>();
+  readonly violations: string[] = [];
+
+  claimed(replica: Replica, approvals: TrackedApproval[]): void {
+    for (const a of approvals) {
+      const claim = { djbh: a.djbh, token: a.checkClaim ?? '', held: true };
+      this.latest.set(a.djbh, claim);
+      replica.claims.set(a.djbh, claim);
+    }
+  }
+
+  leasesRanOut(): void {
+    for (const claim of this.latest.values()) claim.held = false;
+  }
+
+  /** The store answered `recorded` to `what`, fenced by `token` (a record ends the claim). */
+  recorded(what: string, djbh: string, token: unknown, recorded: boolean, ends: boolean): void {
+    const latest = this.latest.get(djbh);
+    if (recorded && typeof token === 'string' && latest?.token !== token)
+      this.violations.push(`${what} of ${djbh} recorded by a pass that lost its claim`);
+    if (ends && latest && latest.token === token) latest.held = false;
+  }
+
+  /** Replica `replica` asks the service about `djbh`; answers what to call once it has answered. */
+  checks(replica: Replica, djbh: string): () => void {
+    const claim = replica.claims.get(djbh);
+    if (!claim) return () => {};
+    for (const other of this.checking)
+      if (other.replica !== replica && other.claim.djbh === djbh && other.claim.held && claim.held)
+        this.violations.push(`${djbh} checked by two replicas at once, both holding their claim`);
+    const entry = { claim, replica };
+    this.checking.add(entry);
+    return () => this.checking.delete(entry);
+  }
+}
+
+/** Where the claim argument is in each poll-pass write of the store, and whether it ends a claim. */
+const FENCED_WRITES: Partial<Record<keyof ApprovalStore, { claimAt: number; ends: boolean }>> = {
+  recordCheck: { claimAt: 2, ends: true },
+  recordDecision: { claimAt: 2, ends: true },
+  finish: { claimAt: 3, ends: true },
+  giveUp: { claimAt: 2, ends: true },
+  recordReminder: { claimAt: 3, ends: false },
+  releaseClaim: { claimAt: 1, ends: true },
+};
+
 interface Replica {
   alive: boolean;
   dead: Promise<void>;
   kill(): void;
   dispatcher: AnnouncementDispatcher;
+  /** The store as this replica sees it (it dies with the replica, and is watched). */
+  store: ApprovalStore;
+  service: Pick<ApprovalService, 'getStatus'>;
+  /** The approvals this replica's poll passes claimed, by number: the claim each check holds. */
+  claims: Map<string, CheckClaim>;
   /** Crash at the next write to the store, before or after it is made. */
   crashAtStore: { after: boolean } | undefined;
 }
@@ -243,11 +413,25 @@ class World {
     now: () => this.t,
   });
   readonly replicas: Replica[] = [];
+  /** What the approval service says of each approval (the approver decides there). */
+  readonly service = new Map<string, ApprovalStatus>();
+  readonly lanes = new LaneWatch();
+  readonly claims = new ClaimWatch();
+  /** The attempt a post or an edit belongs to, carried from the dispatcher's call to `fetch`. */
+  private readonly attemptOfCall = new AsyncLocalStorage<string>();
   private outcomes: Record<CallGroup, Outcome[]>;
+  private checks: CheckOutcome[];
   private interleaving = false;
   /** Announcements that failed at some point (re-drives change their recorded order). */
   readonly everFailed = new Set<string>();
   readonly trace: string[] = [];
+  /**
+   * The announcements recorded when each one was posted. Facts are recorded with the clock of
+   * whoever records them (a delivery pass records "approver unreachable" with its replica's skewed
+   * clock), so a reply may rightly go out before a fact that sorts before it but was recorded
+   * after it went out: no delivery can wait for a fact that does not exist yet.
+   */
+  readonly recordedAtPost = new Map<string, Set<string>>();
 
   constructor(
     readonly store: ApprovalStore,
@@ -260,6 +444,7 @@ class World {
       searches: [...schedule.outcomes.searches],
       others: [...schedule.outcomes.others],
     };
+    this.checks = [...schedule.checks];
     for (const skew of schedule.skewsMs) this.replicas.push(this.startReplica(skew));
   }
 
@@ -269,6 +454,7 @@ class World {
 
   stopFaults(): void {
     this.outcomes = { posts: [], edits: [], searches: [], others: [] };
+    this.checks = [];
     this.revoked = false;
     for (const r of this.replicas) r.crashAtStore = undefined;
   }
@@ -286,8 +472,12 @@ class World {
       },
       crashAtStore: undefined,
       dispatcher: undefined as unknown as AnnouncementDispatcher,
+      store: this.store,
+      service: { getStatus: (djbh) => this.checkStatus(replica, djbh) },
+      claims: new Map(),
     };
     const store = this.guardedStore(replica);
+    replica.store = store;
     const client = new WebClient('xoxb-model', {
       slackApiUrl: 'https://slack.model/api/',
       // The model answers with Node's own Response, which the client's narrower type describes.
@@ -298,14 +488,16 @@ class World {
     });
     const people = createSlackPeople(client, () => this.t);
     const links = createAccountLinkStore(this.db.db);
-    const announcer = createSlackAnnouncer({
-      client,
-      people,
-      identities: createIdentities({ people, links }),
-      channelLanguage: 'en',
-      giveUpAfterDays: 30,
-      sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
-    });
+    const announcer = this.watchedAnnouncer(
+      createSlackAnnouncer({
+        client,
+        people,
+        identities: createIdentities({ people, links }),
+        channelLanguage: 'en',
+        giveUpAfterDays: 30,
+        sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+      }),
+    );
     replica.dispatcher = createAnnouncementDispatcher(
       {
         store,
@@ -330,7 +522,10 @@ class World {
     return replica;
   }
 
-  /** The real store; a dead replica's calls never return (it has no process any more). */
+  /**
+   * The real store; a dead replica's calls never return (it has no process any more). What it
+   * grants and records is told to the watches.
+   */
   guardedStore(replica: Replica): ApprovalStore {
     const store = this.store;
     const writes = new Set([
@@ -340,7 +535,25 @@ class World {
       'markAnnouncementFinal',
       'pauseDelivery',
       'resumeDelivery',
+      'claimDue',
+      ...Object.keys(FENCED_WRITES),
     ]);
+    const observe = (key: keyof ApprovalStore, args: unknown[], result: unknown) => {
+      if (key === 'claimAnnouncement' && result) {
+        const lane = (result as AnnouncementClaim).lane;
+        if (lane) this.lanes.claimed(attemptKey(args[0] as Announcement), lane);
+      }
+      if (key === 'claimDue') this.claims.claimed(replica, result as TrackedApproval[]);
+      const fenced = FENCED_WRITES[key];
+      if (fenced)
+        this.claims.recorded(
+          key,
+          String(args[0]),
+          args[fenced.claimAt],
+          result === true,
+          fenced.ends,
+        );
+    };
     return new Proxy(store, {
       get(target, key: keyof ApprovalStore) {
         const original = target[key] as (...args: unknown[]) => Promise<unknown>;
@@ -353,12 +566,49 @@ class World {
             return never();
           }
           const result = await original.apply(target, args);
+          observe(key, args, result);
           if (crash) replica.kill();
           if (!replica.alive) return never();
           return result;
         };
       },
     });
+  }
+
+  /** The real announcer; each delivery's calls carry the attempt they belong to, for LaneWatch. */
+  watchedAnnouncer(announcer: Announcer): Announcer {
+    return {
+      ...announcer,
+      deliver: (a, approval, clock) =>
+        this.attemptOfCall.run(attemptKey(a), () => announcer.deliver(a, approval, clock)),
+    };
+  }
+
+  /** The approval service as the model answers a status check, with its outcome from the schedule. */
+  async checkStatus(replica: Replica, djbh: string): Promise<ApprovalStatus> {
+    if (!replica.alive) return never();
+    const drawn = this.checks.shift() ?? 'ok';
+    const outcome = drawn === 'slow' && this.interleaving ? 'ok' : drawn;
+    this.trace.push(`getStatus ${djbh} ${outcome}`);
+    // The service answers what it knew when asked.
+    const status = this.service.get(djbh) ?? { decision: 'pending', ended: false, unknown: false };
+    const answered = this.claims.checks(replica, djbh);
+    try {
+      switch (outcome) {
+        case 'ok':
+          return status;
+        case 'slow':
+          await this.interleaveChecks(replica);
+          return status;
+        case 'fail':
+          throw new Error('Approval service, GET /status: HTTP 503');
+        case 'crash':
+          replica.kill();
+          return never();
+      }
+    } finally {
+      answered();
+    }
   }
 
   /** Slack's Web API as the model answers it, with this call's outcome from the schedule. */
@@ -377,44 +627,82 @@ class World {
         args,
       );
       this.trace.push(`${method} ${outcome.kind}${'code' in outcome ? `:${outcome.code}` : ''}`);
-      const carryOut = () => this.workspace.call(method, args);
-      switch (outcome.kind) {
-        case 'ok':
-          return answer(200, await carryOut());
-        case 'lost':
-          await carryOut();
-          return answer(503, '<html>Service Unavailable</html>');
-        case 'unavailable':
-          return answer(503, '<html>Service Unavailable</html>');
-        case 'rate-limited':
-          return answer(
-            429,
-            { ok: false, error: 'ratelimited' },
-            { 'retry-after': String(outcome.retryAfterS) },
-          );
-        case 'timeout':
-          if (outcome.done) await carryOut();
-          this.t += CALL_TIMEOUT_MS;
-          throw new Error('The operation was aborted due to timeout');
-        case 'hang': {
-          const body = await carryOut();
-          await this.interleave(replica);
-          return answer(200, body);
-        }
-        case 'crash':
-          if (outcome.done) await carryOut();
-          replica.kill();
-          return never();
-        case 'error':
-          if (outcome.done) await carryOut();
-          return answer(200, { ok: false, error: outcome.code });
+      const carryOut = async () => {
+        if (method === 'chat.postMessage') await this.noteRecorded(args);
+        return this.workspace.call(method, args);
+      };
+      const postsOrEdits = groupOf(method) === 'posts' || groupOf(method) === 'edits';
+      const answered = postsOrEdits
+        ? this.lanes.setsOut(this.attemptOfCall.getStore(), `${method} ${args.channel}`)
+        : () => {};
+      let response: Response | undefined;
+      try {
+        response = await this.respond(outcome, replica, carryOut);
+      } finally {
+        answered();
       }
+      return response ?? never();
     };
+  }
+
+  /** How the model answers a call that met `outcome`; undefined when the replica died in it. */
+  private async respond(
+    outcome: Outcome,
+    replica: Replica,
+    carryOut: () => Promise<unknown>,
+  ): Promise<Response | undefined> {
+    switch (outcome.kind) {
+      case 'ok':
+        return answer(200, await carryOut());
+      case 'lost':
+        await carryOut();
+        return answer(503, '<html>Service Unavailable</html>');
+      case 'unavailable':
+        return answer(503, '<html>Service Unavailable</html>');
+      case 'rate-limited':
+        return answer(
+          429,
+          { ok: false, error: 'ratelimited' },
+          { 'retry-after': String(outcome.retryAfterS) },
+        );
+      case 'timeout':
+        if (outcome.done) await carryOut();
+        this.t += CALL_TIMEOUT_MS;
+        throw new Error('The operation was aborted due to timeout');
+      case 'hang': {
+        const body = await carryOut();
+        await this.interleave(replica);
+        return answer(200, body);
+      }
+      case 'slow': {
+        const body = await carryOut();
+        await this.whileInFlight(replica, (r) => this.pass(r));
+        return answer(200, body);
+      }
+      case 'crash':
+        if (outcome.done) await carryOut();
+        replica.kill();
+        return undefined;
+      case 'error':
+        if (outcome.done) await carryOut();
+        return answer(200, { ok: false, error: outcome.code });
+    }
+  }
+
+  private async noteRecorded(args: Record<string, unknown>): Promise<void> {
+    const metadata = JSON.parse(String(args.metadata ?? '{}')) as {
+      event_payload?: { announcement_id?: string };
+    };
+    const id = metadata.event_payload?.announcement_id;
+    if (!id) return;
+    const rows = await this.db.db.selectFrom('announcements').select('id').execute();
+    this.recordedAtPost.set(id, new Set(rows.map((r) => r.id)));
   }
 
   /** Codes only where Slack answers them; elsewhere the call just succeeds. */
   private applicable(outcome: Outcome, method: string, args: Record<string, unknown>): Outcome {
-    if (outcome.kind === 'hang' && this.interleaving) return { kind: 'ok' };
+    if ((outcome.kind === 'hang' || outcome.kind === 'slow') && this.interleaving)
+      return { kind: 'ok' };
     if (outcome.kind !== 'error') return outcome;
     const channel = String(args.channel ?? '');
     const toChannel = method === 'chat.postMessage' && channel.startsWith('C');
@@ -432,14 +720,41 @@ class World {
 
   /** While a call hangs: its lease runs out and the other replicas run a pass. */
   async interleave(stalled: Replica): Promise<void> {
+    await this.advance(LEASE_MS);
+    await this.expireLeases();
+    await this.whileInFlight(stalled, (r) => this.pass(r));
+  }
+
+  /**
+   * While a check is slow: the pass's claims run out and the other replicas run a poll pass,
+   * which takes the same approvals.
+   */
+  async interleaveChecks(stalled: Replica): Promise<void> {
+    await this.advance(POLL_OPTIONS.leaseMs);
+    await this.expireLeases();
+    await this.whileInFlight(stalled, (r) => this.poll(r));
+  }
+
+  /** Runs `run` on every other live replica while `stalled` waits; nothing else stalls meanwhile. */
+  private async whileInFlight(stalled: Replica, run: (r: Replica) => Promise<void>): Promise<void> {
     this.interleaving = true;
     try {
-      await this.advance(LEASE_MS);
-      await this.expireLeases();
-      for (const r of this.replicas) if (r !== stalled && r.alive) await this.pass(r);
+      for (const r of this.replicas) if (r !== stalled && r.alive) await run(r);
     } finally {
       this.interleaving = false;
     }
+  }
+
+  /** One poll pass, at the model's clock (see runCase on why not the replica's own). */
+  async poll(replica: Replica): Promise<void> {
+    await Promise.race([
+      pollOnce(
+        { store: replica.store, service: replica.service, logger: quiet },
+        POLL_OPTIONS,
+        new Date(this.t),
+      ),
+      replica.dead,
+    ]);
   }
 
   async pass(replica: Replica): Promise<void> {
@@ -453,6 +768,13 @@ class World {
   }
 
   async expireLeases(): Promise<void> {
+    this.lanes.leasesRanOut();
+    this.claims.leasesRanOut();
+    await this.db.db
+      .updateTable('tracked_approvals')
+      .set({ lease_until: 0 })
+      .where('lease_until', 'is not', null)
+      .execute();
     await this.db.db
       .updateTable('announcements')
       .set({ lease_until: 0 })
@@ -516,8 +838,9 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
   }
   const now = () => new Date(world.t);
   for (const op of schedule.ops) {
-    // Facts are recorded at distinct moments, as a poll pass records them: the recorded order is
-    // then the order of their times (ties within a moment are broken by id).
+    // Facts are recorded at distinct moments: the recorded order is then the order of their times
+    // (ties within a moment are broken by id). Poll passes record at the model's clock rather than
+    // their replica's skewed one for the same reason: the thread's order is judged by those times.
     world.t += 1;
     const s = state['approval' in op ? op.approval : 0];
     const djbh = djbhs['approval' in op ? op.approval : 0] ?? '';
@@ -525,12 +848,10 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
       case 'decide':
         if (!s || s.decided) break;
         s.decided = true;
-        await store.recordDecision(djbh, {
+        world.service.set(djbh, {
           decision: op.decision === 'agree' ? 'approved' : 'rejected',
-          decidedBy: null,
           ended: true,
-          now: now(),
-          nextCheckAt: now(),
+          unknown: false,
         });
         break;
       case 'remind':
@@ -541,8 +862,13 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
       case 'end':
         if (!s || s.decided) break;
         s.decided = true;
-        await store.finish(djbh, 'ended', now());
+        world.service.set(djbh, { decision: 'pending', ended: true, unknown: false });
         break;
+      case 'poll': {
+        const replica = world.replicas[op.replica];
+        if (replica?.alive) await world.poll(replica);
+        break;
+      }
       case 'pass': {
         const replica = world.replicas[op.replica];
         if (replica?.alive) await world.pass(replica);
@@ -578,6 +904,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
     }
   }
 
+  expectNothingOverlapped(world);
   // Nothing failed that could still succeed: only what Slack refused for good.
   const failed = await store.failedAnnouncements(1000);
   for (const a of failed)
@@ -605,6 +932,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
     if (id) visible.set(id, (visible.get(id) ?? 0) + 1);
   }
   const trace = () => `\n${world.trace.join('\n')}`;
+  expectNothingOverlapped(world);
   for (const [id, n] of visible) expect(n, `${id} visible ${n} times${trace()}`).toBe(1);
   for (const row of rows) {
     expect(
@@ -615,7 +943,8 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
     if (row.state === 'sent' && row.sent_ts && !repeatable)
       expect(visible.get(row.id), `${row.id} sent but not visible${trace()}`).toBe(1);
   }
-  // Replies in a thread in recorded order (those never re-driven, whose order a re-drive resets).
+  // Replies in a thread in recorded order: none went out while one recorded before it was pending
+  // (among those never re-driven, whose order a re-drive resets).
   const order = new Map(
     [...rows]
       .sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : 1))
@@ -631,24 +960,58 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
           (m.metadata?.event_payload as { announcement_id?: string } | undefined)?.announcement_id,
       )
       .filter((id): id is string => id !== undefined && !world.everFailed.has(id));
-    const ranks = thread.map((id) => order.get(id) ?? -1);
+    const overtaken = thread.flatMap((id, i) =>
+      thread
+        .slice(i + 1)
+        .filter(
+          (later) =>
+            (order.get(later) ?? -1) < (order.get(id) ?? -1) &&
+            world.recordedAtPost.get(id)?.has(later),
+        )
+        .map((later) => `${id} went out before ${later}, recorded before it`),
+    );
     expect(
-      ranks,
+      overtaken,
       `thread of ${approval.djbh} out of order: ${thread.join(', ')}${trace()}`,
-    ).toEqual([...ranks].sort((a, b) => a - b));
+    ).toEqual([]);
   }
 }
 
-/** Passes until nothing is pending, time moving on; at most a bounded number of rounds. */
+/** What LaneWatch and ClaimWatch saw that must never happen (findings 5 and 6). */
+function expectNothingOverlapped(world: World): void {
+  const trace = `\n${world.trace.join('\n')}`;
+  expect(world.lanes.violations, `two calls in one lane at once${trace}`).toEqual([]);
+  expect(world.claims.violations, `a poll pass overlapped or outlived its claim${trace}`).toEqual(
+    [],
+  );
+}
+
+/** Facts the service decided that are not recorded yet: a poll pass still has to find them. */
+async function unrecordedFacts(world: World): Promise<string[]> {
+  const approvals = await world.db.db.selectFrom('tracked_approvals').selectAll().execute();
+  return approvals.flatMap((a) => {
+    const status = world.service.get(a.djbh);
+    return status?.ended && (a.tracking === 'active' || a.decision !== status.decision)
+      ? [`${a.djbh}: ${status.decision} in the service, ${a.decision} (${a.tracking}) recorded`]
+      : [];
+  });
+}
+
+/**
+ * Poll and delivery passes until every fact is recorded and nothing is pending, time moving on;
+ * at most a bounded number of rounds.
+ */
 async function settle(world: World): Promise<void> {
   for (let round = 0; round < 40; round++) {
     const pending = await world.store.pendingAnnouncements(1);
-    if (pending.length === 0) return;
+    if (pending.length === 0 && (await unrecordedFacts(world)).length === 0) return;
     await world.advance(11 * MINUTE);
     await world.expireLeases();
+    for (const r of world.replicas) await world.poll(r);
     for (const r of world.replicas) await world.pass(r);
   }
   const left = await world.store.pendingAnnouncements(100);
+  expect(await unrecordedFacts(world), 'facts not recorded after faults stopped').toEqual([]);
   expect(
     left.map((a) => `${a.id}: ${a.lastError}`),
     'still pending after faults stopped',
