@@ -44,6 +44,8 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   remindersSent: 0,
   lastRemindedAt: null,
   approverUnreachableSince: null,
+  escalatedAt: null,
+  escalatedTo: null,
   checkClaim: null,
   unknownSince: null,
   ...overrides,
