@@ -167,7 +167,7 @@ export interface ApprovalStore {
   ): Promise<boolean>;
   /**
    * Records that an approval was escalated, with its two announcements (the DM to `to` and the
-   * note in the thread), in one transaction; `to` null records that nobody could be told (no
+   * note in the thread, their occurrence the number of `reminders`), in one transaction; `to` null records that nobody could be told (no
    * announcement). Only once per approval, and only while it is pending, followed, its approver
    * reachable, and at least `afterReminders` of its reminders were delivered (posted to the
    * approver): false, and nothing written, otherwise or when the claim is lost.
@@ -177,6 +177,8 @@ export interface ApprovalStore {
     escalation: {
       to: { login: string; chatId: string } | null;
       afterReminders: number;
+      /** Reminders recorded when it was found due: what the messages say went unanswered. */
+      reminders: number;
       now: Date;
     },
     claim?: string | null,

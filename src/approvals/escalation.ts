@@ -1,6 +1,6 @@
 import type { ApprovalService } from './approval-types.ts';
-import { availableAbove } from './approver-suggestion.ts';
 import type { Away } from './away-rule.ts';
+import { leadersOf } from './suggest-approver.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -62,13 +62,17 @@ export interface EscalationDeps {
   awayOf?(chatId: string): Promise<Away | null>;
 }
 
+/** How many department lookups a walk up the chain may take (each level is one). */
+const MAX_LEVELS = 4;
+
 /**
  * Whom to escalate to: the nearest leader in the approver's own chain (the service's department
  * lookup of the approver) who is not the approver, is on the chat and is not away; when that one
- * is not, the next one up. Never the requester or the approver, by login or by chat account.
- * Undefined when there is nobody (the approver is at the top, or everyone above is away or not on
- * the chat): then nobody is told anything. Rejects when the service or the chat cannot answer
- * now, so that it is asked again at the next check.
+ * is not, the next one up. Never the requester or the approver, by login or by chat account: a
+ * requester who is the approver's leader is passed over for their own leader. Undefined when there
+ * is nobody (the top of the chain was reached, or everyone above is away or not on the chat): then
+ * nobody is told anything. Rejects when the service or the chat cannot answer now, so that it is
+ * asked again at the next check.
  */
 export async function escalationTarget(
   deps: EscalationDeps,
@@ -77,19 +81,36 @@ export async function escalationTarget(
     'approverLogin' | 'approverSlackId' | 'requesterLogin' | 'requesterSlackId'
   >,
 ): Promise<EscalationTarget | undefined> {
+  const key = (login: string) => login.toLowerCase();
+  const requester = key(approval.requesterLogin);
+  // A login that differs from theirs may still be them on the chat (a linked account).
   const parties = new Set([approval.requesterSlackId, approval.approverSlackId]);
-  return availableAbove(
-    {
-      service: deps.service,
-      // A login that differs from the requester's or the approver's may still be theirs on the
-      // chat (a linked account): the chat account decides.
-      findChatUser: async (login) => {
-        const chatId = await deps.findChatUser(login);
-        return chatId && !parties.has(chatId) ? chatId : null;
-      },
-      ...(deps.awayOf ? { awayOf: deps.awayOf } : {}),
-    },
-    approval.approverLogin,
-    [approval.requesterLogin],
-  );
+  const seen = new Set([key(approval.approverLogin)]);
+  let current = approval.approverLogin;
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const above = leadersOf(await deps.service.getDepartment(current), current).filter(
+      (login) => !seen.has(key(login)),
+    );
+    if (above.length === 0) return undefined;
+    for (const leader of above) {
+      seen.add(key(leader));
+      // The requester is a step of the chain, never its end: the walk goes on above them.
+      if (key(leader) === requester) continue;
+      const chatId = await deps.findChatUser(leader);
+      if (!chatId || parties.has(chatId)) continue;
+      if (await isAway(deps, chatId)) continue;
+      return { login: leader, chatId };
+    }
+    current = above[above.length - 1] ?? current;
+  }
+  return undefined;
+}
+
+/** Away-ness is advice: a profile that cannot be read counts as present. */
+async function isAway(deps: Pick<EscalationDeps, 'awayOf'>, chatId: string): Promise<boolean> {
+  try {
+    return Boolean(await deps.awayOf?.(chatId));
+  } catch {
+    return false;
+  }
 }

@@ -266,7 +266,13 @@ export async function pollOnce(
     }
     const recorded = await deps.store.recordEscalation(
       approval.djbh,
-      { to: to ?? null, afterReminders: escalation.afterReminders, now },
+      {
+        to: to ?? null,
+        afterReminders: escalation.afterReminders,
+        // As claimed, before any reminder this pass recorded: those had no time to be answered.
+        reminders: approval.remindersSent,
+        now,
+      },
       approval.checkClaim,
     );
     if (!recorded) return;

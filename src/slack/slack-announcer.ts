@@ -261,7 +261,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         personRef(approval.requesterSlackId, approval.requesterLogin),
         personRef(approval.approverSlackId, approval.approverLogin),
         t.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
-        approval.remindersSent,
+        a.occurrence ?? 1,
       );
       const dm = buildApproverDm(
         approval,
@@ -391,7 +391,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       case 'escalation-note': {
         const to = approval.escalatedTo;
         // Said only when the leader's DM went out: never "escalated" when nobody was told.
-        const dm = to && (await options.sentPost?.(announcementId(approval.djbh, 'escalation')));
+        const dm =
+          to &&
+          (await options.sentPost?.(
+            announcementId(approval.djbh, 'escalation', a.occurrence ?? undefined),
+          ));
         if (!to || !dm) return NOTHING_POSTED;
         const approver = personRef(approval.approverSlackId, approval.approverLogin);
         return replyOrDm(
@@ -399,7 +403,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           approval,
           (t) =>
             buildTextReply(
-              t.escalationNote(personRef(to.chatId, to.login), approver, approval.remindersSent),
+              t.escalationNote(personRef(to.chatId, to.login), approver, a.occurrence ?? 1),
             ),
           a,
         );

@@ -394,7 +394,7 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async recordEscalation(djbh, { to, afterReminders, now }, claim) {
+    async recordEscalation(djbh, { to, afterReminders, reminders, now }, claim) {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('tracked_approvals')
@@ -421,8 +421,8 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) return false;
         if (to) {
-          await insertAnnouncement(trx, djbh, 'escalation', null, now);
-          await insertAnnouncement(trx, djbh, 'escalation-note', null, now);
+          await insertAnnouncement(trx, djbh, 'escalation', null, now, reminders);
+          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, reminders);
         }
         return true;
       });

@@ -632,7 +632,12 @@ for (const database of TEST_DATABASES) {
       it('records an escalation once, with the leader’s DM and the thread note, after that many delivered reminders', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         const escalate = (at: Date) =>
-          store.recordEscalation('AAAAAAAAAAAa', { to: LEADER, afterReminders: 2, now: at });
+          store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 2,
+            reminders: 2,
+            now: at,
+          });
         await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
         // One reminder delivered is not two.
         expect(await escalate(later(2000))).toBe(false);
@@ -657,8 +662,8 @@ for (const database of TEST_DATABASES) {
           a.kind.startsWith('escalation'),
         );
         expect(escalation.map((a) => a.id).sort()).toEqual([
-          'AAAAAAAAAAAa:escalation',
-          'AAAAAAAAAAAa:escalation-note',
+          'AAAAAAAAAAAa:escalation-note:2',
+          'AAAAAAAAAAAa:escalation:2',
         ]);
         // The leader's DM goes in that person's own DM lane; the note waits for the DM.
         const lanes = (await store.deliverable(later(8000), { limit: 10, skipLanes: [] })).map(
@@ -683,6 +688,7 @@ for (const database of TEST_DATABASES) {
           await store.recordEscalation('AAAAAAAAAAAa', {
             to: LEADER,
             afterReminders: 1,
+            reminders: 1,
             now: later(2000),
           }),
         ).toBe(false);
@@ -704,7 +710,12 @@ for (const database of TEST_DATABASES) {
           .execute();
         for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
           expect(
-            await store.recordEscalation(djbh, { to: LEADER, afterReminders: 1, now: later(2000) }),
+            await store.recordEscalation(djbh, {
+              to: LEADER,
+              afterReminders: 1,
+              reminders: 1,
+              now: later(2000),
+            }),
           ).toBe(false);
         expect(
           (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
@@ -717,7 +728,7 @@ for (const database of TEST_DATABASES) {
         const [mine] = await store.claimDue(later(2000), 10, 60_000);
         await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
         const [theirs] = await store.claimDue(later(3000), 10, 60_000);
-        const escalation = { to: LEADER, afterReminders: 1, now: later(4000) };
+        const escalation = { to: LEADER, afterReminders: 1, reminders: 1, now: later(4000) };
         expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.checkClaim)).toBe(
           false,
         );
