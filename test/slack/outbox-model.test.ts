@@ -83,6 +83,8 @@ const groupOf = (method: string): CallGroup =>
 type Op =
   | { op: 'decide'; approval: number; decision: 'agree' | 'refuse' }
   | { op: 'remind'; approval: number }
+  /** Escalated to the approver's leader: a DM in that person's lane, and a note in the thread. */
+  | { op: 'escalate'; approval: number }
   | { op: 'end'; approval: number }
   | { op: 'pass'; replica: number }
   | { op: 'advance'; ms: number }
@@ -163,6 +165,7 @@ const opArb = (approvals: number, replicas: number): fc.Arbitrary<Op> => {
         .map((o) => ({ op: 'decide' as const, ...o })),
     },
     { weight: 2, arbitrary: approval.map((a) => ({ op: 'remind' as const, approval: a })) },
+    { weight: 1, arbitrary: approval.map((a) => ({ op: 'escalate' as const, approval: a })) },
     { weight: 1, arbitrary: approval.map((a) => ({ op: 'end' as const, approval: a })) },
     { weight: 10, arbitrary: replica.map((r) => ({ op: 'pass' as const, replica: r })) },
     {
@@ -234,6 +237,7 @@ class World {
     people: [
       { login: 'sam@corp.example', name: 'Sam' },
       { login: 'maria@corp.example', name: 'Maria' },
+      { login: 'chen@corp.example', name: 'Chen' },
     ],
     channels: [
       { name: 'general', appIsMember: true },
@@ -305,6 +309,7 @@ class World {
       channelLanguage: 'en',
       giveUpAfterDays: 30,
       sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+      sentPost: (id) => store.sentPost(id),
     });
     replica.dispatcher = createAnnouncementDispatcher(
       {
@@ -535,6 +540,20 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
         if (!s || s.decided) break;
         s.reminders++;
         await store.recordReminder(djbh, s.reminders, now());
+        break;
+      case 'escalate':
+        // The store records it once, and only while the approver is reachable; the count of
+        // delivered reminders is the poll pass's business, not the outbox's.
+        if (!s || s.decided) break;
+        await store.recordEscalation(djbh, {
+          to: {
+            login: 'chen@corp.example',
+            chatId: world.workspace.userByLogin('chen@corp.example').id,
+          },
+          afterReminders: 0,
+          reminders: Math.max(1, s.reminders),
+          now: now(),
+        });
         break;
       case 'end':
         if (!s || s.decided) break;
