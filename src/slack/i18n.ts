@@ -201,8 +201,8 @@ const en = {
     `The app cannot reach the approver ${approver} on Slack (their account is deactivated or cannot be found), so they get no message or reminder here; the approval service still notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
-  reminderDm: (requester: string, days: number) =>
-    `:bell: Reminder: ${requester} has been waiting ${days === 1 ? '1 day' : `${days} days`} for your approval. Decide in the approval service.`,
+  reminderDm: (requester: string, waited: string) =>
+    `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
   requestAgainHint: 'You can *Request again* from someone else.',
   /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
@@ -432,8 +432,8 @@ const zh: Messages = {
     `应用在 Slack 上联系不到审批人 ${approver}（其账号已停用或无法找到），因此不会在此向其发送消息或提醒；审批系统仍会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
-  reminderDm: (requester, days) =>
-    `:bell: 提醒：${requester} 已等待你审批 ${days} 天。请在审批系统中处理。`,
+  reminderDm: (requester, waited) =>
+    `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
   requestAgainHint: '你可以 *重新发起*，改请他人审批。',
   waited: (ms) => {

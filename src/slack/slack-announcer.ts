@@ -230,7 +230,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       a.kind === 'reminder'
         ? at.reminderDm(
             personRef(approval.requesterSlackId, approval.requesterLogin),
-            daysBetween(approval.createdAt, a.createdAt),
+            // In minutes or hours too: the sandbox reminds every minute.
+            at.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
           )
         : undefined;
     const dm = buildApproverDm(approval, at, links, opening);
@@ -679,9 +680,4 @@ export function asAnnounceError(error: unknown): AnnounceError {
     default:
       return new AnnounceError(label, { retryable: false, cause: error });
   }
-}
-
-/** Whole days from `from` to `to`, at least 1. */
-function daysBetween(from: Date, to: Date): number {
-  return Math.max(1, Math.floor((to.getTime() - from.getTime()) / 86_400_000));
 }
