@@ -10,8 +10,10 @@ import {
   type DispatchCounts,
 } from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
+import { awayOf } from './approvals/away-rule.ts';
+import { escalationTarget } from './approvals/escalation.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
-import { announcementId } from './approvals/tracked-approval.ts';
+import { announcementId, type TrackedApproval } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
 import { AppError, describe } from './errors.ts';
 import { createInFlight } from './in-flight.ts';
@@ -253,6 +255,7 @@ async function serve(
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+    sentPost: (id) => store.sentPost(id),
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(
@@ -301,7 +304,23 @@ async function serve(
     ...webUrl,
   });
 
-  const pollDeps = { store, service, logger, announce: dispatcher.wake };
+  // Found with the outbox's own Slack client, so the lookups never slow an interaction down.
+  const backgroundIdentities = createIdentities({ people: backgroundPeople, links });
+  const pollDeps = {
+    store,
+    service,
+    logger,
+    announce: dispatcher.wake,
+    escalationTarget: (approval: TrackedApproval) =>
+      escalationTarget(
+        {
+          service,
+          findChatUser: (login) => backgroundIdentities.slackUserOf(login),
+          awayOf: async (chatId) => awayOf((await backgroundPeople.get(chatId)).presence, now()),
+        },
+        approval,
+      ),
+  };
   const pollOptions = {
     concurrency: config.poll.concurrency,
     maxIntervalMs: config.poll.maxIntervalMs,
@@ -310,6 +329,14 @@ async function serve(
     // A check may take three timeouts (two retries) and a little backoff.
     leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
     ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
+    ...(config.escalateAfterReminders > 0 && config.reminders.max > 0
+      ? {
+          escalation: {
+            afterReminders: config.escalateAfterReminders,
+            answerWithinMs: config.reminders.intervalMs,
+          },
+        }
+      : {}),
   };
   if (config.mode === 'socket') socketConnected = socketModeConnection(bolt);
   let retention: ReturnType<typeof startRetentionSchedule> | undefined;

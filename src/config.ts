@@ -97,6 +97,11 @@ export interface Config {
     /** At most this many reminders per approval; 0 switches reminders off. */
     max: number;
   };
+  /**
+   * After this many unanswered reminders the approver's leader gets one DM (ESCALATE_AFTER_REMINDERS);
+   * 0 switches escalation off.
+   */
+  escalateAfterReminders: number;
   /** Days an ended approval and its announcements are kept; 0 keeps everything. */
   retentionDays: number;
   shutdown: {
@@ -212,9 +217,10 @@ const envSchema = z.object({
   ANNOUNCEMENT_RETRY_HOURS: integer(1, 24 * 30).default(24),
   SLACK_CHANNEL_INTERVAL_MS: integer(0, 60_000).default(1000),
   DELIVERY_CONCURRENCY: integer(1, 64).default(4),
-  REMINDER_AFTER_HOURS: integer(1, 24 * 365).default(24),
-  REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).default(24),
+  REMINDER_AFTER_HOURS: integer(1, 24 * 365).optional(),
+  REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).optional(),
   REMINDER_MAX: integer(0, 100).default(3),
+  ESCALATE_AFTER_REMINDERS: integer(0, 100).optional(),
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
@@ -303,6 +309,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       `SHUTDOWN_GRACE_MS: must be at least APPROVAL_TIMEOUT_MS + SHUTDOWN_DRAIN_MS + 2000 (${e.APPROVAL_TIMEOUT_MS + 2000 + (e.SHUTDOWN_DRAIN_MS ?? 2000)} ms), so a submission under way at a stop can finish; was ${e.SHUTDOWN_GRACE_MS}`,
     );
+  // Escalation counts reminders: it can never come when fewer are sent.
+  if (e?.ESCALATE_AFTER_REMINDERS !== undefined && e.ESCALATE_AFTER_REMINDERS > e.REMINDER_MAX)
+    problems.push(
+      `ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (${e.REMINDER_MAX}), since it counts reminders that went unanswered (0 turns escalation off); was ${e.ESCALATE_AFTER_REMINDERS}`,
+    );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   return {
@@ -354,11 +365,28 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
+    // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
+    // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {
-      afterMs: e.REMINDER_AFTER_HOURS * 3_600_000,
-      intervalMs: e.REMINDER_INTERVAL_HOURS * 3_600_000,
+      afterMs:
+        e.REMINDER_AFTER_HOURS !== undefined
+          ? e.REMINDER_AFTER_HOURS * 3_600_000
+          : mode === 'sandbox'
+            ? 60_000
+            : 24 * 3_600_000,
+      intervalMs:
+        e.REMINDER_INTERVAL_HOURS !== undefined
+          ? e.REMINDER_INTERVAL_HOURS * 3_600_000
+          : mode === 'sandbox'
+            ? 60_000
+            : 24 * 3_600_000,
       max: e.REMINDER_MAX,
     },
+    // Off unless a workspace turns it on: a DM to someone's leader is the workspace's call, and
+    // an upgrade must not start one for approvals already waiting. The sandbox shows it after two
+    // reminders (when that many are sent at all).
+    escalateAfterReminders:
+      e.ESCALATE_AFTER_REMINDERS ?? (mode === 'sandbox' ? Math.min(2, e.REMINDER_MAX) : 0),
     databasePool: {
       // Every poll and delivery worker may hold a connection at once, with room for the requests
       // Slack sends meanwhile: a pool smaller than the work queues queries behind each other.

@@ -137,6 +137,43 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...slackHttp, RETENTION_DAYS: '-1' }).join()).toContain('RETENTION_DAYS');
   });
 
+  it('escalates after ESCALATE_AFTER_REMINDERS unanswered reminders: off by default, 2 in the sandbox (with reminders a minute apart)', () => {
+    const deployed = loadConfig(slackHttp);
+    expect(deployed.escalateAfterReminders).toBe(0);
+    expect(deployed.reminders).toEqual({
+      afterMs: 24 * 3_600_000,
+      intervalMs: 24 * 3_600_000,
+      max: 3,
+    });
+    expect(loadConfig({ ...slackHttp, ESCALATE_AFTER_REMINDERS: '2' }).escalateAfterReminders).toBe(
+      2,
+    );
+    const sandbox = loadConfig({});
+    expect(sandbox.escalateAfterReminders).toBe(2);
+    expect(sandbox.reminders).toEqual({ afterMs: 60_000, intervalMs: 60_000, max: 3 });
+    // What is set wins in the sandbox too.
+    const set = loadConfig({
+      REMINDER_AFTER_HOURS: '2',
+      ESCALATE_AFTER_REMINDERS: '0',
+      REMINDER_MAX: '1',
+    });
+    expect(set.reminders.afterMs).toBe(2 * 3_600_000);
+    expect(set.escalateAfterReminders).toBe(0);
+    expect(loadConfig({ REMINDER_MAX: '1' }).escalateAfterReminders).toBe(1);
+  });
+
+  it('refuses an escalation that needs more reminders than are sent, or is not a whole number', () => {
+    expect(problemsOf({ ...slackHttp, ESCALATE_AFTER_REMINDERS: '4' })).toEqual([
+      'ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (3), since it counts reminders that went unanswered (0 turns escalation off); was 4',
+    ]);
+    expect(
+      problemsOf({ ...slackHttp, REMINDER_MAX: '0', ESCALATE_AFTER_REMINDERS: '1' })[0],
+    ).toContain('ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (0)');
+    expect(problemsOf({ ...slackHttp, ESCALATE_AFTER_REMINDERS: 'two' })[0]).toMatch(
+      /^ESCALATE_AFTER_REMINDERS: .*was "two"$/,
+    );
+  });
+
   it('refuses a delivery lease too short for the Slack timeout, since a late call could outlive it', () => {
     expect(
       problemsOf({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: '20', SLACK_TIMEOUT_MS: '10000' }),

@@ -13,9 +13,17 @@
  *   thread (the request message could not be posted);
  * - `request-message`: edits of the request message;
  * - `approver-dm`: the approver's DM with the app;
+ * - `leader-dm`: the DM with the person an approval was escalated to (the approver's leader); the
+ *   same lane as that person's own approver DMs, since it is the same conversation;
  * - `own`: a lane of its own per approval (a call that posts nothing anyone reads).
  */
-export type LaneType = 'channel' | 'thread' | 'request-message' | 'approver-dm' | 'own';
+export type LaneType =
+  | 'channel'
+  | 'thread'
+  | 'request-message'
+  | 'approver-dm'
+  | 'leader-dm'
+  | 'own';
 
 /**
  * Where an announcement goes when its first place cannot take it:
@@ -67,6 +75,10 @@ export type AnnouncementKind =
   | 'reminder-note'
   /** Slack said the approver cannot be reached (deactivated, not found): the requester is told. */
   | 'approver-unreachable'
+  /** Reminders went unanswered: the approver's leader gets one DM (see escalation.ts). */
+  | 'escalation'
+  /** Tells the requester in the thread that it was escalated, and to whom. */
+  | 'escalation-note'
   | 'parent-update'
   | 'approver-dm-update'
   | 'step-complete';
@@ -98,6 +110,18 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     onlyWhilePending: true,
   },
   'approver-unreachable': inThread,
+  // Pointless once the approval is decided or ended, like a reminder. A leader who cannot be
+  // reached gets nothing and nobody else is told instead (the note then says nothing either).
+  escalation: {
+    ...post,
+    lane: 'leader-dm',
+    waitsFor: [],
+    fallback: 'nothing',
+    onlyWhilePending: true,
+  },
+  // Says the leader was told, so it waits for that DM, and says nothing unless it went out. Not
+  // dropped by a decision that came after the DM: what the leader read, the requester may know.
+  'escalation-note': { ...inThread, waitsFor: ['request', 'escalation'] },
   /** The request message, edited to show the latest state (an edit always shows the latest). */
   'parent-update': {
     lane: 'request-message',

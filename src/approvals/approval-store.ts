@@ -175,6 +175,24 @@ export interface ApprovalStore {
     now: Date,
     claim?: string | null,
   ): Promise<boolean>;
+  /**
+   * Records that an approval was escalated, with its two announcements (the DM to `to` and the
+   * note in the thread, their occurrence the number of `reminders`), in one transaction; `to` null records that nobody could be told (no
+   * announcement). Only once per approval, and only while it is pending, followed, its approver
+   * reachable, and at least `afterReminders` of its reminders were delivered (posted to the
+   * approver): false, and nothing written, otherwise or when the claim is lost.
+   */
+  recordEscalation(
+    djbh: string,
+    escalation: {
+      to: { login: string; chatId: string } | null;
+      afterReminders: number;
+      /** Reminders recorded when it was found due: what the messages say went unanswered. */
+      reminders: number;
+      now: Date;
+    },
+    claim?: string | null,
+  ): Promise<boolean>;
   /** Open approvals waiting for this approver, newest first, and how many there are in all. */
   waitingFor(login: string, limit: number): Promise<Page>;
   /** Approvals this person requested, newest first, and how many there are in all. */

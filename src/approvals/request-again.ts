@@ -3,9 +3,14 @@ import type { TrackedApproval } from './tracked-approval.ts';
 /**
  * Whether an approval is over without a yes, so its requester may be offered "Request again":
  * rejected, ended by the service without a decision, given up on (nobody decided in time), or
- * forgotten by the service. An approved or still-running approval is not.
+ * forgotten by the service; or still pending with an approver the chat cannot reach (deactivated,
+ * not on the chat), who will not be reminded or escalated to, so asking someone else is the way on.
+ * An approved approval, or one still running with a reachable approver, is not.
  */
-export function mayRequestAgain(a: Pick<TrackedApproval, 'decision' | 'tracking'>): boolean {
+export function mayRequestAgain(
+  a: Pick<TrackedApproval, 'decision' | 'tracking' | 'approverUnreachableSince'>,
+): boolean {
   if (a.decision === 'rejected') return true;
-  return a.decision === 'pending' && a.tracking !== 'active';
+  if (a.decision !== 'pending') return false;
+  return a.tracking !== 'active' || a.approverUnreachableSince !== null;
 }

@@ -49,6 +49,13 @@ export interface TrackedApproval {
    */
   approverUnreachableSince: Date | null;
   /**
+   * When the approval was escalated to the approver's leader (escalation.ts); null until then.
+   * Set once: it is never escalated again, whether or not someone could be told.
+   */
+  escalatedAt: Date | null;
+  /** Who it was escalated to; null when it was not, or when nobody above the approver could be. */
+  escalatedTo: { login: string; chatId: string } | null;
+  /**
    * The claim of the poll pass that holds this approval (claimDue): what the pass records is
    * fenced by it, so a pass that lost its claim records nothing and announces nothing.
    */
@@ -71,6 +78,8 @@ export type NewTrackedApproval = Omit<
   | 'lastRemindedAt'
   | 'unknownSince'
   | 'approverUnreachableSince'
+  | 'escalatedAt'
+  | 'escalatedTo'
   | 'checkClaim'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;

@@ -7,6 +7,11 @@ import {
   type ReminderOptions,
   reminderDue,
 } from '../approvals/check-schedule.ts';
+import {
+  type EscalationOptions,
+  type EscalationTarget,
+  escalationDue,
+} from '../approvals/escalation.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import { startLogContext } from '../log-context.ts';
 
@@ -24,11 +29,18 @@ export interface PollOptions {
   /** An approval the service has not known for this long is no longer followed (default 24 h). */
   unknownForMs?: number;
   reminders?: ReminderOptions;
+  /** Escalation to the approver's leader after unanswered reminders; absent when off. */
+  escalation?: EscalationOptions;
 }
 
 export interface PollDeps {
   store: ApprovalStore;
   service: Pick<ApprovalService, 'getStatus'>;
+  /**
+   * Whom to escalate an approval to (escalation.ts's escalationTarget, with the chat's lookups);
+   * needed only with `options.escalation`.
+   */
+  escalationTarget?: (approval: TrackedApproval) => Promise<EscalationTarget | undefined>;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -46,6 +58,8 @@ export interface PollCounts {
   /** Closed by the service without a decision, or no longer known to it. */
   finished: number;
   reminded: number;
+  /** Escalated to the approver's leader (or found to have nobody to escalate to). */
+  escalated: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
 }
@@ -73,6 +87,7 @@ export async function pollOnce(
     gaveUp: 0,
     finished: 0,
     reminded: 0,
+    escalated: 0,
     deferred: 0,
   };
   const stopClaimingAt = performance.now() + options.passBudgetMs;
@@ -213,6 +228,13 @@ export async function pollOnce(
       counts.reminded++;
       deps.announce?.();
     }
+    if (
+      options.escalation &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      escalationDue(approval, now, options.escalation)
+    )
+      await escalate(approval, options.escalation);
     await deps.store.recordCheck(
       approval.djbh,
       {
@@ -223,6 +245,44 @@ export async function pollOnce(
       },
       approval.checkClaim,
     );
+  }
+
+  /**
+   * Finds the approver's leader and records the escalation. A lookup that fails is tried again at
+   * the next check; nothing is recorded meanwhile. Recording is conditional (see the store), so a
+   * replica or a retried pass that gets here too records nothing more.
+   */
+  async function escalate(approval: TrackedApproval, escalation: EscalationOptions): Promise<void> {
+    if (!deps.escalationTarget) return;
+    let to: EscalationTarget | undefined;
+    try {
+      to = await deps.escalationTarget(approval);
+    } catch (error) {
+      deps.logger.warn(
+        { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
+        'could not look up whom to escalate to; will try again at the next check',
+      );
+      return;
+    }
+    const recorded = await deps.store.recordEscalation(
+      approval.djbh,
+      {
+        to: to ?? null,
+        afterReminders: escalation.afterReminders,
+        // As claimed, before any reminder this pass recorded: those had no time to be answered.
+        reminders: approval.remindersSent,
+        now,
+      },
+      approval.checkClaim,
+    );
+    if (!recorded) return;
+    counts.escalated++;
+    if (to) deps.announce?.();
+    else
+      deps.logger.info(
+        { djbh: approval.djbh },
+        'nobody above the approver to escalate to (not on Slack, away, or the requester)',
+      );
   }
 
   const workers = Array.from({ length: options.concurrency }, async () => {

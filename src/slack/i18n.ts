@@ -24,6 +24,14 @@ function shortDate(locale: string, date: Date, timeZone: string | undefined): st
   }
 }
 
+/** A duration in its largest whole unit, at least one minute. */
+function wholeUnits(ms: number): [number, 'minute' | 'hour' | 'day'] {
+  const minutes = Math.max(1, Math.floor(ms / 60_000));
+  if (minutes < 60) return [minutes, 'minute'];
+  const hours = Math.floor(minutes / 60);
+  return hours < 24 ? [hours, 'hour'] : [Math.floor(hours / 24), 'day'];
+}
+
 const en = {
   modalTitle: 'Request approval',
   shortcutOnOwnMessage:
@@ -193,9 +201,19 @@ const en = {
     `The app cannot reach the approver ${approver} on Slack (their account is deactivated or cannot be found), so they get no message or reminder here; the approval service still notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
-  reminderDm: (requester: string, days: number) =>
-    `:bell: Reminder: ${requester} has been waiting ${days === 1 ? '1 day' : `${days} days`} for your approval. Decide in the approval service.`,
+  reminderDm: (requester: string, waited: string) =>
+    `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
+  requestAgainHint: 'You can *Request again* from someone else.',
+  /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
+  waited: (ms: number) => {
+    const [n, unit] = wholeUnits(ms);
+    return `${n} ${unit}${n === 1 ? '' : 's'}`;
+  },
+  escalationDm: (requester: string, approver: string, waited: string, reminders: number) =>
+    `:arrow_up: ${requester} has been waiting ${waited} for ${approver} to decide on this request, and ${approver} has not answered ${reminders === 1 ? 'a reminder' : `${reminders} reminders`}. You are told once, as their leader in the approval service; only ${approver} can decide it, there.`,
+  escalationNote: (leader: string, approver: string, reminders: number) =>
+    `:arrow_up: ${approver} did not answer ${reminders === 1 ? 'the reminder' : `${reminders} reminders`}, so this was escalated to ${leader}, their leader, once.`,
   appRestarting:
     'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
@@ -210,8 +228,9 @@ const en = {
     '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
     '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
     '*Request approval* in Workflow Builder — a workflow step that waits for the decision',
-    '*Request again* on your request that was rejected, ended or given up (also on the app’s Home) — the form again with its title and note',
+    '*Request again* on your request that was rejected, ended or given up, or whose approver cannot be reached (also on the app’s Home) — the form again with its title and note',
     'The form says when the approver is away (their Slack status, or a deactivated account) and suggests the next leader up',
+    'When the approver leaves reminders unanswered, their own leader may get one message about it (escalation, when this workspace turns it on)',
   ].join('\n'),
   statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
   statusTitle: (title: string) => `*${title}*`,
@@ -413,9 +432,18 @@ const zh: Messages = {
     `应用在 Slack 上联系不到审批人 ${approver}（其账号已停用或无法找到），因此不会在此向其发送消息或提醒；审批系统仍会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
-  reminderDm: (requester, days) =>
-    `:bell: 提醒：${requester} 已等待你审批 ${days} 天。请在审批系统中处理。`,
+  reminderDm: (requester, waited) =>
+    `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
+  requestAgainHint: '你可以 *重新发起*，改请他人审批。',
+  waited: (ms) => {
+    const [n, unit] = wholeUnits(ms);
+    return `${n} ${{ minute: '分钟', hour: '小时', day: '天' }[unit]}`;
+  },
+  escalationDm: (requester, approver, waited, reminders) =>
+    `:arrow_up: ${requester} 已等待 ${approver} 审批此申请 ${waited}，${approver} 未回应 ${reminders} 次提醒。你作为其在审批系统中的上级收到此消息（仅此一次）；只有 ${approver} 能在审批系统中审批。`,
+  escalationNote: (leader, approver, reminders) =>
+    `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。`,
   appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
   help: [
@@ -428,8 +456,9 @@ const zh: Messages = {
     '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
     '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',
     'Workflow Builder 中的 *Request approval* — 等待审批结果的工作流步骤',
-    '被拒绝、已结束或已放弃跟进的申请上（以及应用主页上）的 *重新发起* — 以原标题和说明重新打开表单',
+    '被拒绝、已结束、已放弃跟进或审批人无法联系的申请上（以及应用主页上）的 *重新发起* — 以原标题和说明重新打开表单',
     '审批人不在岗时（Slack 状态显示休假等，或账号已停用），表单会提示并建议上一级领导',
+    '审批人未回应提醒时，其上级可能收到一条相关消息（上报，需本工作区开启）',
   ].join('\n'),
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,

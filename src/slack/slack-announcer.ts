@@ -10,12 +10,14 @@ import {
 import { stepOutcome } from '../approvals/step-outcome.ts';
 import {
   type Announcement,
+  announcementId,
   replyThread,
   type TrackedApproval,
 } from '../approvals/tracked-approval.ts';
 import {
   buildApproverDm,
   buildDecisionReply,
+  buildRequestAgainReply,
   buildRequestMessage,
   buildTextReply,
   escapeMrkdwn,
@@ -50,6 +52,11 @@ export interface SlackAnnouncerOptions {
   giveUpAfterDays: number;
   /** Where the approver's DM of an approval went, to edit it once decided. */
   sentDm?: (djbh: string) => Promise<Posted | undefined>;
+  /**
+   * Where an announcement was posted, by id; undefined when it was not, or posted nothing. A note
+   * that says something went out (the escalation) asks first; without it the note says nothing.
+   */
+  sentPost?: (announcementId: string) => Promise<Posted | undefined>;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
 }
@@ -187,14 +194,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     if (rule.repeatable && !sent) return NOTHING_POSTED;
     const approverId = await slackUserOf(attempt, approval);
     if (!approverId) {
-      // Not on Slack: the requester heard so with the approver's DM; a reminder repeats nothing.
-      if (rule.fallback !== 'tell-requester' || rule.onlyWhilePending) return NOTHING_POSTED;
-      return replyOrDm(
-        attempt,
-        approval,
-        (t) => buildTextReply(t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))),
-        a,
-      );
+      // Not on Slack: as unreachable as a deactivated account. Recorded with the delivery, which
+      // stops reminders and queues the note that tells the requester (once) and offers Request
+      // again; an edit has nothing to say.
+      if (rule.fallback !== 'tell-requester') return NOTHING_POSTED;
+      return { ...NOTHING_POSTED, approverUnreachable: true };
     }
     try {
       return await toApprover(attempt, a, approval, approverId, sent);
@@ -226,12 +230,54 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       a.kind === 'reminder'
         ? at.reminderDm(
             personRef(approval.requesterSlackId, approval.requesterLogin),
-            daysBetween(approval.createdAt, a.createdAt),
+            // In minutes or hours too: the sandbox reminds every minute.
+            at.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
           )
         : undefined;
     const dm = buildApproverDm(approval, at, links, opening);
     if (!sent) return post(attempt, approverId, dm, a);
     return edit(attempt, a, sent, dm);
+  }
+
+  /**
+   * The escalation DM to the approver's leader, in the leader's language: what the approver's DM
+   * says (title, number, note) and the same links (the thread, the approval service), opened by
+   * who has waited how long for whom. No button decides anything: only the approver can, in the
+   * service. A leader Slack will not let us reach gets nothing, and nobody is told instead.
+   */
+  async function leaderDm(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+  ): Promise<Posted> {
+    const to = approval.escalatedTo;
+    if (!to) return NOTHING_POSTED;
+    try {
+      attempt.check();
+      const leader = await call('users.info', () => people.get(to.chatId));
+      const thread = approval.messageTs;
+      const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
+      const t = messagesFor(leader.locale);
+      const opening = t.escalationDm(
+        personRef(approval.requesterSlackId, approval.requesterLogin),
+        personRef(approval.approverSlackId, approval.approverLogin),
+        t.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
+        a.occurrence ?? 1,
+      );
+      const dm = buildApproverDm(
+        approval,
+        t,
+        {
+          ...(link ? { thread: link } : {}),
+          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+        },
+        opening,
+      );
+      return await post(attempt, to.chatId, dm, a);
+    } catch (error) {
+      if (classOf(error) !== 'fallback') throw error;
+      return NOTHING_POSTED;
+    }
   }
 
   /** Edits a message we posted; an edit with nothing left to edit (deleted, locked) is done. */
@@ -322,11 +368,44 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       case 'ended':
         return replyOrDm(attempt, approval, (t) => buildTextReply(t.ended(requester)), a);
       case 'approver-unreachable': {
+        // Never on Slack, or on Slack but deactivated or hidden: the requester is told which.
+        const onSlack = await slackUserOf(attempt, approval);
         const approver = personRef(approval.approverSlackId, approval.approverLogin);
         return replyOrDm(
           attempt,
           approval,
-          (t) => buildTextReply(t.approverUnreachable(approver)),
+          (t) =>
+            buildRequestAgainReply(
+              `${
+                onSlack
+                  ? t.approverUnreachable(approver)
+                  : t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))
+              } ${t.requestAgainHint}`,
+              approval.djbh,
+              t,
+            ),
+          a,
+        );
+      }
+      case 'escalation':
+        return leaderDm(attempt, a, approval);
+      case 'escalation-note': {
+        const to = approval.escalatedTo;
+        // Said only when the leader's DM went out: never "escalated" when nobody was told.
+        const dm =
+          to &&
+          (await options.sentPost?.(
+            announcementId(approval.djbh, 'escalation', a.occurrence ?? undefined),
+          ));
+        if (!to || !dm) return NOTHING_POSTED;
+        const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) =>
+            buildTextReply(
+              t.escalationNote(personRef(to.chatId, to.login), approver, a.occurrence ?? 1),
+            ),
           a,
         );
       }
@@ -468,6 +547,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
         break;
       }
+      case 'leader-dm': {
+        const to = approval.escalatedTo;
+        if (to) places.push({ channel: () => dmChannel(attempt, to.chatId) });
+        break;
+      }
       case 'request-message':
       case 'own':
         break;
@@ -596,9 +680,4 @@ export function asAnnounceError(error: unknown): AnnounceError {
     default:
       return new AnnounceError(label, { retryable: false, cause: error });
   }
-}
-
-/** Whole days from `from` to `to`, at least 1. */
-function daysBetween(from: Date, to: Date): number {
-  return Math.max(1, Math.floor((to.getTime() - from.getTime()) / 86_400_000));
 }

@@ -239,8 +239,19 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
             .where('approver_unreachable_since', 'is', null)
             .executeTakeFirst();
           // The first time only: the requester is told once.
-          if (Number(marked.numUpdatedRows) === 1)
+          if (Number(marked.numUpdatedRows) === 1) {
             await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
+            // The request message offers Request again now (see request-again.ts).
+            await insertAnnouncement(
+              trx,
+              row.djbh,
+              'parent-update',
+              null,
+              now,
+              null,
+              'approver-unreachable',
+            );
+          }
         }
         if (row?.kind === 'request' && posted.ts) {
           await trx
@@ -386,6 +397,40 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
         if (Number(result.numUpdatedRows) !== 1) return false;
         await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
         await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+        return true;
+      });
+    },
+
+    async recordEscalation(djbh, { to, afterReminders, reminders, now }, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({
+            escalated_at: now.getTime(),
+            escalated_to_login: to?.login ?? null,
+            escalated_to_slack_id: to?.chatId ?? null,
+            updated_at: now.getTime(),
+          })
+          .where('djbh', '=', djbh)
+          // Once: whoever records it first (another replica, a retried pass) wins, the rest no-op.
+          .where('escalated_at', 'is', null)
+          .where('decision', '=', 'pending')
+          .where('tracking', '=', 'active')
+          .where('approver_unreachable_since', 'is', null)
+          // Reminders actually posted to the approver, not merely recorded: one still queued,
+          // dropped, failed or posted to nobody was not left unanswered.
+          .where(
+            sql<SqlBool>`(select count(*) from announcements r
+              where r.djbh = ${djbh} and r.kind = ${'reminder' satisfies AnnouncementKind}
+                and r.state = 'sent' and r.sent_ts is not null and r.sent_ts <> '') >= ${afterReminders}`,
+          )
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        if (to) {
+          await insertAnnouncement(trx, djbh, 'escalation', null, now, reminders);
+          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, reminders);
+        }
         return true;
       });
     },
@@ -537,6 +582,7 @@ const LANE_TYPES: readonly LaneType[] = [
   'thread',
   'request-message',
   'approver-dm',
+  'leader-dm',
   'own',
 ];
 
@@ -561,6 +607,8 @@ function laneSql() {
     thread: sql`case when t.message_ts is null then 'requester:' || t.requester_slack_id else 'post:' || t.channel_id end`,
     'request-message': sql`'edit:' || t.channel_id`,
     'approver-dm': sql`'dm:' || t.approver_login`,
+    // The same lane as that person's approver DMs: one conversation, one pace.
+    'leader-dm': sql`'dm:' || coalesce(t.escalated_to_login, '')`,
     own: sql`'own:' || a.djbh`,
   };
   return sql`case ${sql.join(
@@ -680,6 +728,9 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       unknown_since: null,
       approver_unreachable_since: null,
       check_token: null,
+      escalated_at: null,
+      escalated_to_login: null,
+      escalated_to_slack_id: null,
     })
     .execute();
 }
@@ -792,6 +843,11 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
       row.approver_unreachable_since === null
         ? null
         : new Date(Number(row.approver_unreachable_since)),
+    escalatedAt: row.escalated_at === null ? null : new Date(Number(row.escalated_at)),
+    escalatedTo:
+      row.escalated_to_login !== null && row.escalated_to_slack_id !== null
+        ? { login: row.escalated_to_login, chatId: row.escalated_to_slack_id }
+        : null,
   };
 }
 

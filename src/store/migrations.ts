@@ -320,6 +320,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('first_attempted_at').execute();
     },
   },
+  '2026-11-25-011-escalation': {
+    async up(db) {
+      // Set once, by the conditional update that records the escalation with its announcements:
+      // it is what makes an escalation happen at most once, whoever records it. The person it
+      // went to is null when nobody above the approver could be told (no escalation is posted).
+      // Columns only: a release without escalation runs on as before, and never delivers the
+      // new kinds (its outbox query takes only the kinds it knows).
+      await db.schema.alterTable('tracked_approvals').addColumn('escalated_at', 'bigint').execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('escalated_to_login', 'text')
+        .execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('escalated_to_slack_id', 'text')
+        .execute();
+    },
+    async down(db) {
+      for (const column of ['escalated_to_slack_id', 'escalated_to_login', 'escalated_at'])
+        await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

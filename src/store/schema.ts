@@ -31,6 +31,9 @@ export interface TrackedApprovalRow {
   again_of_link: string | null;
   approver_unreachable_since: number | null;
   check_token: string | null;
+  escalated_at: number | null;
+  escalated_to_login: string | null;
+  escalated_to_slack_id: string | null;
 }
 
 export interface AnnouncementRow {

@@ -6,6 +6,7 @@ import { buildHomeView } from '../../src/slack/blocks/home-view.ts';
 import {
   buildApproverDm,
   buildDecisionReply,
+  buildRequestAgainReply,
   buildRequestMessage,
   buildTextReply,
   escapeMrkdwn,
@@ -44,6 +45,8 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   remindersSent: 0,
   lastRemindedAt: null,
   approverUnreachableSince: null,
+  escalatedAt: null,
+  escalatedTo: null,
   checkClaim: null,
   unknownSince: null,
   ...overrides,
@@ -155,6 +158,19 @@ describe('hostile text through every builder', () => {
           buildDecisionReply('approved', by, personRef('U1', 'a@corp.example'), t),
           buildTextReply(t.aboutApproval(escapeMrkdwn(a.title), a.djbh)),
           buildTextReply(t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))),
+          buildRequestAgainReply(
+            `${t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))} ${t.requestAgainHint}`,
+            a.djbh,
+            t,
+          ),
+          // The escalation DM: the approver's DM opened by who waited how long for whom.
+          buildApproverDm(
+            a,
+            t,
+            { thread: 'https://slack.example/p1' },
+            t.escalationDm(by, personRef(null, a.approverLogin), t.waited(3 * 86_400_000), 2),
+          ),
+          buildTextReply(t.escalationNote(personRef('U2', 'b@corp.example'), by, 2)),
           buildStatusMessage(
             a.djbh,
             'approved',

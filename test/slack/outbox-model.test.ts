@@ -121,6 +121,8 @@ type Op =
   | { op: 'decide'; approval: number; decision: 'agree' | 'refuse' }
   /** A reminder is recorded (as a poll pass holding its claim would). */
   | { op: 'remind'; approval: number }
+  /** Escalated to the approver's leader: a DM in that person's lane, and a note in the thread. */
+  | { op: 'escalate'; approval: number }
   /** The service closes the approval without a decision; a poll pass records it. */
   | { op: 'end'; approval: number }
   | { op: 'poll'; replica: number }
@@ -207,6 +209,7 @@ const opArb = (approvals: number, replicas: number): fc.Arbitrary<Op> => {
         .map((o) => ({ op: 'decide' as const, ...o })),
     },
     { weight: 2, arbitrary: approval.map((a) => ({ op: 'remind' as const, approval: a })) },
+    { weight: 1, arbitrary: approval.map((a) => ({ op: 'escalate' as const, approval: a })) },
     { weight: 1, arbitrary: approval.map((a) => ({ op: 'end' as const, approval: a })) },
     { weight: 5, arbitrary: replica.map((r) => ({ op: 'poll' as const, replica: r })) },
     { weight: 10, arbitrary: replica.map((r) => ({ op: 'pass' as const, replica: r })) },
@@ -404,6 +407,7 @@ class World {
     people: [
       { login: 'sam@corp.example', name: 'Sam' },
       { login: 'maria@corp.example', name: 'Maria' },
+      { login: 'chen@corp.example', name: 'Chen' },
     ],
     channels: [
       { name: 'general', appIsMember: true },
@@ -496,6 +500,7 @@ class World {
         channelLanguage: 'en',
         giveUpAfterDays: 30,
         sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+        sentPost: (id) => store.sentPost(id),
       }),
     );
     replica.dispatcher = createAnnouncementDispatcher(
@@ -858,6 +863,20 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
         if (!s || s.decided) break;
         s.reminders++;
         await store.recordReminder(djbh, s.reminders, now());
+        break;
+      case 'escalate':
+        // The store records it once, and only while the approver is reachable; the count of
+        // delivered reminders is the poll pass's business, not the outbox's.
+        if (!s || s.decided) break;
+        await store.recordEscalation(djbh, {
+          to: {
+            login: 'chen@corp.example',
+            chatId: world.workspace.userByLogin('chen@corp.example').id,
+          },
+          afterReminders: 0,
+          reminders: Math.max(1, s.reminders),
+          now: now(),
+        });
         break;
       case 'end':
         if (!s || s.decided) break;

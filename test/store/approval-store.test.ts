@@ -66,6 +66,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-008-confirmation-answered-at',
           '2026-11-23-009-request-again',
           '2026-11-23-010-fleet-delivery',
+          '2026-11-25-011-escalation',
         ]);
       });
 
@@ -678,6 +679,143 @@ for (const database of TEST_DATABASES) {
           'AAAAAAAAAAAa:reminder-note:1',
           'AAAAAAAAAAAa:reminder:1',
         ]);
+      });
+
+      /** Records reminder `n` and delivers its DM to the approver, as the dispatcher would. */
+      async function remindAndDeliver(djbh: string, n: number, at: Date) {
+        await store.recordReminder(djbh, n, at);
+        const dm = (await store.pendingAnnouncements(100)).find(
+          (a) => a.id === `${djbh}:reminder:${n}`,
+        );
+        const claim = dm && (await store.claimAnnouncement(dm, at, 30_000));
+        if (!claim) throw new Error(`could not claim reminder ${n}`);
+        await store.markAnnouncementSent(
+          claim,
+          { channel: 'D0MARIA', ts: `17000000${n}.0001` },
+          at,
+        );
+      }
+
+      const LEADER = { login: 'chen.hao@corp.example', chatId: 'U0CHEN' };
+
+      it('records an escalation once, with the leader’s DM and the thread note, after that many delivered reminders', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const escalate = (at: Date) =>
+          store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 2,
+            reminders: 2,
+            now: at,
+          });
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        // One reminder delivered is not two.
+        expect(await escalate(later(2000))).toBe(false);
+        // Two recorded, but the second not delivered yet: not unanswered, it was never seen.
+        await store.recordReminder('AAAAAAAAAAAa', 2, later(3000));
+        expect(await escalate(later(4000))).toBe(false);
+        const second = await pending('reminder');
+        const claim = await store.claimAnnouncement(second, later(5000), 30_000);
+        await store.markAnnouncementSent(
+          claim ?? NO_CLAIM,
+          { channel: 'D0MARIA', ts: '1700000002.0001' },
+          later(5000),
+        );
+        expect(await escalate(later(6000))).toBe(true);
+        // Again, from a retried pass or another replica: nothing more.
+        expect(await escalate(later(7000))).toBe(false);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          escalatedAt: later(6000),
+          escalatedTo: LEADER,
+        });
+        const escalation = (await store.pendingAnnouncements(100)).filter((a) =>
+          a.kind.startsWith('escalation'),
+        );
+        expect(escalation.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:escalation-note:2',
+          'AAAAAAAAAAAa:escalation:2',
+        ]);
+        // The leader's DM goes in that person's own DM lane; the note waits for the DM.
+        const lanes = (await store.deliverable(later(8000), { limit: 10, skipLanes: [] })).map(
+          (d) => [d.announcement.kind, d.lane],
+        );
+        expect(lanes).toContainEqual(['escalation', 'dm:chen.hao@corp.example']);
+        expect(lanes.map(([kind]) => kind)).not.toContain('escalation-note');
+      });
+
+      it('does not count a reminder that posted nothing, and never escalates a decided, ended or unreachable approval', async () => {
+        for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          await store.createApproval(approval(djbh), T0);
+        // A reminder delivered as nothing (nobody to post to) was not seen by anyone.
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1000));
+        const nothing = await store.claimAnnouncement(
+          await pending('reminder'),
+          later(1000),
+          30_000,
+        );
+        await store.markAnnouncementSent(nothing ?? NO_CLAIM, { channel: '', ts: '' }, later(1000));
+        expect(
+          await store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 1,
+            reminders: 1,
+            now: later(2000),
+          }),
+        ).toBe(false);
+
+        for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          await remindAndDeliver(djbh, 1, later(1000));
+        await store.recordDecision('BBBBBBBBBBBb', {
+          decision: 'rejected',
+          decidedBy: null,
+          ended: true,
+          now: later(1500),
+          nextCheckAt: later(1500),
+        });
+        await store.finish('CCCCCCCCCCCc', 'ended', later(1500));
+        await testDb.handle.db
+          .updateTable('tracked_approvals')
+          .set({ approver_unreachable_since: later(1500).getTime() })
+          .where('djbh', '=', 'DDDDDDDDDDDd')
+          .execute();
+        for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          expect(
+            await store.recordEscalation(djbh, {
+              to: LEADER,
+              afterReminders: 1,
+              reminders: 1,
+              now: later(2000),
+            }),
+          ).toBe(false);
+        expect(
+          (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
+        ).toEqual([]);
+      });
+
+      it('records once that nobody could be escalated to, announcing nothing, and not for a pass that lost its claim', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        const [mine] = await store.claimDue(later(2000), 10, 60_000);
+        await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
+        const [theirs] = await store.claimDue(later(3000), 10, 60_000);
+        const escalation = { to: LEADER, afterReminders: 1, reminders: 1, now: later(4000) };
+        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.checkClaim)).toBe(
+          false,
+        );
+        expect(
+          await store.recordEscalation(
+            'AAAAAAAAAAAa',
+            { ...escalation, to: null },
+            theirs?.checkClaim,
+          ),
+        ).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          escalatedAt: later(4000),
+          escalatedTo: null,
+        });
+        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation)).toBe(false);
+        expect(
+          (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
+        ).toEqual([]);
       });
 
       it('links a Slack user to a service login, replaces and removes the link', async () => {

@@ -130,6 +130,31 @@ export function buildTextReply(text: string): SlackMessage {
   return { text: fitted, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: fitted } }] };
 }
 
+/**
+ * A reply that offers its approval's requester "Request again" (the approver cannot be reached):
+ * the text, then the button. Anyone may see it; the listener lets only the requester use it.
+ */
+export function buildRequestAgainReply(text: string, djbh: string, t: Messages): SlackMessage {
+  const reply = buildTextReply(text);
+  return {
+    text: reply.text,
+    blocks: [
+      ...reply.blocks,
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTION.requestAgain,
+            text: { type: 'plain_text', text: t.requestAgain },
+            value: djbh,
+          },
+        ],
+      },
+    ],
+  };
+}
+
 /** The approver's DM: who asks, what, and where to decide. */
 export function buildApproverDm(
   a: TrackedApproval,

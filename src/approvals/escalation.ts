@@ -1,0 +1,116 @@
+import type { ApprovalService } from './approval-types.ts';
+import type { Away } from './away-rule.ts';
+import { leadersOf } from './suggest-approver.ts';
+import type { TrackedApproval } from './tracked-approval.ts';
+
+/**
+ * Escalation: once the approver has left `afterReminders` reminders unanswered, their own leader
+ * gets one DM and the requester is told in the thread. The rule is here; the poll pass applies it
+ * and the store records it once (a conditional update, with its announcements).
+ */
+export interface EscalationOptions {
+  /** Reminders that must have gone unanswered; 0 never escalates. */
+  afterReminders: number;
+  /**
+   * How long the last of them may go unanswered first: the reminders' own interval, so the
+   * approver has as long to answer the last reminder as they had for each one before it.
+   */
+  answerWithinMs: number;
+}
+
+/** The person an approval is escalated to: the approver's leader, on the chat. */
+export interface EscalationTarget {
+  login: string;
+  chatId: string;
+}
+
+/**
+ * Whether an approval is due for escalation at `now`, by what the app recorded: still pending and
+ * followed, its approver reachable, never escalated, and at least `afterReminders` reminders
+ * recorded, the last of them at least `answerWithinMs` ago. The store checks again, when it
+ * records, that that many reminders were actually delivered (a reminder that posted nothing or
+ * failed does not count).
+ */
+export function escalationDue(
+  approval: Pick<
+    TrackedApproval,
+    | 'decision'
+    | 'tracking'
+    | 'approverUnreachableSince'
+    | 'escalatedAt'
+    | 'remindersSent'
+    | 'lastRemindedAt'
+  >,
+  now: Date,
+  options: EscalationOptions,
+): boolean {
+  if (options.afterReminders <= 0) return false;
+  if (approval.escalatedAt !== null) return false;
+  if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
+  // Unreachable approvers get no reminders; their requester was told and offered Request again.
+  if (approval.approverUnreachableSince !== null) return false;
+  if (approval.remindersSent < options.afterReminders || approval.lastRemindedAt === null)
+    return false;
+  return now.getTime() - approval.lastRemindedAt.getTime() >= options.answerWithinMs;
+}
+
+export interface EscalationDeps {
+  service: Pick<ApprovalService, 'getDepartment'>;
+  /** The chat account of a service login, or null when that person is not in the chat. */
+  findChatUser(login: string): Promise<string | null>;
+  /** Whether a chat user is away now (see away-rule.ts); without it nobody is. */
+  awayOf?(chatId: string): Promise<Away | null>;
+}
+
+/** How many department lookups a walk up the chain may take (each level is one). */
+const MAX_LEVELS = 4;
+
+/**
+ * Whom to escalate to: the nearest leader in the approver's own chain (the service's department
+ * lookup of the approver) who is not the approver, is on the chat and is not away; when that one
+ * is not, the next one up. Never the requester or the approver, by login or by chat account: a
+ * requester who is the approver's leader is passed over for their own leader. Undefined when there
+ * is nobody (the top of the chain was reached, or everyone above is away or not on the chat): then
+ * nobody is told anything. Rejects when the service or the chat cannot answer now, so that it is
+ * asked again at the next check.
+ */
+export async function escalationTarget(
+  deps: EscalationDeps,
+  approval: Pick<
+    TrackedApproval,
+    'approverLogin' | 'approverSlackId' | 'requesterLogin' | 'requesterSlackId'
+  >,
+): Promise<EscalationTarget | undefined> {
+  const key = (login: string) => login.toLowerCase();
+  const requester = key(approval.requesterLogin);
+  // A login that differs from theirs may still be them on the chat (a linked account).
+  const parties = new Set([approval.requesterSlackId, approval.approverSlackId]);
+  const seen = new Set([key(approval.approverLogin)]);
+  let current = approval.approverLogin;
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const above = leadersOf(await deps.service.getDepartment(current), current).filter(
+      (login) => !seen.has(key(login)),
+    );
+    if (above.length === 0) return undefined;
+    for (const leader of above) {
+      seen.add(key(leader));
+      // The requester is a step of the chain, never its end: the walk goes on above them.
+      if (key(leader) === requester) continue;
+      const chatId = await deps.findChatUser(leader);
+      if (!chatId || parties.has(chatId)) continue;
+      if (await isAway(deps, chatId)) continue;
+      return { login: leader, chatId };
+    }
+    current = above[above.length - 1] ?? current;
+  }
+  return undefined;
+}
+
+/** Away-ness is advice: a profile that cannot be read counts as present. */
+async function isAway(deps: Pick<EscalationDeps, 'awayOf'>, chatId: string): Promise<boolean> {
+  try {
+    return Boolean(await deps.awayOf?.(chatId));
+  } catch {
+    return false;
+  }
+}

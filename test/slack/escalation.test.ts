@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'vitest';
+import { SlackApiError } from '../../src/sandbox/workspace.ts';
+import {
+  type Harness,
+  type HarnessOptions,
+  harnessPerTest,
+  isRequestMessage,
+  waitFor,
+} from '../helpers/harness.ts';
+
+// Escalation to the approver's leader after unanswered reminders, and the requester offered
+// Request again when the approver cannot be reached: the app through its HTTP endpoint with
+// signed requests, the simulator's department lookup over HTTP, the Slack stand-in as Web API.
+
+const harness = harnessPerTest();
+const HOUR = 3_600_000;
+const ALEX = 'alex.kim@corp.example';
+const LIU = 'liu.yang@corp.example'; // Alex's leader, the suggested approver
+const PRIYA = 'priya.nair@corp.example'; // Liu Yang's leader (en-US)
+const SAM = 'sam.taylor@corp.example';
+const MARIA = 'maria.lopez@corp.example';
+const CHEN = 'chen.hao@corp.example'; // Maria's leader (zh-CN)
+const ZHOU = 'zhou.lan@corp.example'; // Chen Hao's leader, the top of the chain
+
+/** Reminders every hour, escalation after two of them, unless the test says otherwise. */
+const ESCALATING: HarnessOptions = {
+  env: {
+    REMINDER_AFTER_HOURS: '1',
+    REMINDER_INTERVAL_HOURS: '1',
+    REMINDER_MAX: '3',
+    ESCALATE_AFTER_REMINDERS: '2',
+  },
+};
+
+const text = (x: unknown) => JSON.stringify(x ?? {});
+
+/** The kind (with its occurrence, if any) of the announcement a message carries: `reminder:2`. */
+const kindOf = (m: { metadata?: { event_payload: Record<string, unknown> } }) =>
+  String(m.metadata?.event_payload.announcement_id ?? '').replace(/^[^:]*:/, '');
+
+/** Messages posted in the DM of the app with `login`, carrying an announcement of `kind`. */
+function dmsTo(hh: Harness, login: string, kind: string) {
+  const id = hh.user(login);
+  return hh.workspace.messages.filter(
+    (m) =>
+      hh.workspace.channels.get(m.channel)?.members.has(id) &&
+      hh.workspace.channels.get(m.channel)?.kind === 'im' &&
+      (kindOf(m) === kind || kindOf(m).startsWith(`${kind}:`)),
+  );
+}
+
+const escalationDms = (hh: Harness) =>
+  hh.workspace.messages.filter((m) => kindOf(m).startsWith('escalation:'));
+
+const threadNotes = (hh: Harness, parent: { channel: string; ts: string }, words: string) =>
+  hh.workspace.replies(parent.channel, parent.ts).filter((m) => m.text.includes(words));
+
+/** The action ids and link targets of a message's buttons. */
+function buttons(blocks: unknown): Array<{ action: string; url?: string }> {
+  const found: Array<{ action: string; url?: string }> = [];
+  for (const block of (blocks ?? []) as Array<{ type: string; elements?: unknown[] }>) {
+    if (block.type !== 'actions') continue;
+    for (const e of block.elements as Array<{ action_id: string; url?: string }>)
+      found.push({ action: e.action_id, ...(e.url ? { url: e.url } : {}) });
+  }
+  return found;
+}
+
+/** Starts an approval as `login`, choosing `approver` in the form instead of the suggestion. */
+async function startWith(hh: Harness, login: string, approver: string) {
+  const view = await hh.openModal(login);
+  await hh.slack.submitView(view.id, {
+    note_input: 'For the Q3 expansion',
+    approver_select: hh.user(approver),
+  });
+  const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+  expect(approval.approver).toBe(approver);
+  const parent = await waitFor(
+    () => hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+    5000,
+    'the request message',
+  );
+  await hh.app.deliver();
+  return { approval, parent };
+}
+
+describe('escalation', () => {
+  it('tells the approver’s leader once, after two unanswered reminders, with the approver’s links, and the requester in the thread', async () => {
+    const hh = await harness({ ...ESCALATING, env: { ...ESCALATING.env, REMINDER_MAX: '2' } });
+    const { approval, parent } = await hh.startApproval(ALEX);
+    expect(approval.approver).toBe(LIU);
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    expect(dmsTo(hh, LIU, 'reminder:2')).toHaveLength(1);
+    // Two reminders went out, but the second has not had its hour yet.
+    await hh.app.poll(new Date(t0 + 2.7 * HOUR));
+    expect(escalationDms(hh)).toHaveLength(0);
+
+    const pass = await hh.app.poll(new Date(t0 + 3.3 * HOUR));
+    expect(pass.escalated).toBe(1);
+    const [dm, ...more] = dmsTo(hh, PRIYA, 'escalation');
+    expect(more).toHaveLength(0);
+    expect(escalationDms(hh)).toHaveLength(1);
+    // Who waited how long for whom, on what; in Priya's language (en-US).
+    expect(dm?.text).toContain(
+      `<@${hh.user(ALEX)}> has been waiting 3 hours for <@${hh.user(LIU)}> to decide`,
+    );
+    expect(dm?.text).toContain('has not answered 2 reminders');
+    expect(text(dm?.blocks)).toContain('New storage node');
+    expect(text(dm?.blocks)).toContain(approval.djbh);
+    // The approver's links and nothing else: no decision and no Request again for the leader.
+    const approverDm = dmsTo(hh, LIU, 'approver-dm')[0];
+    const edited = hh.workspace.messages.find((m) => m.ts === approverDm?.ts);
+    expect(buttons(dm?.blocks)).toEqual(buttons(edited?.blocks));
+    expect(buttons(dm?.blocks).map((b) => b.action)).toEqual(['view_thread']);
+    expect(buttons(dm?.blocks)[0]?.url).toContain(parent.ts.replace('.', ''));
+
+    const notes = threadNotes(hh, parent, 'escalated');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.text).toContain(
+      `<@${hh.user(LIU)}> did not answer 2 reminders, so this was escalated to <@${hh.user(PRIYA)}>, their leader`,
+    );
+
+    // Never again, however many passes follow.
+    await hh.app.poll(new Date(t0 + 5 * HOUR));
+    await hh.app.poll(new Date(t0 + 30 * HOUR));
+    expect(escalationDms(hh)).toHaveLength(1);
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(1);
+  });
+
+  it('speaks Chinese to a zh-CN leader, and in the thread when APP_LANGUAGE is zh', async () => {
+    const hh = await harness({ env: { ...ESCALATING.env, APP_LANGUAGE: 'zh' } });
+    const { parent } = await hh.startApproval(SAM);
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    const [dm] = dmsTo(hh, CHEN, 'escalation');
+    expect(dm?.text).toContain(`<@${hh.user(SAM)}> 已等待 <@${hh.user(MARIA)}> 审批此申请 3 小时`);
+    expect(dm?.text).toContain('未回应 2 次提醒');
+    expect(text(dm?.blocks)).toContain('查看申请');
+    const [note] = threadNotes(hh, parent, '已上报其上级');
+    expect(note?.text).toContain(
+      `<@${hh.user(MARIA)}> 未回应 2 次提醒，已上报其上级 <@${hh.user(CHEN)}>`,
+    );
+  });
+
+  it('passes over a leader who is the requester, for the next one up', async () => {
+    const hh = await harness(ESCALATING);
+    // Chen Hao asks Maria, whose leader is Chen Hao himself: it goes to Zhou Lan instead.
+    const { parent } = await startWith(hh, CHEN, MARIA);
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(dmsTo(hh, ZHOU, 'escalation')).toHaveLength(1);
+    expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(0);
+    expect(threadNotes(hh, parent, `escalated to <@${hh.user(ZHOU)}>`)).toHaveLength(1);
+  });
+
+  it('tells nobody anything when there is nobody above the approver but the requester', async () => {
+    const hh = await harness(ESCALATING);
+    // Zhou Lan asks Chen Hao: Chen's only leader is Zhou Lan, the requester.
+    const { parent } = await startWith(hh, ZHOU, CHEN);
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    const pass = await hh.app.poll(new Date(t0 + 3.3 * HOUR));
+    expect(pass.escalated).toBe(1);
+    expect(escalationDms(hh)).toHaveLength(0);
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(0);
+    // Recorded as done: the chain is not looked up again at every check.
+    const again = await hh.app.poll(new Date(t0 + 4.4 * HOUR));
+    expect(again.escalated).toBe(0);
+  });
+
+  it('never escalates with ESCALATE_AFTER_REMINDERS unset (off by default) or 0', async () => {
+    for (const value of [undefined, '0']) {
+      const env: Record<string, string> = {
+        REMINDER_AFTER_HOURS: '1',
+        REMINDER_INTERVAL_HOURS: '1',
+        ...(value ? { ESCALATE_AFTER_REMINDERS: value } : {}),
+      };
+      const hh = await harness({ env });
+      await hh.startApproval(ALEX);
+      const t0 = Date.now();
+      for (const hours of [1.1, 2.2, 3.3, 4.4, 5.5]) await hh.app.poll(new Date(t0 + hours * HOUR));
+      expect(dmsTo(hh, LIU, 'reminder:3')).toHaveLength(1);
+      expect(escalationDms(hh)).toHaveLength(0);
+      await hh.close();
+    }
+  });
+
+  it('does not escalate an approval decided before its reminders went unanswered', async () => {
+    const hh = await harness(ESCALATING);
+    // Decided before the reminders ran out: nothing.
+    const first = await hh.startApproval(ALEX);
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    hh.sim.decide(first.approval.djbh, 'agree');
+    await hh.app.poll(new Date(t0 + 3.3 * HOUR));
+    expect(escalationDms(hh)).toHaveLength(0);
+  });
+
+  it('drops the leader’s DM, and says nothing in the thread, when the approval is decided before the DM can go out', async () => {
+    const hh = await harness(ESCALATING);
+    const { approval, parent } = await hh.startApproval(ALEX);
+    const priya = hh.user(PRIYA);
+    let slackDown = false;
+    hh.workspace.beforeCall = (method, args) => {
+      if (slackDown && method === 'chat.postMessage' && args.channel === priya)
+        throw new SlackApiError('service_unavailable');
+    };
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    slackDown = true;
+    expect((await hh.app.poll(new Date(t0 + 3.3 * HOUR))).escalated).toBe(1);
+    expect(escalationDms(hh)).toHaveLength(0);
+    hh.sim.decide(approval.djbh, 'agree');
+    slackDown = false;
+    // Past the retry's backoff: the DM is taken up again, finds the approval decided, and drops.
+    const later = await hh.app.deliver(new Date(t0 + 4 * HOUR));
+    expect(later.skipped).toBeGreaterThanOrEqual(1);
+    expect(escalationDms(hh)).toHaveLength(0);
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(0);
+  });
+});
+
+describe('an approver who cannot be reached', () => {
+  it('tells the requester at once, offers Request again to them alone, and never escalates', async () => {
+    const hh = await harness(ESCALATING);
+    const liu = hh.user(LIU);
+    hh.workspace.beforeCall = (method, args) => {
+      if (method === 'chat.postMessage' && args.channel === liu)
+        throw new SlackApiError('channel_not_found');
+    };
+    const { approval, parent } = await hh.startApproval(ALEX);
+    await hh.app.deliver();
+    const [told, ...more] = threadNotes(hh, parent, 'cannot reach the approver');
+    expect(more).toHaveLength(0);
+    expect(told?.text).toContain('You can *Request again* from someone else.');
+    expect(buttons(told?.blocks)).toEqual([{ action: 'request_again' }]);
+    expect(text(told?.blocks)).toContain(`"value":"${approval.djbh}"`);
+    // The request message offers it too, as it does for a rejected request.
+    const card = await waitFor(() => {
+      const m = hh.workspace.messages.find((x) => x.ts === parent.ts);
+      return m && buttons(m.blocks).some((b) => b.action === 'request_again') ? m : undefined;
+    });
+    expect(card).toBeDefined();
+
+    // Someone else pressing it is told so, only them, and nothing opens.
+    const sam = hh.user(SAM);
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      sam,
+      { action_id: 'request_again', value: approval.djbh },
+      { channelId: parent.channel, messageTs: told?.ts ?? '' },
+    );
+    const answer = await waitFor(() => hh.workspace.messages.find((m) => m.ephemeralTo === sam));
+    expect(answer.text).toContain(
+      `Only <@${hh.user(ALEX)}>, who requested it, can request it again.`,
+    );
+    expect(hh.workspace.callsOf('views.open').length).toBe(opens);
+    // The requester gets the form.
+    await hh.slack.blockAction(
+      hh.user(ALEX),
+      { action_id: 'request_again', value: approval.djbh },
+      { channelId: parent.channel, messageTs: told?.ts ?? '' },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+
+    // No reminders to them, so nothing to escalate.
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3, 4.4]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(escalationDms(hh)).toHaveLength(0);
+  });
+
+  it('tells the requester once, with Request again, when the approver is not on Slack at all', async () => {
+    const hh = await harness({ notOnSlack: [MARIA] });
+    const view = await hh.openModal(SAM);
+    await hh.slack.submitView(view.id, { note_input: 'n' });
+    const approval = await waitFor(() => hh.sim.approvals()[0]);
+    const parent = await waitFor(() =>
+      hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+    );
+    await hh.app.deliver();
+    const told = threadNotes(hh, parent, `The approver ${MARIA} is not on Slack`);
+    expect(told).toHaveLength(1);
+    expect(buttons(told[0]?.blocks)).toEqual([{ action: 'request_again' }]);
+  });
+});
