@@ -280,6 +280,20 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     }
   }
 
+  /**
+   * A person's Slack name, escaped, for text that names them without notifying them (a mention
+   * would); their login when Slack no longer knows them. Slack being down is retried as usual.
+   */
+  async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
+    attempt.check();
+    try {
+      return escapeMrkdwn((await call('users.info', () => people.get(chatId))).name);
+    } catch (error) {
+      if (classOf(error) !== 'fallback' && classOf(error) !== 'done') throw error;
+      return escapeMrkdwn(login);
+    }
+  }
+
   /** Edits a message we posted; an edit with nothing left to edit (deleted, locked) is done. */
   async function edit(
     attempt: AttemptClock,
@@ -399,13 +413,12 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           ));
         if (!to || !dm) return NOTHING_POSTED;
         const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        // Named, not mentioned: a mention would notify the leader a second time, beside their DM.
+        const leader = await plainName(attempt, to.chatId, to.login);
         return replyOrDm(
           attempt,
           approval,
-          (t) =>
-            buildTextReply(
-              t.escalationNote(personRef(to.chatId, to.login), approver, a.occurrence ?? 1),
-            ),
+          (t) => buildTextReply(t.escalationNote(leader, approver, a.occurrence ?? 1)),
           a,
         );
       }

@@ -118,9 +118,11 @@ describe('escalation', () => {
 
     const notes = threadNotes(hh, parent, 'escalated');
     expect(notes).toHaveLength(1);
+    // The leader is named, not mentioned: they were told in their DM, once.
     expect(notes[0]?.text).toContain(
-      `<@${hh.user(LIU)}> did not answer 2 reminders, so this was escalated to <@${hh.user(PRIYA)}>, their leader`,
+      `<@${hh.user(LIU)}> did not answer 2 reminders, so this was escalated to Priya Nair, their leader`,
     );
+    expect(notes[0]?.text).not.toContain(`<@${hh.user(PRIYA)}>`);
 
     // Never again, however many passes follow.
     await hh.app.poll(new Date(t0 + 5 * HOUR));
@@ -139,9 +141,8 @@ describe('escalation', () => {
     expect(dm?.text).toContain('未回应 2 次提醒');
     expect(text(dm?.blocks)).toContain('查看申请');
     const [note] = threadNotes(hh, parent, '已上报其上级');
-    expect(note?.text).toContain(
-      `<@${hh.user(MARIA)}> 未回应 2 次提醒，已上报其上级 <@${hh.user(CHEN)}>`,
-    );
+    expect(note?.text).toContain(`<@${hh.user(MARIA)}> 未回应 2 次提醒，已上报其上级 Chen Hao`);
+    expect(note?.text).not.toContain(`<@${hh.user(CHEN)}>`);
   });
 
   it('passes over a leader who is the requester, for the next one up', async () => {
@@ -152,7 +153,7 @@ describe('escalation', () => {
     for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
     expect(dmsTo(hh, ZHOU, 'escalation')).toHaveLength(1);
     expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(0);
-    expect(threadNotes(hh, parent, `escalated to <@${hh.user(ZHOU)}>`)).toHaveLength(1);
+    expect(threadNotes(hh, parent, 'escalated to Zhou Lan, their leader')).toHaveLength(1);
   });
 
   it('tells nobody anything when there is nobody above the approver but the requester', async () => {
@@ -169,6 +170,19 @@ describe('escalation', () => {
     // Recorded as done: the chain is not looked up again at every check.
     const again = await hh.app.poll(new Date(t0 + 4.4 * HOUR));
     expect(again.escalated).toBe(0);
+  });
+
+  it('names the leader in the thread escaped, so that a name cannot mention or notify anyone', async () => {
+    const hh = await harness(ESCALATING);
+    hh.workspace.userByLogin(PRIYA).realName = 'Priya <!here> & <@U0BOSS>';
+    const { parent } = await hh.startApproval(ALEX);
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    const [note] = threadNotes(hh, parent, 'escalated');
+    expect(note?.text).toContain(
+      'escalated to Priya &lt;!here&gt; &amp; &lt;@U0BOSS&gt;, their leader',
+    );
+    expect(note?.text).not.toContain('<!here>');
   });
 
   it('never escalates with ESCALATE_AFTER_REMINDERS unset (off by default) or 0', async () => {
