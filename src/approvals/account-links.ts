@@ -10,7 +10,11 @@ export interface LinkedAccount {
 
 /** Slack user ↔ service login links. The session token used to prove one is never stored. */
 export interface AccountLinks {
-  /** Links, replacing an earlier link of the same Slack user. */
+  /**
+   * Links, replacing an earlier link of the same Slack user. Approvals waiting for that login that
+   * were marked unreachable because nobody on Slack had it are reachable again, in the same
+   * transaction: their approver gets reminders from then on.
+   */
   link(account: LinkedAccount): Promise<void>;
   /** False when there was nothing to remove. */
   unlink(slackUserId: string): Promise<boolean>;

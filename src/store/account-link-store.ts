@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
+import { markApproverReachable } from './approval-store.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
 
 export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
@@ -12,18 +13,22 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
         name: account.name,
         linked_at: account.linkedAt.getTime(),
       };
-      await db
-        .insertInto('linked_accounts')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('slack_user_id').doUpdateSet({
-            team_id: row.team_id,
-            login: row.login,
-            name: row.name,
-            linked_at: row.linked_at,
-          }),
-        )
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('linked_accounts')
+          .values(row)
+          .onConflict((oc) =>
+            oc.column('slack_user_id').doUpdateSet({
+              team_id: row.team_id,
+              login: row.login,
+              name: row.name,
+              linked_at: row.linked_at,
+            }),
+          )
+          .execute();
+        // With the link, the app can now reach an approver it found nobody on Slack for.
+        await markApproverReachable(trx, account.login, account.linkedAt);
+      });
     },
     async unlink(slackUserId) {
       const result = await db

@@ -782,6 +782,40 @@ export async function insertAnnouncement(
     .execute();
 }
 
+/**
+ * A Slack user just linked `login` (`/approve link`): pending approvals waiting for that login
+ * that were marked unreachable while the app found nobody on Slack for it are reachable again, so
+ * their reminders (and escalation) resume; the request message drops its Request again. Only those
+ * that recorded no Slack account for the approver: one recorded (and found deactivated or gone) is
+ * still who the app would message, link or not. The login is matched exactly, as the link is
+ * looked up (AccountLinks.findByLogin): a mark cleared for a link that is never found would only
+ * be set again. Run in the link's own transaction.
+ */
+export async function markApproverReachable(db: Db, login: string, now: Date): Promise<number> {
+  const cleared = await db
+    .updateTable('tracked_approvals')
+    .set({ approver_unreachable_since: null, updated_at: now.getTime() })
+    .where('approver_login', '=', login)
+    .where('approver_slack_id', 'is', null)
+    .where('approver_unreachable_since', 'is not', null)
+    .where('decision', '=', 'pending')
+    .where('tracking', '=', 'active')
+    .returning('djbh')
+    .execute();
+  // Named by when, so that a mark set again later and cleared again edits the message again.
+  for (const { djbh } of cleared)
+    await insertAnnouncement(
+      db,
+      djbh,
+      'parent-update',
+      null,
+      now,
+      null,
+      `approver-linked-${now.getTime()}`,
+    );
+  return cleared.length;
+}
+
 export async function findApproval(db: Db, djbh: string): Promise<TrackedApproval | undefined> {
   const row = await db
     .selectFrom('tracked_approvals')

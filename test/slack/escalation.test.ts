@@ -288,6 +288,58 @@ describe('an approver who cannot be reached', () => {
     expect(escalationDms(hh)).toHaveLength(0);
   });
 
+  it('reminds an approver who was not on Slack once they link their login, and stops offering Request again', async () => {
+    const hh = await harness({
+      ...ESCALATING,
+      notOnSlack: [MARIA],
+      extraSlackUsers: [
+        { login: 'maria.home', name: 'Maria L', email: 'maria@home.example', locale: 'en-US' },
+      ],
+    });
+    const view = await hh.openModal(SAM);
+    await hh.slack.submitView(view.id, { note_input: 'n' });
+    const approval = await waitFor(() => hh.sim.approvals()[0]);
+    expect(approval.approver).toBe(MARIA);
+    const parent = await waitFor(() =>
+      hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+    );
+    await hh.app.deliver();
+    expect(threadNotes(hh, parent, `The approver ${MARIA} is not on Slack`)).toHaveLength(1);
+    const offers = () =>
+      buttons(hh.workspace.messages.find((m) => m.ts === parent.ts)?.blocks).some(
+        (b) => b.action === 'request_again',
+      );
+    await waitFor(offers, 5000, 'Request again on the request message');
+
+    // Maria links her login to the Slack account she has.
+    const home = hh.workspace.userByLogin('maria@home.example').id;
+    await hh.slack.command(home, hh.channel('general'), 'link');
+    const form = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === home && v.view.callback_id === 'link_account',
+      ),
+    );
+    const token = hh.sim.people.find((p) => p.login === MARIA)?.token ?? '';
+    await hh.slack.submitView(form.id, { session_token_input: token });
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(form.id)?.view).includes('Linked as'),
+    );
+    await hh.app.deliver();
+    expect(offers()).toBe(false);
+
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    const reminders = hh.workspace.messages.filter(
+      (m) => m.channel !== parent.channel && kindOf(m).startsWith('reminder:'),
+    );
+    expect(reminders.map(kindOf)).toEqual(['reminder:1', 'reminder:2']);
+    expect(reminders.every((m) => hh.workspace.channels.get(m.channel)?.members.has(home))).toBe(
+      true,
+    );
+    // The requester was told once, and is not told again.
+    expect(threadNotes(hh, parent, 'is not on Slack')).toHaveLength(1);
+  });
+
   it('tells the requester once, with Request again, when the approver is not on Slack at all', async () => {
     const hh = await harness({ notOnSlack: [MARIA] });
     const view = await hh.openModal(SAM);

@@ -818,6 +818,44 @@ for (const database of TEST_DATABASES) {
         ).toEqual([]);
       });
 
+      it('makes an approver nobody on Slack had reachable again when their login is linked, not one whose recorded account is gone', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        // Not on Slack when requested; a recorded account Slack said is deactivated; someone else.
+        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', { approverSlackId: null, approverLogin: 'liu@corp.example' }),
+          T0,
+        );
+        await testDb.handle.db
+          .updateTable('tracked_approvals')
+          .set({ approver_unreachable_since: later(1000).getTime() })
+          .execute();
+        await links.link({
+          slackUserId: 'U0MARIAHOME',
+          teamId: 'T1',
+          login: 'maria.lopez@corp.example',
+          name: 'MARIA',
+          linkedAt: later(5000),
+        });
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          approverUnreachableSince: null,
+        });
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          approverUnreachableSince: later(1000),
+        });
+        expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
+          approverUnreachableSince: later(1000),
+        });
+        // The request message is edited again: it no longer offers Request again.
+        expect(
+          (await store.pendingAnnouncements(100))
+            .filter((a) => a.kind === 'parent-update')
+            .map((a) => a.id),
+        ).toEqual([`AAAAAAAAAAAa:parent-update:approver-linked-${later(5000).getTime()}`]);
+      });
+
       it('links a Slack user to a service login, replaces and removes the link', async () => {
         const links = createAccountLinkStore(testDb.handle.db);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
