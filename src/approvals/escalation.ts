@@ -28,14 +28,22 @@ export interface EscalationTarget {
  * Whether an approval is due for escalation at `now`, by what the app recorded: still pending and
  * followed, its approver reachable, never escalated, and at least `afterReminders` reminders
  * recorded, the last of them at least `answerWithinMs` ago. The store checks again, when it
- * records, that that many reminders were actually delivered (a reminder that posted nothing or
- * failed does not count).
+ * records, that that many reminders were actually delivered to the approver at least
+ * `answerWithinMs` ago (a reminder that posted nothing or failed does not count, and one
+ * delivered late has its full time to be answered).
+ *
+ * `reportedApprover` is the approver the service names now (older services name none). When it is
+ * someone else than the approver the approval was requested from (the service's administrators
+ * gave it to another person), it is not due: the reminders went to the approver it was requested
+ * from, so the one who holds it now left none unanswered, and their leader would be told something
+ * untrue.
  */
 export function escalationDue(
   approval: Pick<
     TrackedApproval,
     | 'decision'
     | 'tracking'
+    | 'approverLogin'
     | 'approverUnreachableSince'
     | 'escalatedAt'
     | 'remindersSent'
@@ -43,15 +51,22 @@ export function escalationDue(
   >,
   now: Date,
   options: EscalationOptions,
+  reportedApprover?: string,
 ): boolean {
   if (options.afterReminders <= 0) return false;
   if (approval.escalatedAt !== null) return false;
   if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
   // Unreachable approvers get no reminders; their requester was told and offered Request again.
   if (approval.approverUnreachableSince !== null) return false;
+  if (reportedApprover && !sameLogin(reportedApprover, approval.approverLogin)) return false;
   if (approval.remindersSent < options.afterReminders || approval.lastRemindedAt === null)
     return false;
   return now.getTime() - approval.lastRemindedAt.getTime() >= options.answerWithinMs;
+}
+
+/** Logins are e-mail addresses: the service may spell one in another case than it was typed. */
+function sameLogin(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
 }
 
 export interface EscalationDeps {

@@ -232,7 +232,7 @@ export async function pollOnce(
       options.escalation &&
       status.decision === 'pending' &&
       !status.unknown &&
-      escalationDue(approval, now, options.escalation)
+      escalationDue(approval, now, options.escalation, status.approver)
     )
       await escalate(approval, options.escalation);
     await deps.store.recordCheck(

@@ -7,6 +7,7 @@ const HOUR = 3_600_000;
 const at = (hours: number) => new Date(T0.getTime() + hours * HOUR);
 
 const pending = {
+  approverLogin: 'liu.yang@corp.example',
   decision: 'pending' as const,
   tracking: 'active' as const,
   approverUnreachableSince: null,
@@ -33,6 +34,15 @@ describe('escalationDue', () => {
     expect(escalationDue({ ...pending, approverUnreachableSince: at(1) }, now, options)).toBe(
       false,
     );
+  });
+
+  it('is not due while the service names another approver than the one it was requested from', () => {
+    const now = at(100);
+    // Given to Maria by the service's administrators: Liu's reminders say nothing about her.
+    expect(escalationDue(pending, now, options, 'maria.lopez@corp.example')).toBe(false);
+    // The same person, however the service spells the login; or a service that names nobody.
+    expect(escalationDue(pending, now, options, 'Liu.Yang@Corp.Example')).toBe(true);
+    expect(escalationDue(pending, now, options, undefined)).toBe(true);
   });
 });
 

@@ -185,6 +185,27 @@ describe('escalation', () => {
     expect(note?.text).not.toContain('<!here>');
   });
 
+  it('does not escalate on the first approver’s behalf while the service names someone else, and does once it names them again', async () => {
+    const hh = await harness(ESCALATING);
+    const { approval, parent } = await hh.startApproval(ALEX);
+    expect(approval.approver).toBe(LIU);
+    // The service's administrators give it to Maria: Liu's reminders say nothing about her.
+    hh.sim.reassign(approval.djbh, MARIA);
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3, 4.4]) {
+      const pass = await hh.app.poll(new Date(t0 + hours * HOUR));
+      expect(pass.escalated).toBe(0);
+    }
+    expect(dmsTo(hh, LIU, 'reminder:2')).toHaveLength(1);
+    expect(escalationDms(hh)).toHaveLength(0);
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(0);
+    // Given back to Liu: his reminders went unanswered, and his leader hears of it.
+    hh.sim.reassign(approval.djbh, LIU);
+    expect((await hh.app.poll(new Date(t0 + 5.5 * HOUR))).escalated).toBe(1);
+    expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(1);
+    expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(0);
+  });
+
   it('never escalates with ESCALATE_AFTER_REMINDERS unset (off by default) or 0', async () => {
     for (const value of [undefined, '0']) {
       const env: Record<string, string> = {
