@@ -176,19 +176,27 @@ export interface ApprovalStore {
     claim?: string | null,
   ): Promise<boolean>;
   /**
+   * How many of an approval's reminders went unanswered at `now`: posted to the approver (not
+   * merely recorded: one still queued, dropped, failed or posted to nobody was never seen) by an
+   * attempt that started at least `answerWithinMs` before `now`, so that a reminder delivered late
+   * still has its full time to be answered. What recordEscalation counts; cheap to ask first.
+   */
+  unansweredReminders(djbh: string, at: { now: Date; answerWithinMs: number }): Promise<number>;
+  /**
    * Records that an approval was escalated, with its two announcements (the DM to `to` and the
-   * note in the thread, their occurrence the number of `reminders`), in one transaction; `to` null records that nobody could be told (no
+   * note in the thread), in one transaction; `to` null records that nobody could be told (no
    * announcement). Only once per approval, and only while it is pending, followed, its approver
-   * reachable, and at least `afterReminders` of its reminders were delivered (posted to the
-   * approver): false, and nothing written, otherwise or when the claim is lost.
+   * reachable, and at least `afterReminders` of its reminders went unanswered (unansweredReminders
+   * with `answerWithinMs`): false, and nothing written, otherwise or when the claim is lost. The
+   * announcements' occurrence is that count, the one the decision was made on: what the messages
+   * say went unanswered.
    */
   recordEscalation(
     djbh: string,
     escalation: {
       to: { login: string; chatId: string } | null;
       afterReminders: number;
-      /** Reminders recorded when it was found due: what the messages say went unanswered. */
-      reminders: number;
+      answerWithinMs: number;
       now: Date;
     },
     claim?: string | null,

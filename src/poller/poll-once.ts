@@ -269,8 +269,7 @@ export async function pollOnce(
       {
         to: to ?? null,
         afterReminders: escalation.afterReminders,
-        // As claimed, before any reminder this pass recorded: those had no time to be answered.
-        reminders: approval.remindersSent,
+        answerWithinMs: escalation.answerWithinMs,
         now,
       },
       approval.checkClaim,

@@ -401,8 +401,15 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       });
     },
 
-    async recordEscalation(djbh, { to, afterReminders, reminders, now }, claim) {
+    unansweredReminders: (djbh, { now, answerWithinMs }) =>
+      unansweredReminders(db, djbh, now, answerWithinMs),
+
+    async recordEscalation(djbh, { to, afterReminders, answerWithinMs, now }, claim) {
       return db.transaction().execute(async (trx) => {
+        // Counted first, in the transaction, and then said in the messages: the count only grows
+        // (a delivered reminder stays delivered), so the one read here is what the decision used.
+        const unanswered = await unansweredReminders(trx, djbh, now, answerWithinMs);
+        if (unanswered < afterReminders) return false;
         const result = await trx
           .updateTable('tracked_approvals')
           .set({
@@ -417,19 +424,12 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
           .where('decision', '=', 'pending')
           .where('tracking', '=', 'active')
           .where('approver_unreachable_since', 'is', null)
-          // Reminders actually posted to the approver, not merely recorded: one still queued,
-          // dropped, failed or posted to nobody was not left unanswered.
-          .where(
-            sql<SqlBool>`(select count(*) from announcements r
-              where r.djbh = ${djbh} and r.kind = ${'reminder' satisfies AnnouncementKind}
-                and r.state = 'sent' and r.sent_ts is not null and r.sent_ts <> '') >= ${afterReminders}`,
-          )
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) return false;
         if (to) {
-          await insertAnnouncement(trx, djbh, 'escalation', null, now, reminders);
-          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, reminders);
+          await insertAnnouncement(trx, djbh, 'escalation', null, now, unanswered);
+          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, unanswered);
         }
         return true;
       });
@@ -445,6 +445,32 @@ export function createApprovalStore(db: Db, dialect: DialectName): ApprovalStore
       ),
     requestedBy: (login, limit) => page(db, limit, (eb) => eb('requester_login', '=', login)),
   };
+}
+
+/**
+ * Reminders posted to the approver (not merely recorded: one still queued, dropped, failed or
+ * posted to nobody was not left unanswered) by an attempt that started `answerWithinMs` or more
+ * before `now`. The attempt's start, not the reminder's recording: a reminder delivered hours late
+ * still gets its full time to be answered. Both on the app's clock, as everything escalation
+ * measures (the poll pass's `now`).
+ */
+async function unansweredReminders(
+  db: Db,
+  djbh: string,
+  now: Date,
+  answerWithinMs: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('announcements')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('djbh', '=', djbh)
+    .where('kind', '=', 'reminder' satisfies AnnouncementKind)
+    .where('state', '=', 'sent')
+    .where('sent_ts', 'is not', null)
+    .where('sent_ts', '<>', '')
+    .where('attempted_at', '<=', now.getTime() - wholeMs(answerWithinMs))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** A duration as the whole, non-negative milliseconds both dialects bind as an integer. */

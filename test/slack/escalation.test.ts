@@ -206,6 +206,57 @@ describe('escalation', () => {
     expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(0);
   });
 
+  it('gives a reminder delivered late its full interval to be answered before escalating', async () => {
+    const hh = await harness({ ...ESCALATING, env: { ...ESCALATING.env, REMINDER_MAX: '2' } });
+    await hh.startApproval(ALEX);
+    const liu = hh.user(LIU);
+    let down = false;
+    hh.workspace.beforeCall = (method, args) => {
+      if (down && method === 'chat.postMessage' && args.channel === liu)
+        throw new SlackApiError('service_unavailable');
+    };
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    down = true;
+    // Reminder 2 is recorded, but Slack will not take it until five hours in.
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    expect((await hh.app.poll(new Date(t0 + 3.3 * HOUR))).escalated).toBe(0);
+    down = false;
+    await hh.app.deliver(new Date(t0 + 5 * HOUR));
+    expect(dmsTo(hh, LIU, 'reminder:2')).toHaveLength(1);
+    // Three minutes after Liu got it: not unanswered yet.
+    expect((await hh.app.poll(new Date(t0 + 5.05 * HOUR))).escalated).toBe(0);
+    expect(escalationDms(hh)).toHaveLength(0);
+    // A full hour after it reached him.
+    expect((await hh.app.poll(new Date(t0 + 6.1 * HOUR))).escalated).toBe(1);
+    expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(1);
+  });
+
+  it('tells the leader how many reminders reached the approver unanswered, not how many were recorded', async () => {
+    const hh = await harness(ESCALATING);
+    const { parent } = await hh.startApproval(ALEX);
+    const liu = hh.user(LIU);
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    // Reminder 3 cannot reach Liu, and the department lookup fails the first time it is due.
+    hh.workspace.beforeCall = (method, args) => {
+      if (method === 'chat.postMessage' && args.channel === liu)
+        throw new SlackApiError('service_unavailable');
+    };
+    hh.sim.setFaults('department', { outage: true });
+    expect((await hh.app.poll(new Date(t0 + 3.3 * HOUR))).escalated).toBe(0);
+    hh.sim.clearFaults();
+    expect((await hh.app.poll(new Date(t0 + 4.4 * HOUR))).escalated).toBe(1);
+    const [dm] = dmsTo(hh, PRIYA, 'escalation');
+    expect(dm?.text).toContain('has not answered 2 reminders');
+    // The thread's note queues behind reminder 3's note; once that reached Liu, it says 2 as well.
+    hh.workspace.beforeCall = undefined;
+    await hh.app.deliver(new Date(t0 + 8 * HOUR));
+    expect(dmsTo(hh, LIU, 'reminder:3')).toHaveLength(1);
+    expect(threadNotes(hh, parent, 'did not answer 2 reminders')).toHaveLength(1);
+  });
+
   it('never escalates with ESCALATE_AFTER_REMINDERS unset (off by default) or 0', async () => {
     for (const value of [undefined, '0']) {
       const env: Record<string, string> = {

@@ -874,7 +874,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
             chatId: world.workspace.userByLogin('chen@corp.example').id,
           },
           afterReminders: 0,
-          reminders: Math.max(1, s.reminders),
+          answerWithinMs: 0,
           now: now(),
         });
         break;

@@ -704,7 +704,7 @@ for (const database of TEST_DATABASES) {
           store.recordEscalation('AAAAAAAAAAAa', {
             to: LEADER,
             afterReminders: 2,
-            reminders: 2,
+            answerWithinMs: 0,
             now: at,
           });
         await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
@@ -757,7 +757,7 @@ for (const database of TEST_DATABASES) {
           await store.recordEscalation('AAAAAAAAAAAa', {
             to: LEADER,
             afterReminders: 1,
-            reminders: 1,
+            answerWithinMs: 0,
             now: later(2000),
           }),
         ).toBe(false);
@@ -782,7 +782,7 @@ for (const database of TEST_DATABASES) {
             await store.recordEscalation(djbh, {
               to: LEADER,
               afterReminders: 1,
-              reminders: 1,
+              answerWithinMs: 0,
               now: later(2000),
             }),
           ).toBe(false);
@@ -797,7 +797,7 @@ for (const database of TEST_DATABASES) {
         const [mine] = await store.claimDue(later(2000), 10, 60_000);
         await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
         const [theirs] = await store.claimDue(later(3000), 10, 60_000);
-        const escalation = { to: LEADER, afterReminders: 1, reminders: 1, now: later(4000) };
+        const escalation = { to: LEADER, afterReminders: 1, answerWithinMs: 0, now: later(4000) };
         expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.checkClaim)).toBe(
           false,
         );
@@ -816,6 +816,44 @@ for (const database of TEST_DATABASES) {
         expect(
           (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
         ).toEqual([]);
+      });
+
+      it('counts a reminder as unanswered a full interval after the attempt that delivered it, however late, and says the count it escalated on', async () => {
+        const HOUR = 3_600_000;
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const unanswered = (at: Date) =>
+          store.unansweredReminders('AAAAAAAAAAAa', { now: at, answerWithinMs: HOUR });
+        const escalate = (at: Date) =>
+          store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 2,
+            answerWithinMs: HOUR,
+            now: at,
+          });
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        // Reminder 2 recorded at once, but Slack took three hours to take it.
+        await store.recordReminder('AAAAAAAAAAAa', 2, later(2000));
+        const second = await pending('reminder');
+        const claim = await store.claimAnnouncement(second, later(3 * HOUR), 30_000);
+        await store.markAnnouncementSent(
+          claim ?? NO_CLAIM,
+          { channel: 'D0MARIA', ts: '1700000002.0001' },
+          later(3 * HOUR),
+        );
+        // Reminder 3 recorded, not delivered yet: not unanswered, and not said to be.
+        await store.recordReminder('AAAAAAAAAAAa', 3, later(3 * HOUR + 1000));
+        // Half an hour after reminder 2 reached the approver: it has not had its hour yet.
+        expect(await unanswered(later(3.5 * HOUR))).toBe(1);
+        expect(await escalate(later(3.5 * HOUR))).toBe(false);
+        expect(await unanswered(later(4 * HOUR))).toBe(2);
+        expect(await escalate(later(4 * HOUR))).toBe(true);
+        const escalation = (await store.pendingAnnouncements(100)).filter((a) =>
+          a.kind.startsWith('escalation'),
+        );
+        expect(escalation.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:escalation-note:2',
+          'AAAAAAAAAAAa:escalation:2',
+        ]);
       });
 
       it('makes an approver nobody on Slack had reachable again when their login is linked, not one whose recorded account is gone', async () => {
