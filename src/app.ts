@@ -311,7 +311,7 @@ async function serve(
     service,
     logger,
     announce: dispatcher.wake,
-    escalationTarget: (approval: TrackedApproval) =>
+    escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
       escalationTarget(
         {
           service,
@@ -319,6 +319,7 @@ async function serve(
           awayOf: async (chatId) => awayOf((await backgroundPeople.get(chatId)).presence, now()),
         },
         approval,
+        signal,
       ),
   };
   const pollOptions = {

@@ -87,7 +87,8 @@ const MAX_LEVELS = 4;
  * requester who is the approver's leader is passed over for their own leader. Undefined when there
  * is nobody (the top of the chain was reached, or everyone above is away or not on the chat): then
  * nobody is told anything. Rejects when the service or the chat cannot answer now, so that it is
- * asked again at the next check.
+ * asked again at the next check, and with `signal`'s reason once it is aborted: no lookup starts
+ * after that (the poll pass's claim on the approval is running out).
  */
 export async function escalationTarget(
   deps: EscalationDeps,
@@ -95,6 +96,7 @@ export async function escalationTarget(
     TrackedApproval,
     'approverLogin' | 'approverSlackId' | 'requesterLogin' | 'requesterSlackId'
   >,
+  signal?: AbortSignal,
 ): Promise<EscalationTarget | undefined> {
   const key = (login: string) => login.toLowerCase();
   const requester = key(approval.requesterLogin);
@@ -103,6 +105,7 @@ export async function escalationTarget(
   const seen = new Set([key(approval.approverLogin)]);
   let current = approval.approverLogin;
   for (let level = 0; level < MAX_LEVELS; level++) {
+    signal?.throwIfAborted();
     const above = leadersOf(await deps.service.getDepartment(current), current).filter(
       (login) => !seen.has(key(login)),
     );
@@ -111,8 +114,10 @@ export async function escalationTarget(
       seen.add(key(leader));
       // The requester is a step of the chain, never its end: the walk goes on above them.
       if (key(leader) === requester) continue;
+      signal?.throwIfAborted();
       const chatId = await deps.findChatUser(leader);
       if (!chatId || parties.has(chatId)) continue;
+      signal?.throwIfAborted();
       if (await isAway(deps, chatId)) continue;
       return { login: leader, chatId };
     }

@@ -40,7 +40,10 @@ export interface PollDeps {
    * Whom to escalate an approval to (escalation.ts's escalationTarget, with the chat's lookups);
    * needed only with `options.escalation`.
    */
-  escalationTarget?: (approval: TrackedApproval) => Promise<EscalationTarget | undefined>;
+  escalationTarget?: (
+    approval: TrackedApproval,
+    signal?: AbortSignal,
+  ) => Promise<EscalationTarget | undefined>;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -68,6 +71,9 @@ export interface PollCounts {
 // costs a few requests, not one per open approval, and nothing is posted to any thread.
 const OUTAGE_THRESHOLD = 3;
 const DAY_MS = 86_400_000;
+// Of a claim's lease, what the escalation's lookups leave for recording the escalation and the
+// check: two writes.
+const RECORD_WITHIN_MS = 1000;
 
 /**
  * One poll pass at `now`: keeps claiming approvals that are due (a few times `concurrency` at a
@@ -169,13 +175,14 @@ export async function pollOnce(
     }
     unavailableInARow = 0;
     counts.checked++;
-    await record(approval, status);
+    await record(approval, status, claimedAt);
   }
 
   /** What a successful check means; the give-up comes after it, so a last-minute decision counts. */
   async function record(
     approval: TrackedApproval,
     status: Awaited<ReturnType<PollDeps['service']['getStatus']>>,
+    claimedAt: number,
   ): Promise<void> {
     const age = now.getTime() - approval.createdAt.getTime();
     if (status.decision !== approval.decision) {
@@ -234,7 +241,7 @@ export async function pollOnce(
       !status.unknown &&
       escalationDue(approval, now, options.escalation, status.approver)
     )
-      await escalate(approval, options.escalation);
+      await escalate(approval, options.escalation, claimedAt);
     await deps.store.recordCheck(
       approval.djbh,
       {
@@ -252,11 +259,36 @@ export async function pollOnce(
    * the next check; nothing is recorded meanwhile. Recording is conditional (see the store), so a
    * replica or a retried pass that gets here too records nothing more.
    */
-  async function escalate(approval: TrackedApproval, escalation: EscalationOptions): Promise<void> {
+  async function escalate(
+    approval: TrackedApproval,
+    escalation: EscalationOptions,
+    claimedAt: number,
+  ): Promise<void> {
     if (!deps.escalationTarget) return;
+    // Due by what was recorded, but the store counts only reminders delivered a full interval ago
+    // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
+    // store would refuse costs one query per check, not a walk up the chain.
+    const unanswered = await deps.store.unansweredReminders(approval.djbh, {
+      now,
+      answerWithinMs: escalation.answerWithinMs,
+    });
+    if (unanswered < escalation.afterReminders) return;
+    // The lookups (several of the service's and Slack's) end before the claim does, with time
+    // left to record: past the lease another pass may hold the approval and look up the same.
+    const timeLeft = claimedAt + options.leaseMs - RECORD_WITHIN_MS - performance.now();
+    if (timeLeft <= 0) {
+      deps.logger.info(
+        { djbh: approval.djbh },
+        'no time left in this check to look up whom to escalate to; will try again at the next check',
+      );
+      return;
+    }
     let to: EscalationTarget | undefined;
     try {
-      to = await deps.escalationTarget(approval);
+      to = await withinTime(
+        (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
+        timeLeft,
+      );
     } catch (error) {
       deps.logger.warn(
         { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
@@ -292,4 +324,25 @@ export async function pollOnce(
   });
   await Promise.all(workers);
   return counts;
+}
+
+/**
+ * `work`, given up after `ms`: rejects then, and aborts the signal `work` was given, so that it
+ * starts nothing more (a call already under way ends on its own timeout, and its answer is unused).
+ */
+async function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const reason = new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`);
+      controller.abort(reason);
+      reject(reason);
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -266,4 +266,79 @@ describe('pollOnce', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(await store.claimDue(now, 10, 300)).toHaveLength(3);
   });
+
+  describe('escalation', () => {
+    const MINUTE = 60_000;
+    const escalating = {
+      ...options,
+      escalation: { afterReminders: 2, answerWithinMs: MINUTE },
+    };
+    const LEADER = { login: 'chen.hao@corp.example', chatId: 'U0CHEN' };
+
+    /** Records reminders 1 and 2 at `at`; delivers them to the approver when `deliver`. */
+    async function remind(djbh: string, at: Date, deliver: boolean) {
+      for (const n of [1, 2]) {
+        await store.recordReminder(djbh, n, at);
+        if (!deliver) continue;
+        const dm = (await store.pendingAnnouncements(100)).find(
+          (a) => a.id === `${djbh}:reminder:${n}`,
+        );
+        const claim = dm && (await store.claimAnnouncement(dm, at, 30_000));
+        if (!claim) throw new Error(`could not claim reminder ${n}`);
+        await store.markAnnouncementSent(claim, { channel: 'D2', ts: `1.${n}` }, at);
+      }
+    }
+
+    it('looks up nobody while the store would refuse the escalation (its reminders never reached the approver)', async () => {
+      const t0 = new Date(Date.now() - 10 * MINUTE);
+      const [djbh = ''] = await open(1, t0);
+      await remind(djbh, t0, false);
+      let lookups = 0;
+      const escalationTarget = async () => {
+        lookups++;
+        return LEADER;
+      };
+      const deps = { store, service, logger: quiet, escalationTarget };
+      for (const minutes of [3, 4, 5]) {
+        const counts = await pollOnce(deps, escalating, new Date(t0.getTime() + minutes * MINUTE));
+        expect(counts).toMatchObject({ checked: 1, escalated: 0 });
+      }
+      // Due by what was recorded at every check, but the chain was never walked.
+      expect(lookups).toBe(0);
+    });
+
+    it('gives up the lookups before the claim runs out, records nothing, and escalates at a later check', async () => {
+      const t0 = new Date(Date.now() - 10 * MINUTE);
+      const [djbh = ''] = await open(1, t0);
+      await remind(djbh, t0, true);
+      let aborted: unknown;
+      const hanging = (_approval: unknown, signal?: AbortSignal) =>
+        new Promise<typeof LEADER>((resolve) => {
+          signal?.addEventListener('abort', () => {
+            aborted = signal.reason;
+          });
+          setTimeout(() => resolve(LEADER), 10_000).unref();
+        });
+      // A claim of 1.6 s: the lookups get what is left of it once recording is set aside.
+      const short = { ...escalating, passBudgetMs: 500, leaseMs: 1600 };
+      const started = performance.now();
+      const counts = await pollOnce(
+        { store, service, logger: quiet, escalationTarget: hanging },
+        short,
+        new Date(t0.getTime() + 3 * MINUTE),
+      );
+      expect(performance.now() - started).toBeLessThan(1600);
+      expect(counts).toMatchObject({ checked: 1, escalated: 0 });
+      expect(String(aborted)).toContain('Escalation lookups timed out');
+      expect((await store.getApproval(djbh))?.escalatedAt).toBeNull();
+
+      const again = await pollOnce(
+        { store, service, logger: quiet, escalationTarget: async () => LEADER },
+        short,
+        new Date(t0.getTime() + 4 * MINUTE),
+      );
+      expect(again.escalated).toBe(1);
+      expect((await store.getApproval(djbh))?.escalatedTo).toEqual(LEADER);
+    });
+  });
 });
