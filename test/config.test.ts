@@ -365,6 +365,29 @@ describe('the documented settings', () => {
       expect(readme, `README.md: ${name}`).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
     }
   });
+
+  it('keeps each mode’s reminder and escalation defaults when .env.example is copied as it is', () => {
+    const copied = Object.fromEntries(
+      Object.entries(withEnvFile({}, read('.env.example'))).filter(([name]) =>
+        /^(REMINDER_|ESCALATE_)/.test(name),
+      ),
+    );
+    expect(Object.keys(copied).sort()).toEqual([
+      'ESCALATE_AFTER_REMINDERS',
+      'REMINDER_AFTER_HOURS',
+      'REMINDER_INTERVAL_HOURS',
+      'REMINDER_MAX',
+    ]);
+    // The sandbox still reminds every minute and escalates after two, so it can be watched.
+    expect(loadConfig({ APP_MODE: 'sandbox', ...copied })).toMatchObject({
+      reminders: { afterMs: 60_000, intervalMs: 60_000, max: 3 },
+      escalateAfterReminders: 2,
+    });
+    expect(loadConfig({ ...slackHttp, ...copied })).toMatchObject({
+      reminders: { afterMs: 86_400_000, intervalMs: 86_400_000, max: 3 },
+      escalateAfterReminders: 0,
+    });
+  });
 });
 
 describe('withEnvFile', () => {
