@@ -390,6 +390,17 @@ describe('the documented settings', () => {
   });
 });
 
+describe('.env.example copied as it is', () => {
+  it('changes no setting of either mode: each value it sets is the default', () => {
+    const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+    const copied = withEnvFile({}, example);
+    expect(loadConfig({ ...copied, APP_MODE: 'sandbox' })).toEqual(
+      loadConfig({ APP_MODE: 'sandbox' }),
+    );
+    expect(loadConfig({ ...copied, ...slackHttp })).toEqual(loadConfig(slackHttp));
+  });
+});
+
 describe('withEnvFile', () => {
   it('reads a .env file under the real environment, which wins', () => {
     const env = withEnvFile(
