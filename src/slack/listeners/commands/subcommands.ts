@@ -183,7 +183,7 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
   const preparing = prepare();
   const early = await Promise.race([
     preparing,
-    new Promise<undefined>((r) => setTimeout(r, TEMPLATES_CHECK_WAIT_MS)),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), TEMPLATES_CHECK_WAIT_MS)),
   ]);
   if (early?.refusal) return reply(args, buildTextMessage(early.refusal));
   const t = early?.t ?? messagesFor(deps.people.cached(userId)?.locale);
