@@ -2,11 +2,7 @@ import type { TextChange } from '../approvals/acceptable-text.ts';
 import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
-import type {
-  TemplateChange,
-  TemplateField,
-  TemplateProblem,
-} from '../approvals/request-templates.ts';
+import type { TemplateChange, TemplateProblem } from '../approvals/request-templates.ts';
 
 /**
  * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
@@ -159,7 +155,7 @@ const en = {
   templateApproverLabel: 'Default approver',
   templateApproverHint:
     'Leave it empty to keep the approver the form suggests (the requester’s nearest leader).',
-  templateProblem: (field: TemplateField, p: TemplateProblem) =>
+  templateProblem: (p: TemplateProblem) =>
     p.code === 'required'
       ? 'Please give it a name.'
       : p.code === 'too-long'
@@ -168,9 +164,7 @@ const en = {
           ? 'This channel already has a template of that name.'
           : p.code === 'too-many'
             ? `This channel has ${p.limit} templates, the most it may have: remove one first.`
-            : field === 'name'
-              ? 'This template was removed meanwhile; close this and add it again.'
-              : '',
+            : 'This template was removed meanwhile; close this and add it again.',
   templatesInDm:
     'Templates belong to a channel. Run `/approve templates` in the channel whose templates you want to see or change.',
   templatesAppNotIn: (channel: string) =>
@@ -450,7 +444,7 @@ const zh: Messages = {
   templateSkeletonHint: '说明为空时以此开头，例如每行一个需要回答的问题。最多 2000 个字符。',
   templateApproverLabel: '默认审批人',
   templateApproverHint: '留空则沿用表单建议的审批人（申请人的直属领导）。',
-  templateProblem: (field, p) =>
+  templateProblem: (p) =>
     p.code === 'required'
       ? '请填写名称。'
       : p.code === 'too-long'
@@ -459,9 +453,7 @@ const zh: Messages = {
           ? '本频道已有同名模板。'
           : p.code === 'too-many'
             ? `本频道已有 ${p.limit} 个模板，已达上限：请先删除一个。`
-            : field === 'name'
-              ? '该模板已被删除；请关闭后重新添加。'
-              : '',
+            : '该模板已被删除；请关闭后重新添加。',
   templatesInDm: '模板属于频道。请在要查看或修改模板的频道中输入 `/approve templates`。',
   templatesAppNotIn: (channel) =>
     `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,

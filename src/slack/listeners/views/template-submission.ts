@@ -32,7 +32,7 @@ const fieldErrors = (
   Object.fromEntries(
     Object.entries(problems).map(([field, problem]) => [
       FIELD_BLOCKS[field as TemplateField],
-      t.templateProblem(field as TemplateField, problem),
+      t.templateProblem(problem),
     ]),
   );
 
