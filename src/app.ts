@@ -12,6 +12,7 @@ import {
 import type { ApprovalService } from './approvals/approval-types.ts';
 import { awayOf } from './approvals/away-rule.ts';
 import { escalationTarget } from './approvals/escalation.ts';
+import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
 import { announcementId, type TrackedApproval } from './approvals/tracked-approval.ts';
 import type { Config } from './config.ts';
@@ -47,6 +48,7 @@ import { createMetricsSource } from './store/metrics-source.ts';
 import { createRetentionStore } from './store/retention-store.ts';
 import { createStepConfirmationStore } from './store/step-confirmation-store.ts';
 import { createSubmissionGuard } from './store/submission-guard-store.ts';
+import { createTemplateStore } from './store/template-store.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
 const DELIVERY_IDLE_MS = 1000;
@@ -61,6 +63,11 @@ export interface ApplicationOverrides {
   now?: () => Date;
   /** Replaces the HTTP client of the approval service. */
   service?: ApprovalService;
+  /**
+   * Runs once the database is migrated and before anything is served: the sandbox puts its
+   * example templates in here.
+   */
+  seed?: (stores: { templates: TemplateStore }) => Promise<void>;
 }
 
 export interface Application {
@@ -127,6 +134,7 @@ export async function startApplication(
       'the database was migrated by a newer release (a rollback?); running on it unchanged',
     );
   const store = createApprovalStore(database.db, database.dialect);
+  const templates = createTemplateStore(database.db, database.dialect);
   let lastServiceOk: number | undefined;
   const serviceState = serviceStateLog(logger);
   const metrics = createMetrics(
@@ -155,12 +163,14 @@ export async function startApplication(
   );
 
   try {
+    await overrides.seed?.({ templates });
     await probeService(service, logger);
     return await serve(config, {
       logger,
       now,
       database,
       store,
+      templates,
       service,
       metrics,
       lastServiceOk: () => lastServiceOk,
@@ -179,12 +189,13 @@ async function serve(
     now: () => Date;
     database: DatabaseHandle;
     store: ReturnType<typeof createApprovalStore>;
+    templates: TemplateStore;
     service: ApprovalService;
     metrics: Metrics;
     lastServiceOk: () => number | undefined;
   },
 ): Promise<Application> {
-  const { logger, now, database, store, service, metrics } = parts;
+  const { logger, now, database, store, templates, service, metrics } = parts;
   const botToken = config.slack.botToken ?? '';
   let phase: Phase = 'starting';
   // Once stopping, an approval is started only while the grace left covers the call to the
@@ -295,6 +306,7 @@ async function serve(
     people,
     identities,
     links,
+    templates,
     home,
     access,
     confirmations,

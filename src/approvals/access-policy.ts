@@ -10,16 +10,20 @@ import type { TrackedApproval } from './tracked-approval.ts';
 export type Role = 'requester' | 'approver' | 'conversation-member';
 
 /** What a person may want to do with an approval, and which parts allow it. */
-export const WHO_MAY: Readonly<Record<'see' | 'confirm-start' | 'request-again', readonly Role[]>> =
-  {
-    // The requester and the approver, and whoever can read the message it was posted in: the
-    // channel's members, or, for a request only ever posted in a DM, nobody else.
-    see: ['requester', 'approver', 'conversation-member'],
-    // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
-    'confirm-start': ['requester'],
-    // "Request again" starts a new approval in the old one's requester's name: theirs alone.
-    'request-again': ['requester'],
-  };
+export const WHO_MAY: Readonly<
+  Record<'see' | 'confirm-start' | 'request-again' | 'manage-templates', readonly Role[]>
+> = {
+  // The requester and the approver, and whoever can read the message it was posted in: the
+  // channel's members, or, for a request only ever posted in a DM, nobody else.
+  see: ['requester', 'approver', 'conversation-member'],
+  // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
+  'confirm-start': ['requester'],
+  // "Request again" starts a new approval in the old one's requester's name: theirs alone.
+  'request-again': ['requester'],
+  // A channel's request templates (request-templates.ts): whoever is in that channel, as its
+  // parties say (see channelParties); templates belong to the channel, not to a person.
+  'manage-templates': ['conversation-member'],
+};
 
 /** The facts about an approval the rules read. Null where the approval has no such party yet. */
 export interface ApprovalParties {
@@ -85,6 +89,44 @@ export function partiesFromService(approverLogin: string | undefined): ApprovalP
     approverLogin: approverLogin ?? null,
     postedIn: null,
   };
+}
+
+/**
+ * The parties of something that belongs to a conversation rather than to an approval (its request
+ * templates): nobody is its requester or approver; its readers are the conversation's members.
+ */
+export function channelParties(conversationId: string): ApprovalParties {
+  return {
+    requesterChatId: null,
+    requesterLogin: null,
+    approverChatId: null,
+    approverLogin: null,
+    postedIn: conversationId,
+  };
+}
+
+/** Why templates cannot be managed (or used) somewhere, or that they can. */
+export type TemplatePlaceVerdict = Verdict | 'not-a-channel' | 'app-not-in-channel';
+
+/**
+ * Whether `asker` may manage the request templates of a conversation: only in a channel (a DM
+ * has nobody to share them with), only where the app is too (it could not post the requests
+ * there), and only as one of its members (WHO_MAY['manage-templates']). Never throws.
+ */
+export async function mayManageTemplates(
+  place: { conversationId: string; direct: boolean; appChatId: string | undefined },
+  asker: Asker,
+  membership: ConversationMembership,
+): Promise<TemplatePlaceVerdict> {
+  if (place.direct) return 'not-a-channel';
+  if (place.appChatId) {
+    const appIn = await membership
+      .isMember(place.conversationId, place.appChatId)
+      .catch(() => undefined);
+    if (appIn === undefined) return 'unsure';
+    if (!appIn) return 'app-not-in-channel';
+  }
+  return decide('manage-templates', channelParties(place.conversationId), asker, membership);
 }
 
 /**

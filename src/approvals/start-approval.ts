@@ -14,6 +14,8 @@ export interface StartRequest {
   functionExecutionId?: string | null;
   /** The approval this is a request again of ("Request again"). */
   againOf?: { djbh: string; link: string | null } | null;
+  /** The name of the channel template the request was made from. */
+  templateName?: string | null;
   requesterSlackId: string;
   approverSlackId: string | null;
   locale: string;
@@ -75,6 +77,7 @@ export async function startTrackedApproval(
         ...(request.againOf
           ? { againOf: request.againOf.djbh, againOfLink: request.againOf.link }
           : {}),
+        ...(request.templateName ? { templateName: request.templateName } : {}),
         requesterSlackId: request.requesterSlackId,
         requesterLogin: request.input.requester,
         approverLogin: request.input.approver,

@@ -43,6 +43,8 @@ export interface TrackedApproval {
   againOf?: string | null;
   /** The permalink of that approval's request message, when Slack gave one. */
   againOfLink?: string | null;
+  /** The name of the channel template the request was made from; null or absent otherwise. */
+  templateName?: string | null;
   /**
    * Since when Slack has said the approver cannot be reached (deactivated, not found): the
    * requester was told, and no reminders go to them. Null while reachable.

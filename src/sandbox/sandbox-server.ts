@@ -269,22 +269,28 @@ export function createSandboxRoutes(deps: {
       workspace.forgetClient(String(b.user ?? ''));
       return json(res, 200, { ok: true });
     }
-    const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close|select)$/.exec(path);
+    const viewAction = /^\/sandbox\/api\/views\/(\w+)\/(submit|close|select|action)$/.exec(path);
     if (viewAction) {
       const [, viewId = '', action] = viewAction;
-      if (action === 'select') {
-        // A pick in a dispatch_action input, made by the person the view was opened for.
+      if (action === 'select' || action === 'action') {
+        // A pick in a dispatch_action input, or a button pressed in the modal, by the person the
+        // view was opened for; Slack sends either at once, with what the fields hold.
         const stored = workspace.views.get(viewId);
         if (!stored) return json(res, 409, { ok: false, error: 'This form is no longer open.' });
-        const response = await deps
-          .slack()
-          .selectUser(
-            stored.user,
-            viewId,
-            String(b.actionId ?? ''),
-            String(b.value ?? ''),
-            (b.values ?? {}) as Record<string, string | undefined>,
-          );
+        const actionId = String(b.actionId ?? '');
+        const value = String(b.value ?? '');
+        const inputs = (b.values ?? {}) as Record<string, string | undefined>;
+        const slack = deps.slack();
+        const response =
+          action === 'action'
+            ? await slack.blockAction(
+                stored.user,
+                { action_id: actionId, value },
+                { viewId, inputs },
+              )
+            : elementType(stored.view, actionId) === 'static_select'
+              ? await slack.selectOption(stored.user, viewId, actionId, value, inputs)
+              : await slack.selectUser(stored.user, viewId, actionId, value, inputs);
         return json(res, 200, { ok: response.status === 200 });
       }
       if (action === 'close') {
@@ -320,4 +326,10 @@ export function createSandboxRoutes(deps: {
     }
     return json(res, 404, { error: 'not found' });
   };
+}
+
+/** The type of the input element `actionId` of a view (users_select, static_select, …). */
+function elementType(view: Record<string, unknown>, actionId: string): string | undefined {
+  const blocks = (view.blocks as Array<{ element?: { action_id?: string; type?: string } }>) ?? [];
+  return blocks.find((b) => b.element?.action_id === actionId)?.element?.type;
 }

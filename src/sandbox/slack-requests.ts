@@ -207,18 +207,33 @@ export class SlackRequester {
     };
   }
 
-  /** A button press in a message or view. */
+  /**
+   * A button press in a message or view; in a view, Slack sends what its inputs hold at that
+   * moment (`inputs` by action_id, initial values for the rest).
+   */
   blockAction(
     userId: string,
     action: { action_id: string; value?: string; block_id?: string },
-    where: { viewId?: string; channelId?: string; messageTs?: string } = {},
+    where: {
+      viewId?: string;
+      channelId?: string;
+      messageTs?: string;
+      inputs?: Record<string, string | undefined>;
+    } = {},
   ): Promise<SlackResponse> {
     const stored = where.viewId ? this.workspace.views.get(where.viewId) : undefined;
+    const block = stored ? blockOfAction(stored.view, action.action_id) : undefined;
     return this.interaction({
       type: 'block_actions',
       ...this.envelope(userId),
       ...(stored
-        ? { view: this.workspace.viewJson(stored), container: { type: 'view', view_id: stored.id } }
+        ? {
+            view: {
+              ...this.workspace.viewJson(stored),
+              state: { values: stateValues(stored.view, where.inputs ?? {}) },
+            },
+            container: { type: 'view', view_id: stored.id },
+          }
         : {}),
       ...(where.channelId
         ? {
@@ -235,7 +250,7 @@ export class SlackRequester {
       actions: [
         {
           type: 'button',
-          block_id: action.block_id ?? 'actions',
+          block_id: action.block_id ?? String(block?.block_id ?? 'actions'),
           action_id: action.action_id,
           value: action.value ?? '',
           action_ts: String(this.now() / 1000),
@@ -274,6 +289,43 @@ export class SlackRequester {
           block_id: String(block?.block_id ?? ''),
           action_id: actionId,
           selected_user: selected,
+          action_ts: String(this.now() / 1000),
+        },
+      ],
+    });
+  }
+
+  /**
+   * Choosing an option of a static_select in an open modal whose input has `dispatch_action`:
+   * Slack sends block_actions at once with the option chosen, the view, and its fields' values.
+   */
+  selectOption(
+    userId: string,
+    viewId: string,
+    actionId: string,
+    value: string,
+    inputs: Record<string, string | undefined> = {},
+  ): Promise<SlackResponse> {
+    const stored = this.workspace.views.get(viewId);
+    if (!stored) throw new Error(`no open view ${viewId}`);
+    const block = blockOfAction(stored.view, actionId);
+    const options = ((block?.element as Json | undefined)?.options as Json[] | undefined) ?? [];
+    const option = options.find((o) => o.value === value);
+    if (!option) throw new Error(`no option ${value} in ${actionId}`);
+    return this.interaction({
+      type: 'block_actions',
+      ...this.envelope(userId),
+      view: {
+        ...this.workspace.viewJson(stored),
+        state: { values: stateValues(stored.view, { ...inputs, [actionId]: value }) },
+      },
+      container: { type: 'view', view_id: stored.id },
+      actions: [
+        {
+          type: 'static_select',
+          block_id: String(block?.block_id ?? ''),
+          action_id: actionId,
+          selected_option: option,
           action_ts: String(this.now() / 1000),
         },
       ],
@@ -393,6 +445,16 @@ export function functionExecutedEvent(execution: FunctionExecution): Json {
     workflow_execution_id: `Wx${execution.id.slice(2)}`,
     bot_access_token: execution.token,
   };
+}
+
+/** The block holding the element `actionId` (an input's element, or one of an actions block's, or an accessory). */
+function blockOfAction(view: Json, actionId: string): Json | undefined {
+  return ((view.blocks as Json[] | undefined) ?? []).find(
+    (b) =>
+      (b.element as Json | undefined)?.action_id === actionId ||
+      (b.accessory as Json | undefined)?.action_id === actionId ||
+      ((b.elements as Json[] | undefined) ?? []).some((e) => e.action_id === actionId),
+  );
 }
 
 /** Builds `view.state.values` from the view's input blocks, as Slack does on submit. */

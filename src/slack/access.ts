@@ -2,36 +2,58 @@ import {
   type ApprovalParties,
   type ConversationMembership,
   decide,
+  mayManageTemplates,
   partiesOf,
+  type TemplatePlaceVerdict,
   type Verdict,
   type WHO_MAY,
 } from '../approvals/access-policy.ts';
 import type { Page } from '../approvals/approval-store.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import type { Identities } from './identities.ts';
+import { isDirectMessage } from './ids.ts';
 
 /** The access policy (src/approvals/access-policy.ts) for a Slack user. */
 export interface Access {
   /** Whether the Slack user `userId` may do `what` with the approval of `parties`. */
   check(what: keyof typeof WHO_MAY, parties: ApprovalParties, userId: string): Promise<Verdict>;
+  /**
+   * Whether the Slack user `userId` may manage the request templates of `channelId`; `appUserId`
+   * is the app's own bot user (Bolt's context.botUserId), to tell whether the app is there too.
+   */
+  templates(
+    channelId: string,
+    userId: string,
+    appUserId: string | undefined,
+  ): Promise<TemplatePlaceVerdict>;
 }
 
 export function createAccess(deps: {
   identities: Pick<Identities, 'loginOf'>;
   membership: ConversationMembership;
 }): Access {
+  const askerOf = (userId: string) => {
+    let login: Promise<string | null> | undefined;
+    return {
+      chatId: userId,
+      // Looked up once, and only when a rule needs it.
+      login: () => {
+        login ??= deps.identities.loginOf(userId);
+        return login;
+      },
+    };
+  };
   return {
     check(what, parties, userId) {
-      let login: Promise<string | null> | undefined;
-      const asker = {
-        chatId: userId,
-        // Looked up once, and only when a rule needs it.
-        login: () => {
-          login ??= deps.identities.loginOf(userId);
-          return login;
-        },
+      return decide(what, parties, askerOf(userId), deps.membership);
+    },
+    templates(channelId, userId, appUserId) {
+      const place = {
+        conversationId: channelId,
+        direct: isDirectMessage(channelId),
+        appChatId: appUserId,
       };
-      return decide(what, parties, asker, deps.membership);
+      return mayManageTemplates(place, askerOf(userId), deps.membership);
     },
   };
 }

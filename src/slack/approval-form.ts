@@ -1,9 +1,10 @@
 import { type Suggestion, suggestApproverFor } from '../approvals/approver-suggestion.ts';
 import { type Away, awayOf } from '../approvals/away-rule.ts';
-import type { ApprovalModalState, ModalMetadata } from './blocks/approval-modal.ts';
+import type { ApprovalModalState, ModalMetadata, TemplateOption } from './blocks/approval-modal.ts';
 import { escapeMrkdwn } from './blocks/request-message.ts';
 import type { Messages } from './i18n.ts';
 import { messagesFor } from './i18n.ts';
+import { isDirectMessage, isUserId } from './ids.ts';
 import type { SlackDeps } from './slack-deps.ts';
 
 /** Where a form's request will go: a channel (and thread), or a channel the person picks. */
@@ -33,13 +34,14 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
-  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>,
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates'>,
   request: FormPlace & { userId: string; title: string; note?: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
   const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
-  const base = { title: request.title, note: request.note ?? '', metadata };
+  const templates = await templateOptions(deps, request.channelId);
+  const base = { title: request.title, note: request.note ?? '', metadata, templates };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };
   metadata.requesterLogin = login;
@@ -61,6 +63,20 @@ export async function fillApprovalForm(
     return { t, state: { ...base, info, approverLogin } };
   }
   return { t, state: { ...base, info } };
+}
+
+/**
+ * The templates the form offers: the channel's, when it was opened in a channel (a DM, or the ⚡
+ * menu's form that picks its channel later, has none). Templates are a convenience: when the
+ * database cannot list them, the form is offered without.
+ */
+export async function templateOptions(
+  deps: Pick<SlackDeps, 'templates'>,
+  channelId: string,
+): Promise<TemplateOption[]> {
+  if (!channelId || isDirectMessage(channelId) || isUserId(channelId)) return [];
+  const templates = await deps.templates.list(channelId).catch(() => []);
+  return templates.map((template) => ({ id: template.id, name: template.name }));
 }
 
 /** The suggestion's ports over Slack: who is on Slack, and who is away now. */

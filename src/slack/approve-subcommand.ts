@@ -5,7 +5,8 @@ export type ApproveCommand =
   | { kind: 'status'; djbh: string }
   | { kind: 'list' }
   | { kind: 'link' }
-  | { kind: 'unlink' };
+  | { kind: 'unlink' }
+  | { kind: 'templates' };
 
 const WORDS: Record<string, ApproveCommand['kind']> = {
   help: 'help',
@@ -18,6 +19,8 @@ const WORDS: Record<string, ApproveCommand['kind']> = {
   关联: 'link',
   unlink: 'unlink',
   取消关联: 'unlink',
+  templates: 'templates',
+  模板: 'templates',
 };
 
 export function parseApproveCommand(text: string): ApproveCommand {
@@ -32,6 +35,7 @@ export function parseApproveCommand(text: string): ApproveCommand {
     case 'list':
     case 'link':
     case 'unlink':
+    case 'templates':
       // "/approve list of parts" is a title, not the list subcommand.
       return argument ? { kind: 'new', title: trimmed } : { kind };
     default:

@@ -2,6 +2,7 @@ import type { TextChange } from '../approvals/acceptable-text.ts';
 import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
+import type { TemplateChange, TemplateProblem } from '../approvals/request-templates.ts';
 
 /**
  * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
@@ -113,6 +114,74 @@ const en = {
   nextLeaderUp: (name: string) =>
     `The next leader up is ${name}. You may still send it to the person you chose.`,
   nobodyAvailableAbove: 'Nobody further up the chain is available; you may still send it to them.',
+  templateLabel: 'Template',
+  chooseTemplate: 'Start from a template…',
+  templateHint: 'This channel’s templates: picking one fills in the title, note and approver.',
+  templateApplied: (name: string) => `:memo: Filled in from the template *${name}*.`,
+  templateNoteKept: 'Your note was kept as you wrote it; the template’s note was not put in.',
+  templateGone: 'That template was removed meanwhile; pick another, or fill the form in yourself.',
+  fromTemplate: (name: string) => `:memo: From template *${name}*`,
+  templatesTitle: 'Request templates',
+  templatesIntro: (channel: string, n: number, max: number) =>
+    `Templates of <#${channel}>: ${n} of at most ${max}. The request form offers them in this channel. Anyone in the channel may add, edit or remove them; each change is recorded.`,
+  templatesNone: 'No templates yet.',
+  templateAdd: 'Add a template',
+  templateEdit: 'Edit',
+  templateRemove: 'Remove this template',
+  templateRemoveConfirmTitle: 'Remove the template?',
+  templateRemoveConfirm: (name: string) =>
+    `Remove *${name}*? It is no longer offered; requests made from it keep naming it.`,
+  templateRemoveYes: 'Remove',
+  templateFull: (max: number) =>
+    `This channel has ${max} templates, the most it may have: remove one to add another.`,
+  templatePrefixShown: (prefix: string) => `Title starts with: ${prefix}`,
+  templateApproverShown: (who: string) => `Approver: ${who}`,
+  templateAddedBy: (who: string, at: Date, timeZone: string | undefined) =>
+    `Added by ${who} on ${shortDate('en-GB', at, timeZone)}`,
+  templateEditedBy: (who: string, at: Date, timeZone: string | undefined) =>
+    `edited by ${who} on ${shortDate('en-GB', at, timeZone)}`,
+  templatesHistory: '*Recent changes*',
+  templateChange: (
+    change: TemplateChange,
+    name: string,
+    who: string,
+    timeZone: string | undefined,
+  ) =>
+    `${shortDate('en-GB', change.at, timeZone)}: ${who} ${{ added: 'added', edited: 'edited', removed: 'removed' }[change.action]} *${name}*`,
+  templateEditorNew: 'New template',
+  templateEditorEdit: 'Edit template',
+  save: 'Save',
+  back: 'Back',
+  templateNameLabel: 'Name',
+  templateNameHint:
+    'How the form lists it. Up to 50 characters, one name per template in this channel.',
+  templatePrefixLabel: 'Title prefix',
+  templatePrefixHint: 'Put in front of the title, e.g. [Access]. Up to 100 characters.',
+  templateSkeletonLabel: 'Note skeleton',
+  templateSkeletonHint:
+    'The note starts as this when it is still empty, e.g. a line per question to answer. Up to 2000 characters.',
+  templateApproverLabel: 'Default approver',
+  templateApproverHint:
+    'Leave it empty to keep the approver the form suggests (the requester’s nearest leader).',
+  templateProblem: (p: TemplateProblem) =>
+    p.code === 'required'
+      ? 'Please give it a name.'
+      : p.code === 'too-long'
+        ? `Too long: ${p.length} characters, at most ${p.limit}.`
+        : p.code === 'name-taken'
+          ? 'This channel already has a template of that name.'
+          : p.code === 'too-many'
+            ? `This channel has ${p.limit} templates, the most it may have: remove one first.`
+            : 'This template was removed meanwhile; close this and add it again.',
+  templatesInDm:
+    'Templates belong to a channel. Run `/approve templates` in the channel whose templates you want to see or change.',
+  templatesAppNotIn: (channel: string) =>
+    `The app is not in <#${channel}>, so it cannot post requests there, and templates would not be offered. Invite it first with /invite @Approvals.`,
+  templatesNotMember: (channel: string) =>
+    `Only members of <#${channel}> may change its templates. Nothing was opened or changed.`,
+  templatesUnsure:
+    'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
+  templatesChecking: ':hourglass_flowing_sand: Checking this channel…',
   requestAgain: 'Request again',
   requestedAgainOf: (ref: string) => `:repeat: Requested again after ${ref}.`,
   onlyRequesterAgain: (requester: string) =>
@@ -224,6 +293,7 @@ const en = {
     '*/approve list* — your open requests, and what waits for you',
     '*/approve link* — link your approval-service account (when your Slack e-mail is not your login there)',
     '*/approve unlink* — remove that link',
+    '*/approve templates* — this channel’s request templates (title prefix, note skeleton, default approver): add, edit or remove them, if you are in the channel; the form offers them here',
     '*/approve help* — this help',
     '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
     '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
@@ -356,6 +426,60 @@ const zh: Messages = {
   suggestedInstead: (name) => `改为建议上一级领导 ${name} 审批；你仍可选择任何人。`,
   nextLeaderUp: (name) => `上一级领导是 ${name}；你仍可发给你选择的人。`,
   nobodyAvailableAbove: '上级中没有其他可用的审批人；你仍可发给 TA。',
+  templateLabel: '模板',
+  chooseTemplate: '从模板开始…',
+  templateHint: '本频道的模板：选择后会填入标题、说明和审批人。',
+  templateApplied: (name) => `:memo: 已按模板 *${name}* 填写。`,
+  templateNoteKept: '你写的说明已保留，未填入模板的说明。',
+  templateGone: '该模板已被删除；请选择其他模板，或自行填写表单。',
+  fromTemplate: (name) => `:memo: 来自模板 *${name}*`,
+  templatesTitle: '申请模板',
+  templatesIntro: (channel, n, max) =>
+    `<#${channel}> 的模板：${n} 个（最多 ${max} 个）。在本频道发起审批时，表单会提供这些模板。频道成员都可以添加、修改或删除模板，每次修改都会被记录。`,
+  templatesNone: '还没有模板。',
+  templateAdd: '添加模板',
+  templateEdit: '修改',
+  templateRemove: '删除此模板',
+  templateRemoveConfirmTitle: '删除模板？',
+  templateRemoveConfirm: (name) => `删除 *${name}*？删除后表单不再提供它；用它发起的申请仍会注明。`,
+  templateRemoveYes: '删除',
+  templateFull: (max) => `本频道已有 ${max} 个模板，已达上限：请先删除一个再添加。`,
+  templatePrefixShown: (prefix) => `标题前缀：${prefix}`,
+  templateApproverShown: (who) => `审批人：${who}`,
+  templateAddedBy: (who, at, timeZone) => `${who} 于 ${shortDate('zh-CN', at, timeZone)} 添加`,
+  templateEditedBy: (who, at, timeZone) => `${who} 于 ${shortDate('zh-CN', at, timeZone)} 修改`,
+  templatesHistory: '*最近的修改*',
+  templateChange: (change, name, who, timeZone) =>
+    `${shortDate('zh-CN', change.at, timeZone)}：${who} ${{ added: '添加了', edited: '修改了', removed: '删除了' }[change.action]} *${name}*`,
+  templateEditorNew: '新模板',
+  templateEditorEdit: '修改模板',
+  save: '保存',
+  back: '返回',
+  templateNameLabel: '名称',
+  templateNameHint: '表单中显示的名称。最多 50 个字符，本频道内不能重名。',
+  templatePrefixLabel: '标题前缀',
+  templatePrefixHint: '加在标题前面，例如 [权限]。最多 100 个字符。',
+  templateSkeletonLabel: '说明模板',
+  templateSkeletonHint: '说明为空时以此开头，例如每行一个需要回答的问题。最多 2000 个字符。',
+  templateApproverLabel: '默认审批人',
+  templateApproverHint: '留空则沿用表单建议的审批人（申请人的直属领导）。',
+  templateProblem: (p) =>
+    p.code === 'required'
+      ? '请填写名称。'
+      : p.code === 'too-long'
+        ? `太长：${p.length} 个字符，最多 ${p.limit} 个。`
+        : p.code === 'name-taken'
+          ? '本频道已有同名模板。'
+          : p.code === 'too-many'
+            ? `本频道已有 ${p.limit} 个模板，已达上限：请先删除一个。`
+            : '该模板已被删除；请关闭后重新添加。',
+  templatesInDm: '模板属于频道。请在要查看或修改模板的频道中输入 `/approve templates`。',
+  templatesAppNotIn: (channel) =>
+    `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,
+  templatesNotMember: (channel) =>
+    `只有 <#${channel}> 的成员可以修改其模板。没有打开或修改任何内容。`,
+  templatesUnsure: 'Slack 暂时无法确认你是否在本频道中，因此没有打开或修改任何内容。请稍后再试。',
+  templatesChecking: ':hourglass_flowing_sand: 正在检查本频道…',
   requestAgain: '重新发起',
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
@@ -452,6 +576,7 @@ const zh: Messages = {
     '*/approve list* — 你未完成的申请，以及等待你审批的事项',
     '*/approve link* — 关联你的审批系统账号（当 Slack 邮箱不是你在审批系统中的账号时）',
     '*/approve unlink* — 取消关联',
+    '*/approve templates* — 本频道的申请模板（标题前缀、说明模板、默认审批人）：频道成员可添加、修改或删除；在本频道发起审批时表单会提供',
     '*/approve help* — 显示本帮助',
     '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
     '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',

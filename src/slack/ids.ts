@@ -11,6 +11,9 @@ export const CALLBACK = {
   workflowStep: 'request_approval_step',
   /** The modal a workflow's requester confirms its step in, when they ran it themselves. */
   confirmModal: 'step_confirm_modal',
+  /** `/approve templates`: the channel's templates, and the editor of one (add or edit). */
+  templatesModal: 'request_templates',
+  templateEditor: 'request_template_edit',
 } as const;
 
 export const BLOCK = {
@@ -25,6 +28,14 @@ export const BLOCK = {
   channel: 'channel',
   sessionToken: 'session_token',
   confirmation: 'step_confirmation',
+  /** The request form's template picker, and the line under it saying what the template did. */
+  template: 'template',
+  templateNotice: 'template_notice',
+  /** The template editor's fields. */
+  templateName: 'template_name',
+  templatePrefix: 'template_prefix',
+  templateSkeleton: 'template_skeleton',
+  templateApprover: 'template_approver',
 } as const;
 
 export const ACTION = {
@@ -41,6 +52,16 @@ export const ACTION = {
   /** The requester's answer to a workflow step that would start an approval in their name. */
   confirmStart: 'step_confirm_start',
   confirmDecline: 'step_confirm_decline',
+  /** The request form's template picker (a pick fills the fields in); value: the template's id. */
+  template: 'template_select',
+  /** In the templates modal: add one, edit one, remove one (value: the template's id). */
+  templateAdd: 'template_add',
+  templateEdit: 'template_edit',
+  templateRemove: 'template_remove',
+  templateName: 'template_name_input',
+  templatePrefix: 'template_prefix_input',
+  templateSkeleton: 'template_skeleton_input',
+  templateApprover: 'template_approver_select',
 } as const;
 
 /** `event_type` of the metadata on every message the app posts (see announcement-dispatcher.ts). */
@@ -53,4 +74,12 @@ export const ANNOUNCEMENT_EVENT = 'approval_announcement';
  */
 export function isUserId(id: string): boolean {
   return /^[UW][A-Z0-9]+$/.test(id);
+}
+
+/**
+ * Whether a conversation id is a DM (`D…`), where a slash command's `channel_id` names the
+ * person's DM with whoever they were writing to; channels and group DMs have other prefixes.
+ */
+export function isDirectMessage(id: string): boolean {
+  return /^D[A-Z0-9]+$/.test(id);
 }

@@ -3,6 +3,7 @@ import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalStore } from '../approvals/approval-store.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
+import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
@@ -24,6 +25,8 @@ export interface SlackDeps {
   identities: Identities;
   home: HomePublisher;
   links: AccountLinks;
+  /** Channels' request templates (src/approvals/request-templates.ts). */
+  templates: TemplateStore;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */
   access: Access;
   /** Workflow steps waiting for their requester's confirmation. */
@@ -47,6 +50,7 @@ export type StartingDeps = Pick<
   | 'dispatcher'
   | 'submissions'
   | 'textLimits'
+  | 'templates'
   | 'logger'
   | 'webUrl'
   | 'now'

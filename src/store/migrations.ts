@@ -342,6 +342,60 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },
   },
+  '2026-11-25-012-templates': {
+    // Expand only: two new tables and a nullable column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // A channel's request templates. A removed one stays (removed_at/removed_by) so requests
+      // made from it keep naming it; the live ones of a channel have unique names (name_key is
+      // the name in lower case), which a partial index holds across replicas.
+      await db.schema
+        .createTable('request_templates')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('channel_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull())
+        .addColumn('title_prefix', 'text', (c) => c.notNull())
+        .addColumn('note_skeleton', 'text', (c) => c.notNull())
+        .addColumn('approver_slack_id', 'text')
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('removed_by', 'text')
+        .addColumn('removed_at', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('request_templates_live_name')
+        .on('request_templates')
+        .columns(['channel_id', 'name_key'])
+        .unique()
+        .where(sql.ref('removed_at'), 'is', null)
+        .execute();
+      // Who changed what: one row per add, edit and removal, shown in the templates modal.
+      await db.schema
+        .createTable('template_changes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('template_id', 'text', (c) => c.notNull())
+        .addColumn('channel_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('changed_by', 'text', (c) => c.notNull())
+        .addColumn('changed_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('template_changes_channel')
+        .on('template_changes')
+        .columns(['channel_id', 'changed_at'])
+        .execute();
+      // The template a request was made from, named on its message whenever it is re-rendered.
+      await db.schema.alterTable('tracked_approvals').addColumn('template_name', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('template_name').execute();
+      await db.schema.dropTable('template_changes').execute();
+      await db.schema.dropTable('request_templates').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -34,6 +34,35 @@ export interface TrackedApprovalRow {
   escalated_at: number | null;
   escalated_to_login: string | null;
   escalated_to_slack_id: string | null;
+  /** The name of the template the request was made from; null when none. */
+  template_name: string | null;
+}
+
+export interface RequestTemplateRow {
+  id: string;
+  channel_id: string;
+  name: string;
+  /** The name in lower case, single-spaced: unique among a channel's live templates. */
+  name_key: string;
+  title_prefix: string;
+  note_skeleton: string;
+  approver_slack_id: string | null;
+  created_by: string;
+  created_at: number;
+  updated_by: string;
+  updated_at: number;
+  removed_by: string | null;
+  removed_at: number | null;
+}
+
+export interface TemplateChangeRow {
+  id: string;
+  template_id: string;
+  channel_id: string;
+  name: string;
+  action: string;
+  changed_by: string;
+  changed_at: number;
 }
 
 export interface AnnouncementRow {
@@ -121,4 +150,6 @@ export interface Database {
   job_runs: JobRunRow;
   delivery_state: DeliveryStateRow;
   lane_leases: LaneLeaseRow;
+  request_templates: RequestTemplateRow;
+  template_changes: TemplateChangeRow;
 }

@@ -113,6 +113,8 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
       await handle.db.deleteFrom('linked_accounts').execute();
       await handle.db.deleteFrom('tracked_approvals').execute();
       await handle.db.deleteFrom('job_runs').execute();
+      await handle.db.deleteFrom('template_changes').execute();
+      await handle.db.deleteFrom('request_templates').execute();
     },
     async close() {
       await handle.close();

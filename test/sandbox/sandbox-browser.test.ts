@@ -285,6 +285,64 @@ describe.skipIf(skipReason)(
       await modal.getByRole('button', { name: 'Cancel' }).click();
     }, 60_000);
 
+    it('fills the form from a #general template and names it on the request; /approve templates lists them and adds one', async () => {
+      await beAs('Sam Taylor');
+      await type('/approve Two monitors');
+      const modal = page.getByRole('dialog', { name: 'Request approval' });
+      await expect
+        .poll(() => modal.getByText('Suggested approver: Maria Lopez').count(), { timeout: 10_000 })
+        .toBe(1);
+      // The sandbox starts #general with three templates, the Chinese one among them.
+      const picker = modal.getByLabel('Template');
+      await expect
+        .poll(() => picker.locator('option').allTextContents())
+        .toEqual(['Start from a template…', 'Access request', 'Purchase', '请假']);
+      await picker.selectOption({ label: 'Purchase' });
+      await expect
+        .poll(() => modal.getByLabel('Title').inputValue(), { timeout: 10_000 })
+        .toBe('[Purchase] Two monitors');
+      await expect.poll(() => modal.getByLabel('Note').inputValue()).toContain('Item:\nSupplier:');
+      await expect
+        .poll(() => modal.getByLabel('Approver').inputValue())
+        .toBe(sandbox.workspace.userByLogin('chen.hao@corp.example').id);
+      await expect(modal.getByText('Filled in from the template Purchase.').count()).resolves.toBe(
+        1,
+      );
+      await modal.getByLabel('Note').fill('Item: two 27" monitors\nCost (incl. tax): 640 EUR');
+      await shot('12-template-picked');
+      await modal.getByRole('button', { name: 'Submit' }).click();
+      await expect
+        .poll(() => modal.getByText(/Approval \S+ started/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await modal.getByRole('button', { name: 'Close' }).first().click();
+      const request = page
+        .locator('#messages article')
+        .filter({ hasText: 'Approval request: [Purchase] Two monitors' });
+      await expect
+        .poll(() => request.getByText('From template Purchase').count(), { timeout: 10_000 })
+        .toBe(1);
+
+      // The channel's templates, with who added them; Add opens the editor, Save lists it.
+      await type('/approve templates');
+      const templates = page.getByRole('dialog', { name: 'Request templates' });
+      await expect
+        .poll(() => templates.getByText(/3 of at most 20/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await expect(templates.getByText(/Added by @Maria Lopez/).count()).resolves.toBe(1);
+      await shot('13-templates');
+      await templates.getByRole('button', { name: 'Add a template' }).click();
+      const editor = page.getByRole('dialog', { name: 'New template' });
+      await editor.getByLabel('Name').fill('Travel');
+      await editor.getByLabel('Title prefix').fill('[Travel]');
+      await editor.getByLabel('Note skeleton').fill('Where:\nWhen:\nBudget:');
+      await editor.getByRole('button', { name: 'Save' }).click();
+      await expect
+        .poll(() => templates.getByText(/4 of at most 20/).count(), { timeout: 10_000 })
+        .toBe(1);
+      await expect(templates.getByText(/Sam Taylor added Travel/).count()).resolves.toBe(1);
+      await templates.getByRole('button', { name: 'Close' }).first().click();
+    }, 60_000);
+
     it('requests a rejected approval again from its message, with the form prefilled', async () => {
       await beAs('Sam Taylor');
       const modal = await openForm('/approve Rack for the lab', 'Two racks, 42U.');

@@ -67,6 +67,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-009-request-again',
           '2026-11-23-010-fleet-delivery',
           '2026-11-25-011-escalation',
+          '2026-11-25-012-templates',
         ]);
       });
 

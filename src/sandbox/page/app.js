@@ -324,7 +324,19 @@ function renderModal() {
   const body = el(
     'div',
     { class: 'body' },
-    renderBlocks(v.blocks, ctx({ errors: state.errors[open.id] })),
+    renderBlocks(
+      v.blocks,
+      ctx({
+        errors: state.errors[open.id],
+        // A button in a modal goes to the app with the view and what its fields hold, as in Slack.
+        onAction: (element) =>
+          api(`/sandbox/api/views/${open.id}/action`, {
+            actionId: element.action_id,
+            value: element.value ?? '',
+            values: collectValues(body),
+          }),
+      }),
+    ),
   );
   form.append(
     el(
@@ -381,18 +393,20 @@ function renderModal() {
     await refresh();
   });
   // Like Slack, an update of the same modal keeps what the person typed in inputs whose block and
-  // action ids stay the same.
+  // action ids stay the same; an input given a new block id shows the app's initial value.
   const previous = root.querySelector('form.modal');
+  const inputKey = (input) =>
+    `${input.closest('[data-block]')?.dataset.block}/${input.dataset.action}`;
   if (previous?.dataset.view === open.id) {
     const typed = new Map(
       [...previous.querySelectorAll('[data-action][data-dirty]')].map((i) => [
-        i.dataset.action,
+        inputKey(i),
         i.value,
       ]),
     );
     for (const input of body.querySelectorAll('[data-action]')) {
-      if (!typed.has(input.dataset.action)) continue;
-      input.value = typed.get(input.dataset.action);
+      if (!typed.has(inputKey(input))) continue;
+      input.value = typed.get(inputKey(input));
       input.dataset.dirty = '1';
     }
   }

@@ -135,10 +135,23 @@ function button(element, ctx) {
     return el('a', { class: cls, href: element.url, target: '_blank', rel: 'noopener' }, label);
   return el(
     'button',
-    { class: cls, type: 'button', onclick: () => ctx.onAction?.(element) },
+    {
+      class: cls,
+      type: 'button',
+      onclick: () => {
+        // Slack asks first when the button carries a confirmation dialog.
+        const ask = element.confirm;
+        if (ask && !window.confirm(`${ask.title?.text ?? ''}\n\n${plain(ask.text?.text ?? '')}`))
+          return;
+        ctx.onAction?.(element);
+      },
+    },
     label,
   );
 }
+
+/** mrkdwn as the plain text a browser's own dialog can show: markup and escapes undone. */
+const plain = (text) => unescapeSlack(text.replace(/[*_~]/g, ''));
 
 function control(element, ctx) {
   const id = `in-${element.action_id}`;
@@ -195,7 +208,7 @@ function control(element, ctx) {
       const select = el(
         'select',
         { id, 'data-action': element.action_id },
-        el('option', { value: '' }, 'Choose…'),
+        el('option', { value: '' }, element.placeholder?.text ?? 'Choose…'),
       );
       for (const option of element.options ?? []) {
         select.append(

@@ -1,6 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
+import { truncate } from './request-message.ts';
 
 /** What the modal carries between its updates and the submission (private_metadata). */
 export interface ModalMetadata {
@@ -18,6 +19,26 @@ export interface ModalMetadata {
   filled?: boolean;
   /** The approval this form requests again ("Request again"), and its request message's link. */
   againOf?: { djbh: string; link: string | null };
+  /**
+   * How many times a template filled the fields in. Slack keeps what was typed in an input whose
+   * block_id stays the same across views.update, whatever initial_value says; so each fill gives
+   * the title, note and approver blocks new ids (see fieldBlock), and the submission reads them
+   * by the same revision.
+   */
+  revision?: number;
+  /** The template that last filled the fields in: its prefix and skeleton are swapped on the next pick. */
+  templateId?: string;
+}
+
+/** The block_id of a field the template picker can overwrite, at the form's `revision`. */
+export function fieldBlock(base: string, revision: number | undefined): string {
+  return revision ? `${base}.${revision}` : base;
+}
+
+/** A template as the form offers it. */
+export interface TemplateOption {
+  id: string;
+  name: string;
 }
 
 export interface ApprovalModalState {
@@ -35,8 +56,15 @@ export interface ApprovalModalState {
   approverNotice?: string[];
   /** A problem to show above the fields, e.g. the service being down. */
   banner?: string;
+  /** The channel's templates, offered at the top; none: no picker. */
+  templates?: TemplateOption[];
+  /** Lines under the picker: which template filled the form in, and what it left alone. */
+  templateNotice?: string[];
   metadata: ModalMetadata;
 }
+
+/** Slack's most for an option's text; a longer template name is cut in the picker only. */
+const OPTION_TEXT_MAX = 75;
 
 export const TITLE_MAX = 200;
 // Slack caps plain_text_input at 3000 characters; the service takes more (20,000, or 5,000 on
@@ -58,10 +86,20 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       elements: state.info.map((line) => ({ type: 'mrkdwn', text: line })),
     });
   }
+  const revision = state.metadata.revision;
+  if (state.templates && state.templates.length > 0) {
+    blocks.push(templatePickerBlock(state.templates, state.metadata.templateId, t));
+    if (state.templateNotice && state.templateNotice.length > 0)
+      blocks.push({
+        type: 'context',
+        block_id: BLOCK.templateNotice,
+        elements: state.templateNotice.map((line) => ({ type: 'mrkdwn', text: line })),
+      });
+  }
   blocks.push(
-    titleBlock(state.title, t),
+    titleBlock(state.title, t, fieldBlock(BLOCK.title, revision)),
     textInputBlock({
-      blockId: BLOCK.note,
+      blockId: fieldBlock(BLOCK.note, revision),
       actionId: ACTION.note,
       label: t.noteLabel,
       hint: t.noteHint,
@@ -71,7 +109,7 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
     }),
     {
       type: 'input',
-      block_id: BLOCK.approver,
+      block_id: fieldBlock(BLOCK.approver, revision),
       label: { type: 'plain_text', text: t.approverLabel },
       // A pick is sent at once (block_actions), so the form can say whether that person is away.
       dispatch_action: true,
@@ -136,17 +174,48 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
  * shown whole, never cut: the field makes room for it and its hint says what to shorten; the
  * submission refuses it with a field error until it fits.
  */
-function titleBlock(title: string, t: Messages): KnownBlock {
+function titleBlock(title: string, t: Messages, blockId: string): KnownBlock {
   const length = [...title].length;
   const tooLong = length > TITLE_MAX;
   return textInputBlock({
-    blockId: BLOCK.title,
+    blockId,
     actionId: ACTION.title,
     label: t.titleLabel,
     hint: tooLong ? t.titleTooLong(length, TITLE_MAX) : t.titleHint,
     maxLength: tooLong ? Math.min(length, INPUT_MAX) : TITLE_MAX,
     value: title,
   });
+}
+
+/**
+ * The picker of the channel's templates: a pick is sent at once (dispatch_action), and the app
+ * fills the fields in. Optional: the form works as before without one.
+ */
+function templatePickerBlock(
+  templates: TemplateOption[],
+  selectedId: string | undefined,
+  t: Messages,
+): KnownBlock {
+  const options = templates.map((template) => ({
+    text: { type: 'plain_text' as const, text: truncate(template.name, OPTION_TEXT_MAX) },
+    value: template.id,
+  }));
+  const selected = options.find((o) => o.value === selectedId);
+  return {
+    type: 'input',
+    block_id: BLOCK.template,
+    optional: true,
+    dispatch_action: true,
+    label: { type: 'plain_text', text: t.templateLabel },
+    hint: { type: 'plain_text', text: t.templateHint },
+    element: {
+      type: 'static_select',
+      action_id: ACTION.template,
+      placeholder: { type: 'plain_text', text: t.chooseTemplate },
+      options,
+      ...(selected ? { initial_option: selected } : {}),
+    },
+  };
 }
 
 /** A modal with only text and a Close button: "submitting…", "started", or a failure. */

@@ -69,12 +69,15 @@ export function buildRequestMessage(
     { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
-  if (a.againOf) {
+  // Under the header: where the request came from (a template, an earlier request).
+  const origins = [
+    ...(a.templateName ? [t.fromTemplate(escapeMrkdwn(a.templateName))] : []),
+    ...(a.againOf ? [t.requestedAgainOf(approvalRef(a.againOf, a.againOfLink))] : []),
+  ];
+  if (origins.length > 0) {
     blocks.splice(1, 0, {
       type: 'context',
-      elements: [
-        { type: 'mrkdwn', text: t.requestedAgainOf(approvalRef(a.againOf, a.againOfLink)) },
-      ],
+      elements: origins.map((text) => ({ type: 'mrkdwn' as const, text })),
     });
   }
   if (webUrl) blocks.push(openInServiceActions(t, webUrl));

@@ -3,6 +3,8 @@ import type { SlackDeps } from '../slack-deps.ts';
 import { registerApproverPick } from './actions/approver-pick.ts';
 import { registerRequestAgain } from './actions/request-again.ts';
 import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
+import { registerTemplateActions } from './actions/template-actions.ts';
+import { registerTemplatePick } from './actions/template-pick.ts';
 import { registerCommands } from './commands/approve-command.ts';
 import { registerEvents } from './events/app-home-opened.ts';
 import { registerFunctions } from './functions/request-approval-step.ts';
@@ -10,6 +12,7 @@ import { registerShortcuts } from './shortcuts/request-shortcuts.ts';
 import { registerViews } from './views/approval-submission.ts';
 import { registerLinkView } from './views/link-submission.ts';
 import { registerConfirmationModal } from './views/step-confirmation-modal.ts';
+import { registerTemplateView } from './views/template-submission.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   registerCommands(app, deps);
@@ -22,6 +25,9 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerApproverPick(app, deps);
   registerRequestAgain(app, deps);
   registerConfirmationModal(app, deps);
+  registerTemplateActions(app, deps);
+  registerTemplatePick(app, deps);
+  registerTemplateView(app, deps);
   // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
   // They change nothing and show nothing the person does not already see, so there is nothing
   // for the access policy to decide (the link's target checks its own readers).

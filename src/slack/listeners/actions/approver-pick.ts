@@ -10,7 +10,7 @@ import { availableAbove } from '../../../approvals/approver-suggestion.ts';
 import { awayOf } from '../../../approvals/away-rule.ts';
 import { logFailure } from '../../../logger.ts';
 import { awayLine, suggestionDeps } from '../../approval-form.ts';
-import { parseModalMetadata } from '../../blocks/approval-modal.ts';
+import { fieldBlock, parseModalMetadata } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
@@ -20,7 +20,14 @@ type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'no
 type Args = SlackActionMiddlewareArgs<BlockAction<UsersSelectAction>> & AllMiddlewareArgs;
 type Values = Record<
   string,
-  Record<string, { value?: string | null; selected_user?: string | null }>
+  Record<
+    string,
+    {
+      value?: string | null;
+      selected_user?: string | null;
+      selected_option?: { text: { type: 'plain_text'; text: string }; value: string } | null;
+    }
+  >
 >;
 
 /**
@@ -46,6 +53,7 @@ export function approverPicked(deps: Deps) {
         view.state.values as Values,
         picked,
         notice,
+        fieldBlock(BLOCK.approver, metadata.revision),
       );
       await client.views.update({
         view_id: view.id,
@@ -68,7 +76,11 @@ export function approverPicked(deps: Deps) {
   };
 }
 
-async function noticeFor(
+/**
+ * What the form says under an approver picked (or proposed by a template): nothing when they are
+ * there; that they are away, and who is next up their chain (if anyone), when they are not.
+ */
+export async function noticeFor(
   deps: Deps,
   requesterId: string,
   picked: string,
@@ -100,12 +112,13 @@ function withNotice(
   values: Values,
   picked: string | undefined,
   notice: string[],
+  approverBlock: string,
 ): KnownBlock[] {
   const out: KnownBlock[] = [];
   for (const block of blocks) {
     if (block.block_id === BLOCK.approverNotice) continue;
     out.push(keepTyped(block, values, picked));
-    if (block.block_id === BLOCK.approver && notice.length > 0) {
+    if (block.block_id === approverBlock && notice.length > 0) {
       out.push({
         type: 'context',
         block_id: BLOCK.approverNotice,
@@ -126,6 +139,10 @@ function keepTyped(block: KnownBlock, values: Values, picked: string | undefined
   } else if (element.type === 'plain_text_input' && state) {
     delete element.initial_value;
     if (state.value) element.initial_value = state.value;
+  } else if (element.type === 'static_select' && state) {
+    // The template picked before, as the person left it.
+    delete element.initial_option;
+    if (state.selected_option) element.initial_option = state.selected_option;
   }
   return { ...block, element } as unknown as KnownBlock;
 }

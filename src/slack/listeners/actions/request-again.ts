@@ -16,7 +16,7 @@ import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'logger' | 'now' | 'store' | 'access'
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'store' | 'access' | 'templates'
 >;
 type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 

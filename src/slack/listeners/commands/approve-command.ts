@@ -9,16 +9,25 @@ import {
   linkSubcommand,
   listSubcommand,
   statusSubcommand,
+  templatesSubcommand,
   unlinkSubcommand,
 } from './subcommands.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access' | 'now'
+  | 'people'
+  | 'identities'
+  | 'links'
+  | 'service'
+  | 'store'
+  | 'logger'
+  | 'access'
+  | 'now'
+  | 'templates'
 >;
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
-/** `/approve …`: the form, or one of the subcommands (help, status, list, link, unlink). */
+/** `/approve …`: the form, or one of the subcommands (help, status, list, link, unlink, templates). */
 export function approveCommand(deps: Deps) {
   const openForm = approvalForm(deps);
   const run = async (args: Args): Promise<void> => {
@@ -36,6 +45,8 @@ export function approveCommand(deps: Deps) {
         return linkSubcommand(deps, args);
       case 'unlink':
         return unlinkSubcommand(deps, args);
+      case 'templates':
+        return templatesSubcommand(deps, args);
     }
   };
   // Every subcommand acknowledges first; whatever fails after that, the person is told.

@@ -4,6 +4,7 @@ import { partiesFromService, partiesOf } from '../../../approvals/access-policy.
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
 import { visiblePage, visibleTo } from '../../access.ts';
+import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
 import {
   buildLinkModal,
@@ -15,11 +16,12 @@ import { messagesFor } from '../../i18n.ts';
 import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { localeWithin } from '../../slack-people.ts';
+import { templateRefusal, templatesView } from '../../template-manager.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access'
+  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access' | 'templates'
 >;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
@@ -152,4 +154,53 @@ export async function unlinkSubcommand(deps: Deps, args: Args): Promise<void> {
   const t = await language(deps, args.command.user_id);
   const removed = await deps.links.unlink(args.command.user_id);
   return reply(args, buildTextMessage(removed ? t.unlinked : t.nothingToUnlink));
+}
+
+/**
+ * How long `/approve templates` waits for the membership check before opening anything: a refusal
+ * within it is a line only the person sees, and nothing opens; past it the modal opens (the
+ * trigger lives 3 s) saying it is checking, and the answer replaces it.
+ */
+const TEMPLATES_CHECK_WAIT_MS = 1500;
+
+/**
+ * `/approve templates`: the templates of the channel it is run in, for its members (the access
+ * policy's `manage-templates`); in a DM, a channel the app is not in, or for someone not in the
+ * channel, a line saying why, only to them.
+ */
+export async function templatesSubcommand(deps: Deps, args: Args): Promise<void> {
+  await args.ack();
+  const { user_id: userId, channel_id: channelId, trigger_id: triggerId } = args.command;
+  const prepare = async () => {
+    const [verdict, person] = await Promise.all([
+      deps.access.templates(channelId, userId, args.context.botUserId),
+      deps.people.get(userId),
+    ]);
+    const t = messagesFor(person.locale);
+    if (verdict !== 'allowed') return { t, refusal: templateRefusal(verdict, channelId, t) };
+    return { t, view: await templatesView(deps, channelId, userId) };
+  };
+  const preparing = prepare();
+  const early = await Promise.race([
+    preparing,
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), TEMPLATES_CHECK_WAIT_MS)),
+  ]);
+  if (early?.refusal) return reply(args, buildTextMessage(early.refusal));
+  const t = early?.t ?? messagesFor(deps.people.cached(userId)?.locale);
+  const opened = await args.client.views
+    .open({
+      trigger_id: triggerId,
+      view: early?.view ?? buildMessageModal([t.templatesChecking], t, t.templatesTitle),
+    })
+    .catch((error: unknown) => {
+      logFailure(deps.logger, error, { user: userId }, 'could not open the templates modal');
+      return undefined;
+    });
+  if (early || !opened?.view?.id) return;
+  const late = await preparing;
+  await args.client.views.update({
+    view_id: opened.view.id,
+    ...(opened.view.hash ? { hash: opened.view.hash } : {}),
+    view: late.view ?? buildMessageModal([late.refusal ?? ''], late.t, late.t.templatesTitle),
+  });
 }

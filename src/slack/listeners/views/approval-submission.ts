@@ -13,7 +13,9 @@ import { resolveApprover } from '../../approver-choice.ts';
 import {
   buildApprovalModal,
   buildMessageModal,
+  fieldBlock,
   parseModalMetadata,
+  type TemplateOption,
 } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
@@ -35,6 +37,21 @@ const FIELD_BLOCKS: Record<DraftField, string> = {
 };
 
 /**
+ * The name of the template the form was filled from, when the pick names a template of the
+ * channel the form was opened in (the pick's id is only a claim). A removed template still counts:
+ * it was picked while it was offered.
+ */
+async function templateNameOf(
+  deps: Pick<Deps, 'templates'>,
+  templateId: string | undefined,
+  channelId: string,
+): Promise<string | null> {
+  if (!templateId || !channelId) return null;
+  const template = await deps.templates.get(templateId);
+  return template && template.channelId === channelId ? template.name : null;
+}
+
+/**
  * Submitting the request form: field problems go back as Slack field errors; a good draft turns
  * the modal into "starting…" at once (within Slack's 3 s), then the approval is started and the
  * modal says how it went. On failure the form comes back with everything the person typed.
@@ -47,9 +64,14 @@ export function approvalSubmission(deps: Deps) {
       return;
     }
     const values = view.state.values;
-    const title = values[BLOCK.title]?.[ACTION.title]?.value ?? '';
-    const note = values[BLOCK.note]?.[ACTION.note]?.value ?? '';
-    const approverSlackId = values[BLOCK.approver]?.[ACTION.approver]?.selected_user ?? undefined;
+    // A template's fill gives these fields new block ids (see ModalMetadata.revision).
+    const blockOf = (field: DraftField) => fieldBlock(FIELD_BLOCKS[field], metadata.revision);
+    const title = values[blockOf('title')]?.[ACTION.title]?.value ?? '';
+    const note = values[blockOf('note')]?.[ACTION.note]?.value ?? '';
+    const approverSlackId =
+      values[blockOf('approver')]?.[ACTION.approver]?.selected_user ?? undefined;
+    const templateId =
+      values[BLOCK.template]?.[ACTION.template]?.selected_option?.value ?? undefined;
     const typedLogin =
       values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
     // Opened from the ⚡ menu: the channel picked in the form, else the requester's DM.
@@ -71,10 +93,11 @@ export function approvalSubmission(deps: Deps) {
       }
       const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
       if ('error' in approver) {
+        const block = approver.block === BLOCK.approver ? blockOf('approver') : approver.block;
         return {
           reply: {
             response_action: 'errors' as const,
-            errors: { [approver.block]: approver.error },
+            errors: { [block]: approver.error },
           },
         };
       }
@@ -86,11 +109,12 @@ export function approvalSubmission(deps: Deps) {
       if (!prepared.ok) {
         const errors: Record<string, string> = {};
         for (const [field, problem] of Object.entries(prepared.problems)) {
-          errors[FIELD_BLOCKS[field as DraftField]] = t.problem(field as DraftField, problem);
+          errors[blockOf(field as DraftField)] = t.problem(field as DraftField, problem);
         }
         return { reply: { response_action: 'errors' as const, errors } };
       }
-      return { t, requester, approver, prepared };
+      const templateName = await templateNameOf(deps, templateId, metadata.channelId);
+      return { t, requester, approver, prepared, templateName };
     };
     const fallbackT = messagesFor(deps.people.cached(body.user.id)?.locale);
     // The form the person typed, shown again with a banner saying what went wrong.
@@ -105,6 +129,7 @@ export function approvalSubmission(deps: Deps) {
             : {}),
           info: [],
           banner,
+          templates: templatesOffered(view.blocks),
           metadata,
         },
         lang,
@@ -129,7 +154,7 @@ export function approvalSubmission(deps: Deps) {
     // Keeps the form and everything typed in it: as a field error in the ack, or, once acked, as
     // the form shown again with a banner.
     const keepForm = async (message: string): Promise<void> => {
-      if (!acked) return ack({ response_action: 'errors', errors: { [BLOCK.note]: message } });
+      if (!acked) return ack({ response_action: 'errors', errors: { [blockOf('note')]: message } });
       await show(formAgain(message));
     };
     if ('failed' in checked) {
@@ -149,7 +174,7 @@ export function approvalSubmission(deps: Deps) {
           : reply.view,
       ));
     }
-    const { t, requester, approver, prepared } = checked;
+    const { t, requester, approver, prepared, templateName } = checked;
     // Taken only now that the submission is accepted; a replay reaching any replica stops here.
     const taken = await deps.submissions.take(view.id, deps.now()).catch((error: unknown) => {
       deps.logger.warn({ error: describe(error), view: view.id }, 'replay guard unavailable');
@@ -174,6 +199,7 @@ export function approvalSubmission(deps: Deps) {
         channelId,
         threadTs: channelId === metadata.channelId ? (metadata.threadTs ?? null) : null,
         againOf: metadata.againOf ?? null,
+        templateName,
         requesterSlackId: body.user.id,
         approverSlackId: approver.slackId ?? null,
         locale: requester.locale,
@@ -215,6 +241,18 @@ export function approvalSubmission(deps: Deps) {
 }
 
 const POSTED_WAIT_MS = 4000;
+
+/** The templates the form offered, to offer them again when it comes back with a banner. */
+function templatesOffered(blocks: readonly unknown[]): TemplateOption[] {
+  const picker = (blocks as Array<{ block_id?: string; element?: { options?: unknown } }>).find(
+    (b) => b.block_id === BLOCK.template,
+  );
+  const options = (picker?.element?.options ?? []) as Array<{
+    value: string;
+    text: { text: string };
+  }>;
+  return options.map((o) => ({ id: o.value, name: o.text.text }));
+}
 
 /** The service refused a note that was within the limit we were configured with. */
 function noteLimitTooHigh(error: unknown, note: string): error is ApprovalServiceError {

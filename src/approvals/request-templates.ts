@@ -1,0 +1,148 @@
+import { serviceLength } from './acceptable-text.ts';
+
+/**
+ * Request templates of a channel: a name, a title prefix, a note skeleton and a default approver,
+ * which the request form offers in that channel. Managed by the channel's members (WHO_MAY in
+ * access-policy.ts); every change is recorded with who made it and when.
+ */
+
+/**
+ * How many and how big. The title prefix leaves half of the service's 200 characters to the
+ * title itself; the skeleton is a start, not a whole note (the service takes far more).
+ */
+export const TEMPLATE_LIMITS = {
+  perChannel: 20,
+  name: 50,
+  titlePrefix: 100,
+  noteSkeleton: 2000,
+} as const;
+
+export interface RequestTemplate {
+  id: string;
+  /** The conversation whose template it is. */
+  channelId: string;
+  name: string;
+  titlePrefix: string;
+  noteSkeleton: string;
+  /** The chat account proposed as approver, or null to keep the form's suggestion. */
+  approverChatId: string | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedBy: string;
+  updatedAt: Date;
+  /** Set once removed: a removed template is offered nowhere, but requests made from it still name it. */
+  removedBy: string | null;
+  removedAt: Date | null;
+}
+
+/** What a person typed into the template editor. */
+export interface TemplateDraft {
+  name: string;
+  titlePrefix: string;
+  noteSkeleton: string;
+  approverChatId: string | null;
+}
+
+export type TemplateField = 'name' | 'titlePrefix' | 'noteSkeleton';
+
+export type TemplateProblem =
+  | { code: 'required' }
+  | { code: 'too-long'; limit: number; length: number }
+  | { code: 'name-taken' }
+  | { code: 'too-many'; limit: number }
+  | { code: 'gone' };
+
+/** One recorded change, newest first in the history. */
+export interface TemplateChange {
+  templateId: string;
+  /** The template's name after the change (before it, for a removal). */
+  name: string;
+  action: 'added' | 'edited' | 'removed';
+  by: string;
+  at: Date;
+}
+
+/** Why a store refused a write that passed the checks: the channel's state decided it. */
+export type TemplateWrite =
+  | { ok: true; template: RequestTemplate }
+  | { ok: false; field: TemplateField; problem: TemplateProblem };
+
+/** Persistence of templates, implemented with Kysely in src/store. */
+export interface TemplateStore {
+  /** The channel's templates, not removed, by name. */
+  list(channelId: string): Promise<RequestTemplate[]>;
+  /** A template by id, removed or not. */
+  get(id: string): Promise<RequestTemplate | undefined>;
+  /**
+   * Adds a template, with its change, in one transaction; refused (nothing written) when the
+   * channel already has a template of that name (case-insensitive) or TEMPLATE_LIMITS.perChannel.
+   */
+  add(channelId: string, draft: TemplateDraft, by: string, now: Date): Promise<TemplateWrite>;
+  /** Replaces a template's fields, with its change; refused when the name is taken or it is gone. */
+  update(id: string, draft: TemplateDraft, by: string, now: Date): Promise<TemplateWrite>;
+  /** Removes a template (kept as removed), with its change; false when it was gone already. */
+  remove(id: string, by: string, now: Date): Promise<boolean>;
+  /** The channel's latest changes, newest first. */
+  history(channelId: string, limit: number): Promise<TemplateChange[]>;
+}
+
+export type CheckedDraft =
+  | { ok: true; draft: TemplateDraft }
+  | { ok: false; problems: Partial<Record<TemplateField, TemplateProblem>> };
+
+/**
+ * Checks what was typed: a name is required; each text within its limit, counted as the service
+ * counts (code points). Text is trimmed and kept as typed otherwise: it is escaped wherever it
+ * is shown, and adapted for the service (quotes, emoji) only when a request is made.
+ */
+export function checkTemplateDraft(draft: TemplateDraft): CheckedDraft {
+  const trimmed: TemplateDraft = {
+    name: draft.name.trim().replace(/\s+/g, ' '),
+    titlePrefix: draft.titlePrefix.trim(),
+    noteSkeleton: draft.noteSkeleton.trim(),
+    approverChatId: draft.approverChatId,
+  };
+  const problems: Partial<Record<TemplateField, TemplateProblem>> = {};
+  if (trimmed.name === '') problems.name = { code: 'required' };
+  for (const field of ['name', 'titlePrefix', 'noteSkeleton'] as const) {
+    const length = serviceLength(trimmed[field]);
+    if (length > TEMPLATE_LIMITS[field])
+      problems[field] = { code: 'too-long', limit: TEMPLATE_LIMITS[field], length };
+  }
+  return Object.keys(problems).length > 0 ? { ok: false, problems } : { ok: true, draft: trimmed };
+}
+
+/** Names compare without case or surrounding space: "Purchase" and "purchase " are one name. */
+export function nameKey(name: string): string {
+  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** What the form holds when a template is picked. */
+export interface FormText {
+  title: string;
+  note: string;
+}
+
+/**
+ * The form's title and note once `template` is picked, keeping what the person wrote:
+ * - the title gets the template's prefix in front, unless it already starts with it; the prefix
+ *   of the template picked before (`previous`) is taken off first, so switching templates never
+ *   stacks prefixes;
+ * - the note becomes the skeleton only when it is empty or still the previous template's
+ *   skeleton untouched; a note the person wrote is kept (`noteKept`), never wiped.
+ */
+export function applyTemplate(
+  typed: FormText,
+  template: Pick<RequestTemplate, 'titlePrefix' | 'noteSkeleton'>,
+  previous?: Pick<RequestTemplate, 'titlePrefix' | 'noteSkeleton'>,
+): FormText & { noteKept: boolean } {
+  let rest = typed.title.trim();
+  if (previous?.titlePrefix && rest.startsWith(previous.titlePrefix))
+    rest = rest.slice(previous.titlePrefix.length).trimStart();
+  const prefix = template.titlePrefix;
+  const title = !prefix || rest.startsWith(prefix) ? rest : rest ? `${prefix} ${rest}` : prefix;
+  const note = typed.note.trim();
+  const untouched = note === '' || (previous !== undefined && note === previous.noteSkeleton);
+  if (untouched) return { title, note: template.noteSkeleton, noteKept: false };
+  return { title, note: typed.note, noteKept: template.noteSkeleton !== '' };
+}

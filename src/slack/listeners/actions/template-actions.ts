@@ -1,0 +1,71 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import { logFailure } from '../../../logger.ts';
+import { buildMessageModal } from '../../blocks/approval-modal.ts';
+import { buildTemplateEditor, parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
+import { messagesFor } from '../../i18n.ts';
+import { ACTION, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+import { templateRefusal, templatesView } from '../../template-manager.ts';
+
+type Deps = Pick<SlackDeps, 'templates' | 'people' | 'access' | 'logger' | 'now'>;
+type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/**
+ * The buttons of the templates modal: Add and Edit turn it into the editor, Remove (in the
+ * editor, after Slack's confirmation) removes the template and shows the list again. Each
+ * replaces the modal by hash, so a modal changed meanwhile is left alone.
+ */
+export function templateButton(deps: Deps) {
+  return async ({ ack, body, action, client, context }: Args): Promise<void> => {
+    await ack();
+    const view = body.view;
+    const metadata = view ? parseTemplatesMetadata(view.private_metadata) : undefined;
+    if (!view || !metadata) return;
+    const userId = body.user.id;
+    const t = messagesFor(metadata.locale);
+    const show = (next: ModalView) =>
+      client.views.update({ view_id: view.id, hash: view.hash, view: next });
+    try {
+      if (action.action_id === ACTION.templateAdd && view.callback_id === CALLBACK.templatesModal)
+        return void (await show(buildTemplateEditor(metadata, t)));
+      // The id comes from the button; the template must be of the channel the modal is about.
+      const template = await deps.templates.get(action.value ?? '');
+      const ours = template && template.channelId === metadata.channelId && !template.removedAt;
+      if (!ours) return void (await show(await templatesView(deps, metadata.channelId, userId)));
+      if (action.action_id === ACTION.templateEdit)
+        return void (await show(buildTemplateEditor({ ...metadata, template }, t)));
+      // Remove: checked again now, since the person may have left the channel since opening it.
+      const verdict = await deps.access.templates(template.channelId, userId, context.botUserId);
+      if (verdict !== 'allowed')
+        return void (await show(
+          buildMessageModal([templateRefusal(verdict, template.channelId, t)], t, t.templatesTitle),
+        ));
+      await deps.templates.remove(template.id, userId, deps.now());
+      await show(await templatesView(deps, template.channelId, userId));
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
+      logFailure(deps.logger, error, { user: userId }, 'templates modal action failed');
+      await client.views
+        .update({
+          view_id: view.id,
+          view: buildMessageModal([t.somethingWrong], t, t.templatesTitle),
+        })
+        .catch(() => undefined);
+    }
+  };
+}
+
+export function registerTemplateActions(app: App, deps: Deps): void {
+  for (const actionId of [ACTION.templateAdd, ACTION.templateEdit, ACTION.templateRemove])
+    app.action<BlockAction<ButtonAction>>(
+      { type: 'block_actions', action_id: actionId },
+      templateButton(deps),
+    );
+}

@@ -1,0 +1,141 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  SlackActionMiddlewareArgs,
+  StaticSelectAction,
+} from '@slack/bolt';
+import { applyTemplate } from '../../../approvals/request-templates.ts';
+import { logFailure } from '../../../logger.ts';
+import { templateOptions } from '../../approval-form.ts';
+import {
+  type ApprovalModalState,
+  buildApprovalModal,
+  fieldBlock,
+  type ModalMetadata,
+  parseModalMetadata,
+} from '../../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../../blocks/request-message.ts';
+import { messagesFor } from '../../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+import { noticeFor } from './approver-pick.ts';
+
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates'>;
+type Args = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
+type Values = Record<
+  string,
+  Record<string, { value?: string | null; selected_user?: string | null } | undefined>
+>;
+type Block = { type: string; block_id?: string; elements?: Array<{ text?: string }> } & Record<
+  string,
+  unknown
+>;
+
+/**
+ * A template picked in the request form: the form is drawn again with the template's title
+ * prefix and note skeleton merged into what was typed (applyTemplate: the prefix goes in front,
+ * a note the person wrote is kept) and its default approver picked, with the away check a pick
+ * gets. Only a template of the form's own channel is applied; views.update by hash, so a form
+ * submitted or changed meanwhile is left alone.
+ */
+export function templatePicked(deps: Deps) {
+  return async ({ ack, body, action, client }: Args): Promise<void> => {
+    await ack();
+    const view = body.view;
+    const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
+    if (!view || !metadata || view.callback_id !== CALLBACK.approvalModal) return;
+    // Still being looked up: an update now would break the lookup's own (see approver-pick.ts).
+    if (!metadata.filled) return;
+    const t = messagesFor(metadata.locale);
+    const values = view.state.values as Values;
+    const blocks = view.blocks as unknown as Block[];
+    const rev = metadata.revision;
+    const typed = {
+      title: values[fieldBlock(BLOCK.title, rev)]?.[ACTION.title]?.value ?? '',
+      note: values[fieldBlock(BLOCK.note, rev)]?.[ACTION.note]?.value ?? '',
+    };
+    const pickedApprover =
+      values[fieldBlock(BLOCK.approver, rev)]?.[ACTION.approver]?.selected_user ?? undefined;
+    try {
+      const [template, previous, templates] = await Promise.all([
+        deps.templates.get(action.selected_option?.value ?? ''),
+        metadata.templateId ? deps.templates.get(metadata.templateId) : undefined,
+        templateOptions(deps, metadata.channelId),
+      ]);
+      const base = {
+        info: contextLines(blocks, BLOCK.lookup),
+        ...approverLoginOf(blocks, values),
+        templates,
+      };
+      let state: ApprovalModalState;
+      // The pick names an id; it must be a template of the channel this form posts in.
+      if (!template || template.channelId !== metadata.channelId || template.removedAt) {
+        state = {
+          ...base,
+          ...typed,
+          ...(pickedApprover ? { approverSlackId: pickedApprover } : {}),
+          approverNotice: contextLines(blocks, BLOCK.approverNotice),
+          templateNotice: [t.templateGone],
+          metadata: { ...metadata, revision: (rev ?? 0) + 1 },
+        };
+      } else {
+        const applied = applyTemplate(typed, template, previous);
+        const approver = template.approverChatId ?? pickedApprover;
+        const approverNotice = template.approverChatId
+          ? await noticeFor(deps, body.user.id, template.approverChatId, metadata, t)
+          : contextLines(blocks, BLOCK.approverNotice);
+        const next: ModalMetadata = {
+          ...metadata,
+          revision: (rev ?? 0) + 1,
+          templateId: template.id,
+        };
+        state = {
+          ...base,
+          title: applied.title,
+          note: applied.note,
+          ...(approver ? { approverSlackId: approver } : {}),
+          approverNotice,
+          templateNotice: [
+            t.templateApplied(escapeMrkdwn(template.name)),
+            ...(applied.noteKept ? [t.templateNoteKept] : []),
+          ],
+          metadata: next,
+        };
+      }
+      await client.views.update({
+        view_id: view.id,
+        hash: view.hash,
+        view: buildApprovalModal(state, t),
+      });
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
+      logFailure(deps.logger, error, { user: body.user.id }, 'could not apply the template');
+    }
+  };
+}
+
+/** The lines of a context block of the form as drawn (already escaped mrkdwn). */
+function contextLines(blocks: Block[], blockId: string): string[] {
+  const block = blocks.find((b) => b.block_id === blockId);
+  return (block?.elements ?? []).map((e) => e.text ?? '').filter(Boolean);
+}
+
+/** The approver-login field (a leader not on Slack), as the person left it. */
+function approverLoginOf(
+  blocks: Block[],
+  values: Values,
+): Pick<ApprovalModalState, 'approverLogin'> {
+  const block = blocks.find((b) => b.block_id === BLOCK.approverLogin);
+  if (!block) return {};
+  const hint = (block.hint as { text?: string } | undefined)?.text ?? '';
+  const value = values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value ?? '';
+  return { approverLogin: { value, hint } };
+}
+
+export function registerTemplatePick(app: App, deps: Deps): void {
+  app.action<BlockAction<StaticSelectAction>>(
+    { type: 'block_actions', action_id: ACTION.template },
+    templatePicked(deps),
+  );
+}

@@ -1,0 +1,112 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import {
+  checkTemplateDraft,
+  type TemplateField,
+  type TemplateProblem,
+} from '../../../approvals/request-templates.ts';
+import { buildMessageModal } from '../../blocks/approval-modal.ts';
+import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
+import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackDeps } from '../../slack-deps.ts';
+import { templateRefusal, templatesView } from '../../template-manager.ts';
+
+type Deps = Pick<SlackDeps, 'templates' | 'people' | 'access' | 'logger' | 'now'>;
+type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+const FIELD_BLOCKS: Record<TemplateField, string> = {
+  name: BLOCK.templateName,
+  titlePrefix: BLOCK.templatePrefix,
+  noteSkeleton: BLOCK.templateSkeleton,
+};
+
+const fieldErrors = (
+  problems: Partial<Record<TemplateField, TemplateProblem>>,
+  t: Messages,
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(problems).map(([field, problem]) => [
+      FIELD_BLOCKS[field as TemplateField],
+      t.templateProblem(problem),
+    ]),
+  );
+
+/**
+ * Saving the template editor: the person must still be in the channel (checked now, whatever the
+ * modal says), the fields within their limits, the name free in the channel and the channel
+ * under its limit; problems go back as field errors and nothing is stored. Saved, the modal shows
+ * the channel's templates again.
+ */
+export function templateSubmission(deps: Deps) {
+  return async ({ ack, body, view, context }: Args): Promise<void> => {
+    const metadata = parseTemplatesMetadata(view.private_metadata);
+    if (!metadata) return ack();
+    const userId = body.user.id;
+    const t = messagesFor(metadata.locale);
+    // The channel in the metadata is a claim: the verdict is about that channel, for this person.
+    const verdict = await deps.access.templates(metadata.channelId, userId, context.botUserId);
+    if (verdict !== 'allowed') {
+      const refusal = templateRefusal(verdict, metadata.channelId, t);
+      return ack({
+        response_action: 'update',
+        view: buildMessageModal([refusal], t, t.templatesTitle),
+      });
+    }
+    const values = view.state.values;
+    const approverChatId =
+      values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
+    const checked = checkTemplateDraft({
+      name: values[BLOCK.templateName]?.[ACTION.templateName]?.value ?? '',
+      titlePrefix: values[BLOCK.templatePrefix]?.[ACTION.templatePrefix]?.value ?? '',
+      noteSkeleton: values[BLOCK.templateSkeleton]?.[ACTION.templateSkeleton]?.value ?? '',
+      approverChatId,
+    });
+    if (!checked.ok)
+      return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
+    if (approverChatId && (await deps.people.get(approverChatId)).isBot)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateApprover]: t.approverIsBot },
+      });
+    const now = deps.now();
+    const written = metadata.templateId
+      ? await ownTemplate(deps, metadata.templateId, metadata.channelId).then((id) =>
+          id
+            ? deps.templates.update(id, checked.draft, userId, now)
+            : ({ ok: false, field: 'name', problem: { code: 'gone' } } as const),
+        )
+      : await deps.templates.add(metadata.channelId, checked.draft, userId, now);
+    if (!written.ok)
+      return ack({
+        response_action: 'errors',
+        errors: fieldErrors({ [written.field]: written.problem }, t),
+      });
+    deps.logger.info(
+      { channel: metadata.channelId, template: written.template.id, user: userId },
+      metadata.templateId ? 'template edited' : 'template added',
+    );
+    await ack({
+      response_action: 'update',
+      view: await templatesView(deps, metadata.channelId, userId),
+    });
+  };
+}
+
+/** The template's id when it is one of the channel's (the editor's metadata is only a claim). */
+async function ownTemplate(
+  deps: Pick<Deps, 'templates'>,
+  id: string,
+  channelId: string,
+): Promise<string | undefined> {
+  const template = await deps.templates.get(id);
+  return template && template.channelId === channelId ? template.id : undefined;
+}
+
+export function registerTemplateView(app: App, deps: Deps): void {
+  app.view(CALLBACK.templateEditor, templateSubmission(deps));
+}

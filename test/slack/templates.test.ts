@@ -1,0 +1,381 @@
+import { describe, expect, it } from 'vitest';
+import type { View } from '../../src/sandbox/workspace.ts';
+import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
+
+// Request templates (/approve templates, and the form's template picker), through the app's HTTP
+// endpoint with signed requests; Slack is the workspace stand-in, which enforces Block Kit limits.
+
+const harness = harnessPerTest();
+const SAM = 'sam.taylor@corp.example';
+const LI = 'li.wei@corp.example';
+const NOW = new Date('2026-11-25T10:00:00Z');
+
+const text = (x: unknown) => JSON.stringify(x ?? {});
+type Block = { block_id?: string; type: string };
+const blocksOf = (view: View | undefined) => (view?.view.blocks as Block[] | undefined) ?? [];
+const blockOf = (view: View | undefined, id: string) =>
+  text(blocksOf(view).find((b) => b.block_id === id) ?? null);
+
+/** `/approve templates` in a channel, and the templates modal it opens (once it is filled in). */
+async function openTemplates(hh: Harness, login: string, channel = 'general') {
+  const opens = hh.workspace.callsOf('views.open').length;
+  const response = await hh.slack.command(hh.user(login), hh.channel(channel), 'templates');
+  expect(response.status).toBe(200);
+  await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'views.open');
+  const opened = hh.workspace.callsOf('views.open')[opens]?.response as { view?: { id?: string } };
+  return waitFor(
+    () => {
+      const view = hh.workspace.views.get(opened.view?.id ?? '');
+      return view && !text(view.view).includes('hourglass') ? view : undefined;
+    },
+    5000,
+    'the templates modal',
+  );
+}
+
+/** Presses a button of an open modal and waits until the modal has changed. */
+async function press(hh: Harness, login: string, view: View, actionId: string, value?: string) {
+  const hash = hh.workspace.views.get(view.id)?.hash;
+  const response = await hh.slack.blockAction(
+    hh.user(login),
+    { action_id: actionId, ...(value ? { value } : {}) },
+    { viewId: view.id },
+  );
+  expect(response.status).toBe(200);
+  await waitFor(() => hh.workspace.views.get(view.id)?.hash !== hash, 5000, `${actionId} answered`);
+  return hh.workspace.views.get(view.id) as View;
+}
+
+interface Fields {
+  name: string;
+  prefix?: string;
+  skeleton?: string;
+  approver?: string;
+}
+
+const inputs = (f: Fields) => ({
+  template_name_input: f.name,
+  template_prefix_input: f.prefix ?? '',
+  template_skeleton_input: f.skeleton ?? '',
+  ...(f.approver ? { template_approver_select: f.approver } : {}),
+});
+
+/** Adds a template through the templates modal; returns the modal after the save. */
+async function addTemplate(hh: Harness, login: string, fields: Fields, channel = 'general') {
+  const list = await openTemplates(hh, login, channel);
+  const editor = await press(hh, login, list, 'template_add');
+  expect(editor.view.callback_id).toBe('request_template_edit');
+  const { errors } = await hh.slack.submitView(editor.id, inputs(fields));
+  expect(errors).toBeUndefined();
+  return hh.workspace.views.get(editor.id) as View;
+}
+
+const templateIdIn = (view: View, name: string) => {
+  const section = blocksOf(view).find(
+    (b) => b.type === 'section' && text(b).includes(`*${name}*`),
+  ) as { accessory?: { value?: string } } | undefined;
+  return section?.accessory?.value ?? '';
+};
+
+/** Picks a template in the open request form and waits for the form to be drawn again. */
+async function pickTemplate(hh: Harness, login: string, view: View, id: string, typed = {}) {
+  const hash = hh.workspace.views.get(view.id)?.hash;
+  const response = await hh.slack.selectOption(
+    hh.user(login),
+    view.id,
+    'template_select',
+    id,
+    typed,
+  );
+  expect(response.status).toBe(200);
+  await waitFor(() => hh.workspace.views.get(view.id)?.hash !== hash, 5000, 'the form refilled');
+  return hh.workspace.views.get(view.id) as View;
+}
+
+describe('/approve templates', () => {
+  it('opens the channel’s templates for a member, and records who added and edited each', async () => {
+    const hh = await harness({ now: () => NOW });
+    const empty = await openTemplates(hh, SAM);
+    expect(text(empty.view)).toContain('0 of at most 20');
+    expect(text(empty.view)).toContain('No templates yet.');
+
+    const saved = await addTemplate(hh, SAM, {
+      name: 'Access request',
+      prefix: '[Access]',
+      skeleton: 'System:\nWhy:',
+      approver: hh.user('olivia.brown@corp.example'),
+    });
+    expect(saved.view.callback_id).toBe('request_templates');
+    expect(text(saved.view)).toContain('*Access request*');
+    expect(text(saved.view)).toContain(`Added by <@${hh.user(SAM)}> on 25 Nov`);
+    expect(text(saved.view)).toContain(`Approver: <@${hh.user('olivia.brown@corp.example')}>`);
+
+    // Someone else in the channel edits it.
+    const list = await openTemplates(hh, LI);
+    const editor = await press(hh, LI, list, 'template_edit', templateIdIn(list, 'Access request'));
+    expect(text(editor.view)).toContain('"initial_value":"[Access]"');
+    const { errors } = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Access',
+      template_prefix_input: '[Access]',
+      template_skeleton_input: 'System:',
+    });
+    expect(errors).toBeUndefined();
+    const after = hh.workspace.views.get(editor.id) as View;
+    expect(text(after.view)).toContain('*Access*');
+    // Li Wei reads Chinese: the modal is in Chinese, with who did what.
+    expect(text(after.view)).toContain('申请模板');
+    expect(text(after.view)).toContain(`<@${hh.user(LI)}> 于 11月25日 修改`);
+    expect(text(after.view)).toContain(`<@${hh.user(LI)}> 修改了 *Access*`);
+  });
+
+  it('refuses bad input with field errors and stores nothing: no name, too long, a name taken, past the limit', async () => {
+    const hh = await harness();
+    await addTemplate(hh, SAM, { name: 'Purchase' });
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    const bad = await hh.slack.submitView(editor.id, {
+      template_name_input: '  ',
+      template_prefix_input: 'x'.repeat(101),
+      template_skeleton_input: 'y'.repeat(2001),
+    });
+    expect(bad.errors).toEqual({
+      template_name: 'Please give it a name.',
+      template_prefix: 'Too long: 101 characters, at most 100.',
+      template_skeleton: 'Too long: 2001 characters, at most 2000.',
+    });
+    const taken = await hh.slack.submitView(editor.id, { template_name_input: 'purchase' });
+    expect(taken.errors).toEqual({
+      template_name: 'This channel already has a template of that name.',
+    });
+    const bot = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Bot',
+      template_approver_select: hh.workspace.botUserId,
+    });
+    expect(bot.errors).toEqual({ template_approver: 'Choose a person, not an app.' });
+    const names = text(await openTemplates(hh, SAM));
+    expect(names).toContain('1 of at most 20');
+
+    for (let i = 2; i <= 20; i++) await addTemplate(hh, SAM, { name: `T${i}` });
+    const full = await openTemplates(hh, SAM);
+    expect(text(full.view)).toContain('20 of at most 20');
+    expect(text(full.view)).not.toContain('template_add');
+    expect(text(full.view)).toContain('remove one to add another');
+  });
+
+  it('removes a template after Slack’s confirmation, and shows who removed it', async () => {
+    const hh = await harness({ now: () => NOW });
+    const saved = await addTemplate(hh, SAM, { name: 'Purchase' });
+    const id = templateIdIn(saved, 'Purchase');
+    const editor = await press(hh, SAM, saved, 'template_edit', id);
+    const remove = blocksOf(editor).find((b) => b.type === 'actions');
+    expect(text(remove)).toContain('"confirm"');
+    const after = await press(hh, LI, editor, 'template_remove', id);
+    expect(text(after.view)).toContain('0 个（最多 20 个）');
+    expect(text(after.view)).toContain(`<@${hh.user(LI)}> 删除了 *Purchase*`);
+  });
+
+  it('answers in a DM, in a channel the app is not in, and to someone not in the channel, only to them, and opens nothing', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const opens = () => hh.workspace.callsOf('views.open').length;
+    const before = opens();
+    const dm = hh.workspace.appDm(sam).id;
+    await hh.slack.command(sam, dm, 'templates');
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    await waitFor(() => toSam().length === 1, 5000, 'the DM answer');
+    expect(toSam()[0]?.text).toContain('Templates belong to a channel.');
+
+    await hh.slack.command(sam, hh.channel('random'), 'templates');
+    await waitFor(() => toSam().length === 2, 5000, 'the answer in #random');
+    expect(toSam()[1]?.text).toContain('The app is not in <#');
+
+    const ops = hh.workspace.addChannel(
+      'ops',
+      'public',
+      new Set([hh.workspace.botUserId, hh.user(LI)]),
+    );
+    await hh.slack.command(sam, ops.id, 'templates');
+    await waitFor(() => toSam().length === 3, 5000, 'the answer to a stranger');
+    expect(toSam()[2]?.text).toContain(`Only members of <#${ops.id}> may change its templates.`);
+    expect(opens()).toBe(before);
+  });
+
+  it('checks again on save that the person is still in the channel', async () => {
+    const hh = await harness();
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    hh.workspace.channels.get(hh.channel('general'))?.members.delete(hh.user(SAM));
+    await hh.restart(); // a fresh app: the channel's member list is read again
+    const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Sneaky' }));
+    expect(errors).toBeUndefined();
+    expect(text(hh.workspace.views.get(editor.id)?.view)).toContain('Only members of <#');
+    // Nothing was stored.
+    expect(text((await openTemplates(hh, LI)).view)).toContain('还没有模板。');
+  });
+
+  it('shows typed text as typed: escaped in mrkdwn, never a mention', async () => {
+    const hh = await harness();
+    const saved = await addTemplate(hh, SAM, {
+      name: '<!channel> & *x*',
+      prefix: '<@U0NOBODY> <b>',
+    });
+    const shown = text(saved.view);
+    expect(shown).toContain('&lt;!channel&gt; &amp; *x*');
+    expect(shown).toContain('&lt;@U0NOBODY&gt; &lt;b&gt;');
+    expect(shown).not.toContain('<!channel>');
+  });
+
+  it('is named in /approve help, in English and Chinese', async () => {
+    const hh = await harness();
+    const en = await hh.slack.command(hh.user(SAM), hh.channel('general'), 'help');
+    expect(String(en.json?.text)).toContain('*/approve templates*');
+    await hh.openModal(LI);
+    const zh = await hh.slack.command(hh.user(LI), hh.channel('general'), 'help');
+    expect(String(zh.json?.text)).toContain('*/approve templates* — 本频道的申请模板');
+  });
+});
+
+describe('the form’s template picker', () => {
+  it('offers the channel’s templates, and a pick fills in the prefix, the skeleton and the approver (away-aware)', async () => {
+    const hh = await harness({ now: () => NOW });
+    hh.workspace.setStatus(hh.user('olivia.brown@corp.example'), {
+      text: 'Vacation',
+      emoji: ':palm_tree:',
+      expiresAt: Date.parse('2026-12-03T02:00:00Z'),
+    });
+    const saved = await addTemplate(hh, SAM, {
+      name: 'Access request',
+      prefix: '[Access]',
+      skeleton: 'System:\nWhy:',
+      approver: hh.user('olivia.brown@corp.example'),
+    });
+    const id = templateIdIn(saved, 'Access request');
+    const form = await hh.openModal(SAM, 'general', 'VPN');
+    expect(blockOf(form, 'template')).toContain('"text":"Access request"');
+    const filled = await pickTemplate(hh, SAM, form, id);
+    const shown = text(filled.view);
+    expect(blockOf(filled, 'title.1')).toContain('"initial_value":"[Access] VPN"');
+    expect(blockOf(filled, 'note.1')).toContain('"initial_value":"System:\\nWhy:"');
+    expect(blockOf(filled, 'approver.1')).toContain(
+      `"initial_user":"${hh.user('olivia.brown@corp.example')}"`,
+    );
+    expect(blockOf(filled, 'approver_notice')).toContain('Olivia Brown is away until 3 Dec');
+    expect(blockOf(filled, 'approver_notice')).toContain('The next leader up is Chen Hao.');
+    expect(blockOf(filled, 'template_notice')).toContain(
+      'Filled in from the template *Access request*',
+    );
+    expect(shown).toContain('"initial_option"');
+
+    // Submitted as it is: the request message says which template it came from.
+    const { errors } = await hh.slack.submitView(filled.id, {});
+    expect(errors).toBeUndefined();
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(approval.title).toBe('[Access] VPN');
+    expect(approval.approver).toBe('olivia.brown@corp.example');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+      5000,
+      'the request message',
+    );
+    expect(text(message.blocks)).toContain('From template *Access request*');
+    // Still named once the message is re-rendered with the decision.
+    hh.sim.decide(approval.djbh, 'agree');
+    await hh.app.poll();
+    const decided = await waitFor(() => {
+      const m = hh.workspace.messages.find((x) => x.ts === message.ts);
+      return m && text(m.blocks).includes('Approved') ? m : undefined;
+    });
+    expect(text(decided.blocks)).toContain('From template *Access request*');
+  });
+
+  it('keeps a note the person wrote, and swaps the prefix when another template is picked', async () => {
+    const hh = await harness();
+    await addTemplate(hh, SAM, { name: 'Access', prefix: '[Access]', skeleton: 'System:' });
+    const saved = await addTemplate(hh, SAM, {
+      name: 'Purchase',
+      prefix: '[Purchase]',
+      skeleton: 'Item:',
+    });
+    const form = await hh.openModal(SAM, 'general', 'Chairs');
+    const first = await pickTemplate(hh, SAM, form, templateIdIn(saved, 'Access'), {
+      note_input: 'My own words',
+    });
+    expect(blockOf(first, 'note.1')).toContain('"initial_value":"My own words"');
+    expect(blockOf(first, 'template_notice')).toContain('Your note was kept as you wrote it');
+    const second = await pickTemplate(hh, SAM, first, templateIdIn(saved, 'Purchase'));
+    expect(blockOf(second, 'title.2')).toContain('"initial_value":"[Purchase] Chairs"');
+    expect(blockOf(second, 'note.2')).toContain('"initial_value":"My own words"');
+    // The maintainer's suggestion stays when the template names no approver.
+    expect(blockOf(second, 'approver.2')).toContain(
+      `"initial_user":"${hh.user('maria.lopez@corp.example')}"`,
+    );
+    const { errors } = await hh.slack.submitView(second.id, { note_input: 'Four chairs' });
+    expect(errors).toBeUndefined();
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(approval.title).toBe('[Purchase] Chairs');
+  });
+
+  it('fills the form in Chinese, and escapes a template name on the request message', async () => {
+    const hh = await harness();
+    const saved = await addTemplate(hh, LI, {
+      name: '请假 <!channel> & co',
+      prefix: '【请假】',
+      skeleton: '开始日期：',
+    });
+    const form = await hh.openModal(LI, 'general', '年假');
+    expect(blockOf(form, 'template')).toContain('从模板开始…');
+    const filled = await pickTemplate(
+      hh,
+      LI,
+      form,
+      templateIdIn(saved, '请假 &lt;!channel&gt; &amp; co'),
+    );
+    expect(blockOf(filled, 'title.1')).toContain('"initial_value":"【请假】 年假"');
+    expect(blockOf(filled, 'template_notice')).toContain(
+      '已按模板 *请假 &lt;!channel&gt; &amp; co* 填写',
+    );
+    await hh.slack.submitView(filled.id, {});
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    const message = await waitFor(() =>
+      hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+    );
+    expect(text(message.blocks)).toContain('From template *请假 &lt;!channel&gt; &amp; co*');
+    expect(text(message)).not.toContain('<!channel>');
+  });
+
+  it('offers no templates in a DM, and ignores a pick of another channel’s template', async () => {
+    const hh = await harness();
+    hh.workspace.addChannel('ops', 'public', new Set([hh.workspace.botUserId, hh.user(SAM)]));
+    const elsewhere = await addTemplate(hh, SAM, { name: 'Ops only', prefix: '[Ops]' }, 'ops');
+    const opsId = templateIdIn(elsewhere, 'Ops only');
+    await addTemplate(hh, SAM, { name: 'General', prefix: '[General]' });
+    const form = await hh.openModal(SAM, 'general', 'Thing');
+    expect(blockOf(form, 'template')).toContain('"text":"General"');
+    expect(blockOf(form, 'template')).not.toContain('Ops only');
+    // A forged pick of #ops's template in #general's form (the option slipped into the view as
+    // a modified client would send it): not applied, and the form says so.
+    const picker = blocksOf(form).find((b) => b.block_id === 'template') as unknown as {
+      element: { options: unknown[] };
+    };
+    picker.element.options.push({ text: { type: 'plain_text', text: 'Ops only' }, value: opsId });
+    await pickTemplate(hh, SAM, form, opsId);
+    const after = await waitFor(() =>
+      blockOf(hh.workspace.views.get(form.id), 'template_notice').includes('removed meanwhile')
+        ? hh.workspace.views.get(form.id)
+        : undefined,
+    );
+    expect(blockOf(after, 'title.1')).toContain('"initial_value":"Thing"');
+    const sam = hh.user(SAM);
+    await hh.slack.command(sam, hh.workspace.appDm(sam).id, 'In a DM');
+    const dmForm = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) =>
+          v.user === sam &&
+          text(v.view).includes('In a DM') &&
+          text(v.view).includes('"lookup"') &&
+          !text(v.view).includes('hourglass'),
+      ),
+    );
+    expect(blockOf(dmForm, 'template')).toBe('{}');
+  });
+});
