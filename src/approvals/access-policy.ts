@@ -11,7 +11,10 @@ export type Role = 'requester' | 'approver' | 'conversation-member';
 
 /** What a person may want to do with an approval, and which parts allow it. */
 export const WHO_MAY: Readonly<
-  Record<'see' | 'confirm-start' | 'request-again' | 'manage-templates', readonly Role[]>
+  Record<
+    'see' | 'confirm-start' | 'request-again' | 'manage-templates' | 'use-templates',
+    readonly Role[]
+  >
 > = {
   // The requester and the approver, and whoever can read the message it was posted in: the
   // channel's members, or, for a request only ever posted in a DM, nobody else.
@@ -23,6 +26,10 @@ export const WHO_MAY: Readonly<
   // A channel's request templates (request-templates.ts): whoever is in that channel, as its
   // parties say (see channelParties); templates belong to the channel, not to a person.
   'manage-templates': ['conversation-member'],
+  // Being offered a channel's templates in the request form, and applying one: the same members.
+  // A private channel's templates say what its members ask for; someone who left (the form can
+  // still be opened on it, e.g. by "Request again") is not shown them.
+  'use-templates': ['conversation-member'],
 };
 
 /** The facts about an approval the rules read. Null where the approval has no such party yet. */
@@ -127,6 +134,18 @@ export async function mayManageTemplates(
     if (!appIn) return 'app-not-in-channel';
   }
   return decide('manage-templates', channelParties(place.conversationId), asker, membership);
+}
+
+/**
+ * Whether `asker` may be offered, and apply, the request templates of a channel
+ * (WHO_MAY['use-templates']); `unsure` means none are offered. Never throws.
+ */
+export function mayUseTemplates(
+  conversationId: string,
+  asker: Asker,
+  membership: ConversationMembership,
+): Promise<Verdict> {
+  return decide('use-templates', channelParties(conversationId), asker, membership);
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   type ConversationMembership,
   decide,
   mayManageTemplates,
+  mayUseTemplates,
   partiesOf,
   type TemplatePlaceVerdict,
   type Verdict,
@@ -26,6 +27,8 @@ export interface Access {
     userId: string,
     appUserId: string | undefined,
   ): Promise<TemplatePlaceVerdict>;
+  /** Whether the Slack user `userId` may be offered, and apply, the templates of `channelId`. */
+  useTemplates(channelId: string, userId: string): Promise<Verdict>;
 }
 
 export function createAccess(deps: {
@@ -54,6 +57,9 @@ export function createAccess(deps: {
         appChatId: appUserId,
       };
       return mayManageTemplates(place, askerOf(userId), deps.membership);
+    },
+    useTemplates(channelId, userId) {
+      return mayUseTemplates(channelId, askerOf(userId), deps.membership);
     },
   };
 }

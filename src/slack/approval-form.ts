@@ -34,13 +34,15 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
-  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates'>,
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates' | 'access'>,
   request: FormPlace & { userId: string; title: string; note?: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
+  // The membership check behind the templates runs beside the person's own lookup.
+  const offered = templateOptions(deps, request.channelId, request.userId);
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
   const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
-  const templates = await templateOptions(deps, request.channelId);
+  const templates = await offered;
   const base = { title: request.title, note: request.note ?? '', metadata, templates };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };
@@ -66,16 +68,23 @@ export async function fillApprovalForm(
 }
 
 /**
- * The templates the form offers: the channel's, when it was opened in a channel (a DM, or the ⚡
- * menu's form that picks its channel later, has none). Templates are a convenience: when the
- * database cannot list them, the form is offered without.
+ * The templates the form offers `userId`: the channel's, when it was opened in a channel (a DM, or
+ * the ⚡ menu's form that picks its channel later, has none) and they are one of its members
+ * (WHO_MAY['use-templates']: a private channel's templates are not shown to someone who left it;
+ * when Slack cannot say, none are offered). Templates are a convenience: when the database cannot
+ * list them, the form is offered without.
  */
 export async function templateOptions(
-  deps: Pick<SlackDeps, 'templates'>,
+  deps: Pick<SlackDeps, 'templates' | 'access'>,
   channelId: string,
+  userId: string,
 ): Promise<TemplateOption[]> {
   if (!channelId || isDirectMessage(channelId) || isUserId(channelId)) return [];
-  const templates = await deps.templates.list(channelId).catch(() => []);
+  const [verdict, templates] = await Promise.all([
+    deps.access.useTemplates(channelId, userId),
+    deps.templates.list(channelId).catch(() => []),
+  ]);
+  if (verdict !== 'allowed') return [];
   return templates.map((template) => ({ id: template.id, name: template.name }));
 }
 

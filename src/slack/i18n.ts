@@ -182,6 +182,14 @@ const en = {
   templatesUnsure:
     'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
   templatesChecking: ':hourglass_flowing_sand: Checking this channel…',
+  templatesNotForYou: (channel: string) =>
+    `The templates of <#${channel}> are for its members, and Slack did not confirm that you are one: nothing was filled in. The form is as you left it.`,
+  templateStillChecking:
+    'Still checking that you are in this channel — press Save again in a moment. Nothing was saved yet.',
+  templateApproverStillChecking:
+    'Still checking this person with Slack — press Save again in a moment. Nothing was saved yet.',
+  templatesFailed:
+    'Could not show this channel’s templates: something went wrong on our side. Close this and run `/approve templates` again.',
   requestAgain: 'Request again',
   requestedAgainOf: (ref: string) => `:repeat: Requested again after ${ref}.`,
   onlyRequesterAgain: (requester: string) =>
@@ -480,6 +488,12 @@ const zh: Messages = {
     `只有 <#${channel}> 的成员可以修改其模板。没有打开或修改任何内容。`,
   templatesUnsure: 'Slack 暂时无法确认你是否在本频道中，因此没有打开或修改任何内容。请稍后再试。',
   templatesChecking: ':hourglass_flowing_sand: 正在检查本频道…',
+  templatesNotForYou: (channel) =>
+    `<#${channel}> 的模板仅供其成员使用，Slack 未能确认你是成员：没有填入任何内容，表单保持原样。`,
+  templateStillChecking: '仍在确认你是否在本频道中——请稍后再按一次“保存”。尚未保存任何内容。',
+  templateApproverStillChecking: '仍在向 Slack 确认此人——请稍后再按一次“保存”。尚未保存任何内容。',
+  templatesFailed:
+    '无法显示本频道的模板：我们这边出了点问题。请关闭后再运行一次 `/approve templates`。',
   requestAgain: '重新发起',
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,

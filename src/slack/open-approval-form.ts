@@ -5,7 +5,10 @@ import { buildApprovalModal, buildMessageModal } from './blocks/approval-modal.t
 import { messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates'>;
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+>;
 
 export interface FormOpening extends FormPlace {
   triggerId: string;

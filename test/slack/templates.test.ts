@@ -379,3 +379,66 @@ describe('the form’s template picker', () => {
     expect(blockOf(dmForm, 'template')).toBe('{}');
   });
 });
+
+describe('the form’s template picker, for whom and after what', () => {
+  it('offers a private channel’s templates only to its members: not on a Request again after leaving, nor by a forged pick', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const hr = hh.workspace.addChannel(
+      'hr',
+      'private',
+      new Set([hh.workspace.botUserId, sam, hh.user(LI)]),
+    );
+    const { approval } = await hh.startApproval(SAM, 'hr', 'Old thing');
+    hh.sim.decide(approval.djbh, 'refuse');
+    await hh.app.poll();
+    hr.members.delete(sam);
+    await hh.restart(); // the channel's member list is read again
+    const saved = await addTemplate(
+      hh,
+      LI,
+      { name: 'Salary review', prefix: '[Salary]', skeleton: 'CONFIDENTIAL skeleton' },
+      'hr',
+    );
+    const id = templateIdIn(saved, 'Salary review');
+
+    // "Request again" opens the form on #hr for Sam, who has left it: no templates.
+    await hh.slack.blockAction(sam, { action_id: 'request_again', value: approval.djbh });
+    const form = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) =>
+            v.user === sam &&
+            text(v.view).includes('Old thing') &&
+            text(v.view).includes('"lookup"') &&
+            !text(v.view).includes('hourglass'),
+        ),
+      8000,
+      'the filled form',
+    );
+    expect(blockOf(form, 'template')).toBe('{}');
+    expect(text(form.view)).not.toContain('Salary review');
+
+    // A pick of #hr's template anyway (the picker slipped into the view, as a modified client
+    // would send it): nothing is filled in, and the form says why.
+    const blocks = form.view.blocks as Array<Record<string, unknown>>;
+    blocks.unshift({
+      type: 'input',
+      block_id: 'template',
+      optional: true,
+      dispatch_action: true,
+      label: { type: 'plain_text', text: 'Template' },
+      element: {
+        type: 'static_select',
+        action_id: 'template_select',
+        options: [{ text: { type: 'plain_text', text: 'Salary review' }, value: id }],
+      },
+    });
+    const after = await pickTemplate(hh, SAM, form, id);
+    expect(text(after.view)).not.toContain('CONFIDENTIAL');
+    expect(text(after.view)).not.toContain('[Salary]');
+    expect(text(after.view)).toContain(`The templates of <#${hr.id}> are for its members`);
+    expect(blockOf(after, 'title.1')).toContain('"initial_value":"Old thing"');
+  });
+
+});

@@ -21,7 +21,10 @@ import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { noticeFor } from './approver-pick.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates'>;
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+>;
 type Args = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 type Values = Record<
   string,
@@ -36,8 +39,9 @@ type Block = { type: string; block_id?: string; elements?: Array<{ text?: string
  * A template picked in the request form: the form is drawn again with the template's title
  * prefix and note skeleton merged into what was typed (applyTemplate: the prefix goes in front,
  * a note the person wrote is kept) and its default approver picked, with the away check a pick
- * gets. Only a template of the form's own channel is applied; views.update by hash, so a form
- * submitted or changed meanwhile is left alone.
+ * gets. Only a template of the form's own channel is applied, and only for one of its members
+ * (checked again now: the form may have been opened before they left); views.update by hash, so a
+ * form submitted or changed meanwhile is left alone.
  */
 export function templatePicked(deps: Deps) {
   return async ({ ack, body, action, client }: Args): Promise<void> => {
@@ -58,10 +62,11 @@ export function templatePicked(deps: Deps) {
     const pickedApprover =
       values[fieldBlock(BLOCK.approver, rev)]?.[ACTION.approver]?.selected_user ?? undefined;
     try {
-      const [template, previous, templates] = await Promise.all([
+      const [verdict, template, previous, templates] = await Promise.all([
+        deps.access.useTemplates(metadata.channelId, body.user.id),
         deps.templates.get(action.selected_option?.value ?? ''),
         metadata.templateId ? deps.templates.get(metadata.templateId) : undefined,
-        templateOptions(deps, metadata.channelId),
+        templateOptions(deps, metadata.channelId, body.user.id),
       ]);
       const base = {
         info: contextLines(blocks, BLOCK.lookup),
@@ -69,8 +74,20 @@ export function templatePicked(deps: Deps) {
         templates,
       };
       let state: ApprovalModalState;
-      // The pick names an id; it must be a template of the channel this form posts in.
-      if (!template || template.channelId !== metadata.channelId || template.removedAt) {
+      if (verdict !== 'allowed') {
+        // Not (or no longer) one of the channel's members, as far as Slack says: nothing is
+        // applied and the picker goes; the form says why and keeps what was typed.
+        state = {
+          ...base,
+          ...typed,
+          ...(pickedApprover ? { approverSlackId: pickedApprover } : {}),
+          approverNotice: contextLines(blocks, BLOCK.approverNotice),
+          banner: t.templatesNotForYou(metadata.channelId),
+          metadata: { ...metadata, revision: (rev ?? 0) + 1 },
+        };
+        delete state.metadata.templateId;
+      } else if (!template || template.channelId !== metadata.channelId || template.removedAt) {
+        // The pick names an id; it must be a template of the channel this form posts in.
         state = {
           ...base,
           ...typed,
@@ -109,6 +126,8 @@ export function templatePicked(deps: Deps) {
         view: buildApprovalModal(state, t),
       });
     } catch (error) {
+      // Another update (an approver pick, a newer template pick) won: this fill is lost, and the
+      // winner drew the picker from what was applied (metadata.templateId), not from this pick.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
       logFailure(deps.logger, error, { user: body.user.id }, 'could not apply the template');
     }

@@ -14,7 +14,10 @@ import { openApprovalForm } from '../../open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { localeWithin } from '../../slack-people.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates'>;
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+>;
 
 /** How long the answer on the app's own message waits for the locale; the trigger lasts 3 s. */
 const OWN_LOCALE_WAIT_MS = 1000;
