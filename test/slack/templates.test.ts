@@ -441,4 +441,63 @@ describe('the form’s template picker, for whom and after what', () => {
     expect(blockOf(after, 'title.1')).toContain('"initial_value":"Old thing"');
   });
 
+  it('names no template on the request when the template’s fill lost its race with an approver pick', async () => {
+    const hh = await harness();
+    const olivia = hh.user('olivia.brown@corp.example');
+    const maria = hh.user('maria.lopez@corp.example');
+    const saved = await addTemplate(hh, SAM, {
+      name: 'Access',
+      prefix: '[Access]',
+      skeleton: 'System:',
+      approver: olivia,
+    });
+    const id = templateIdIn(saved, 'Access');
+    await hh.restart(); // people are looked up afresh, so a slow users.info slows the fill
+    const form = await hh.openModal(SAM, 'general', 'VPN');
+    const updates = hh.workspace.callsOf('views.update').length;
+    // The template's fill asks Slack about its approver (not looked up since the restart), slowly;
+    // a pick of Maria Lopez (looked up by the form already), its payload carrying the template the
+    // picker shows, is redrawn first.
+    hh.faults.hang('users.info', 1500, { commit: false });
+    const templatePick = hh.slack.selectOption(hh.user(SAM), form.id, 'template_select', id, {});
+    const approverPick = hh.slack.selectUser(hh.user(SAM), form.id, 'approver_select', maria, {
+      template_select: id,
+    });
+    await Promise.all([templatePick, approverPick]);
+    const lost = await waitFor(
+      () => {
+        const answered = hh.workspace.callsOf('views.update').slice(updates);
+        const errors = answered.map((c) => (c.response as { error?: string }).error ?? 'ok');
+        return answered.length >= 2 ? errors : undefined;
+      },
+      6000,
+      'both updates answered',
+    );
+    expect(lost).toEqual(['ok', 'hash_conflict']);
+
+    // The picker shows what was applied (nothing), not the lost pick; the fields are as typed.
+    const now = hh.workspace.views.get(form.id) as View;
+    const picker = blocksOf(now).find((b) => text(b).includes('"template_select"'));
+    expect(text(picker)).not.toContain('initial_option');
+    expect(blockOf(now, 'template_notice')).toBe('{}');
+    expect(text(now.view)).not.toContain('[Access] VPN');
+    expect(text(now.view)).toContain(`"initial_user":"${maria}"`);
+
+    // Submitted with the picker still showing the lost pick (as a client that kept it would send
+    // it): the approval is made, and its message names no template.
+    const { errors } = await hh.slack.submitView(form.id, {
+      template_select: id,
+      note_input: 'Typed myself',
+    });
+    expect(errors).toBeUndefined();
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(approval.title).toBe('VPN');
+    expect(approval.approver).toBe('maria.lopez@corp.example');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, approval.djbh)),
+      5000,
+      'the request message',
+    );
+    expect(text(message.blocks)).not.toContain('From template');
+  });
 });

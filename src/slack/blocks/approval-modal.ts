@@ -22,17 +22,36 @@ export interface ModalMetadata {
   /**
    * How many times a template filled the fields in. Slack keeps what was typed in an input whose
    * block_id stays the same across views.update, whatever initial_value says; so each fill gives
-   * the title, note and approver blocks new ids (see fieldBlock), and the submission reads them
-   * by the same revision.
+   * the title, note, approver and template-picker blocks new ids (see fieldBlock), and the
+   * submission reads them by the same revision. A redraw whose picker must show something other
+   * than what Slack kept in it (a pick whose fill was lost) takes a new revision too.
    */
   revision?: number;
-  /** The template that last filled the fields in: its prefix and skeleton are swapped on the next pick. */
+  /**
+   * The template that last filled the fields in, set only by an applied fill: its prefix and
+   * skeleton are swapped on the next pick, and it is what the picker shows.
+   */
   templateId?: string;
 }
 
 /** The block_id of a field the template picker can overwrite, at the form's `revision`. */
 export function fieldBlock(base: string, revision: number | undefined): string {
   return revision ? `${base}.${revision}` : base;
+}
+
+/**
+ * The template a submitted form was filled from: the one whose fill was applied, and only while the
+ * picker still shows it. A pick whose fill never landed (its update lost to another) or a picker
+ * changed afterwards names none, so the request never claims a template it was not filled from.
+ */
+export function appliedTemplate(
+  metadata: Pick<ModalMetadata, 'templateId' | 'revision'>,
+  values: Record<string, Record<string, { selected_option?: { value?: string } | null }>>,
+): string | undefined {
+  const shown =
+    values[fieldBlock(BLOCK.template, metadata.revision)]?.[ACTION.template]?.selected_option
+      ?.value;
+  return metadata.templateId && shown === metadata.templateId ? metadata.templateId : undefined;
 }
 
 /** A template as the form offers it. */
@@ -88,7 +107,7 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
   }
   const revision = state.metadata.revision;
   if (state.templates && state.templates.length > 0) {
-    blocks.push(templatePickerBlock(state.templates, state.metadata.templateId, t));
+    blocks.push(templatePickerBlock(state.templates, state.metadata.templateId, revision, t));
     if (state.templateNotice && state.templateNotice.length > 0)
       blocks.push({
         type: 'context',
@@ -194,6 +213,7 @@ function titleBlock(title: string, t: Messages, blockId: string): KnownBlock {
 function templatePickerBlock(
   templates: TemplateOption[],
   selectedId: string | undefined,
+  revision: number | undefined,
   t: Messages,
 ): KnownBlock {
   const options = templates.map((template) => ({
@@ -203,7 +223,7 @@ function templatePickerBlock(
   const selected = options.find((o) => o.value === selectedId);
   return {
     type: 'input',
-    block_id: BLOCK.template,
+    block_id: fieldBlock(BLOCK.template, revision),
     optional: true,
     dispatch_action: true,
     label: { type: 'plain_text', text: t.templateLabel },

@@ -48,13 +48,19 @@ export function approverPicked(deps: Deps) {
     const t = messagesFor(metadata.locale);
     try {
       const notice = picked ? await noticeFor(deps, body.user.id, picked, metadata, t) : [];
-      const blocks = withNotice(
-        view.blocks as KnownBlock[],
-        view.state.values as Values,
-        picked,
-        notice,
-        fieldBlock(BLOCK.approver, metadata.revision),
-      );
+      const values = view.state.values as Values;
+      // The picker shows the template whose fill was applied. Slack keeps what the person chose in
+      // an input whose block_id stays, so when that differs (their pick's fill lost to this
+      // update) the fields take the next revision, drawn from what they hold now.
+      const rev = metadata.revision;
+      const shown =
+        values[fieldBlock(BLOCK.template, rev)]?.[ACTION.template]?.selected_option?.value;
+      const next = shown && shown !== metadata.templateId ? (rev ?? 0) + 1 : rev;
+      const blocks = withNotice(view.blocks as KnownBlock[], values, picked, notice, {
+        revision: rev,
+        next,
+        templateId: metadata.templateId,
+      });
       await client.views.update({
         view_id: view.id,
         hash: view.hash,
@@ -64,7 +70,8 @@ export function approverPicked(deps: Deps) {
           title: view.title,
           ...(view.submit ? { submit: view.submit } : {}),
           ...(view.close ? { close: view.close } : {}),
-          private_metadata: view.private_metadata,
+          private_metadata:
+            next === rev ? view.private_metadata : JSON.stringify({ ...metadata, revision: next }),
           blocks,
         },
       });
@@ -103,22 +110,31 @@ export async function noticeFor(
   return [line, t.nextLeaderUp(name)];
 }
 
+/** The fields a template fill overwrites, whose block ids carry the form's revision. */
+const REVISED = [BLOCK.title, BLOCK.note, BLOCK.approver, BLOCK.template];
+
 /**
- * The form as it is, with what was typed kept, the pick as the approver, and the notice right
- * under the approver (or none).
+ * The form as it is, with what was typed kept, the pick as the approver, the template picker
+ * showing the template applied (`templateId`), and the notice right under the approver (or none);
+ * the revised fields move from `revision` to `next` when they differ.
  */
 function withNotice(
   blocks: KnownBlock[],
   values: Values,
   picked: string | undefined,
   notice: string[],
-  approverBlock: string,
+  form: { revision: number | undefined; next: number | undefined; templateId: string | undefined },
 ): KnownBlock[] {
+  const renamed = new Map(
+    REVISED.map((base) => [fieldBlock(base, form.revision), fieldBlock(base, form.next)]),
+  );
   const out: KnownBlock[] = [];
   for (const block of blocks) {
     if (block.block_id === BLOCK.approverNotice) continue;
-    out.push(keepTyped(block, values, picked));
-    if (block.block_id === approverBlock && notice.length > 0) {
+    const kept = keepTyped(block, values, picked, form.templateId);
+    const blockId = block.block_id && renamed.get(block.block_id);
+    out.push(blockId ? { ...kept, block_id: blockId } : kept);
+    if (block.block_id === fieldBlock(BLOCK.approver, form.revision) && notice.length > 0) {
       out.push({
         type: 'context',
         block_id: BLOCK.approverNotice,
@@ -129,20 +145,27 @@ function withNotice(
   return out;
 }
 
-function keepTyped(block: KnownBlock, values: Values, picked: string | undefined): KnownBlock {
+function keepTyped(
+  block: KnownBlock,
+  values: Values,
+  picked: string | undefined,
+  templateId: string | undefined,
+): KnownBlock {
   if (block.type !== 'input' || !block.block_id) return block;
   const element = { ...(block.element as unknown as Record<string, unknown>) };
   const state = values[block.block_id]?.[String(element.action_id)];
   if (element.action_id === ACTION.approver) {
     delete element.initial_user;
     if (picked) element.initial_user = picked;
+  } else if (element.action_id === ACTION.template) {
+    // What was applied, not what the picker says: a pick whose fill was lost shows as no pick.
+    delete element.initial_option;
+    const options = (element.options ?? []) as Array<{ value: string }>;
+    const applied = options.find((o) => o.value === templateId);
+    if (applied) element.initial_option = applied;
   } else if (element.type === 'plain_text_input' && state) {
     delete element.initial_value;
     if (state.value) element.initial_value = state.value;
-  } else if (element.type === 'static_select' && state) {
-    // The template picked before, as the person left it.
-    delete element.initial_option;
-    if (state.selected_option) element.initial_option = state.selected_option;
   }
   return { ...block, element } as unknown as KnownBlock;
 }

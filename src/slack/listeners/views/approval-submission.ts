@@ -11,6 +11,7 @@ import { NotSavedError, startTrackedApproval } from '../../../approvals/start-ap
 import { describe } from '../../../errors.ts';
 import { resolveApprover } from '../../approver-choice.ts';
 import {
+  appliedTemplate,
   buildApprovalModal,
   buildMessageModal,
   fieldBlock,
@@ -70,8 +71,8 @@ export function approvalSubmission(deps: Deps) {
     const note = values[blockOf('note')]?.[ACTION.note]?.value ?? '';
     const approverSlackId =
       values[blockOf('approver')]?.[ACTION.approver]?.selected_user ?? undefined;
-    const templateId =
-      values[BLOCK.template]?.[ACTION.template]?.selected_option?.value ?? undefined;
+    // Only a fill that was applied, and is still what the picker shows (see appliedTemplate).
+    const templateId = appliedTemplate(metadata, values);
     const typedLogin =
       values[BLOCK.approverLogin]?.[ACTION.approverLogin]?.value?.trim() || undefined;
     // Opened from the ⚡ menu: the channel picked in the form, else the requester's DM.
@@ -129,7 +130,7 @@ export function approvalSubmission(deps: Deps) {
             : {}),
           info: [],
           banner,
-          templates: templatesOffered(view.blocks),
+          templates: templatesOffered(view.blocks, metadata.revision),
           metadata,
         },
         lang,
@@ -243,9 +244,12 @@ export function approvalSubmission(deps: Deps) {
 const POSTED_WAIT_MS = 4000;
 
 /** The templates the form offered, to offer them again when it comes back with a banner. */
-function templatesOffered(blocks: readonly unknown[]): TemplateOption[] {
+function templatesOffered(
+  blocks: readonly unknown[],
+  revision: number | undefined,
+): TemplateOption[] {
   const picker = (blocks as Array<{ block_id?: string; element?: { options?: unknown } }>).find(
-    (b) => b.block_id === BLOCK.template,
+    (b) => b.block_id === fieldBlock(BLOCK.template, revision),
   );
   const options = (picker?.element?.options ?? []) as Array<{
     value: string;
