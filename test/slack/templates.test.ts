@@ -380,6 +380,87 @@ describe('the form’s template picker', () => {
   });
 });
 
+describe('/approve templates when Slack is slow or the person has left', () => {
+  it('keeps the editor open, with what was typed, while Slack is slow to say who is in the channel, and saves on the next press', async () => {
+    const hh = await harness();
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    await hh.restart(); // a fresh app: nobody's membership is known
+    const lookups = hh.workspace.callsOf('conversations.members').length;
+    hh.faults.hang('conversations.members', 3500, { commit: false });
+    const typed = inputs({ name: 'Purchase', skeleton: 'Item:\nWhy:' });
+    const started = Date.now();
+    const first = await hh.slack.submitView(editor.id, typed);
+    // Answered within Slack's 3 s, before the app's own 2.5 s safety net would close the modal.
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(first.errors).toEqual({
+      template_name:
+        'Still checking that you are in this channel — press Save again in a moment. Nothing was saved yet.',
+    });
+    expect(hh.workspace.views.get(editor.id)?.view.callback_id).toBe('request_template_edit');
+
+    // The lookup went on and filled the shared member list: the next press is answered from it.
+    await waitFor(
+      () => hh.workspace.callsOf('conversations.members').length > lookups,
+      6000,
+      'the slow lookup',
+    );
+    const second = await hh.slack.submitView(editor.id, typed);
+    expect(second.errors).toBeUndefined();
+    const saved = hh.workspace.views.get(editor.id) as View;
+    expect(saved.view.callback_id).toBe('request_templates');
+    expect(text(saved.view)).toContain('*Purchase*');
+    expect(text(saved.view)).toContain('1 of at most 20');
+    expect(hh.logs.entries().filter((e) => Number(e.level) >= 50)).toEqual([]);
+  });
+
+  it('asks for another Save, in the approver field, when Slack is slow to describe the default approver', async () => {
+    const hh = await harness();
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    await hh.restart(); // nobody is cached
+    hh.faults.hang('users.info', 3500, { commit: false });
+    const started = Date.now();
+    const { errors } = await hh.slack.submitView(
+      editor.id,
+      inputs({ name: 'Access', approver: hh.user('olivia.brown@corp.example') }),
+    );
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(errors).toEqual({
+      template_approver:
+        'Still checking this person with Slack — press Save again in a moment. Nothing was saved yet.',
+    });
+    expect(text((await openTemplates(hh, LI)).view)).toContain('还没有模板。');
+  });
+
+  it('keeps the editor, saying so, when Slack cannot tell whether the person is in the channel', async () => {
+    const hh = await harness();
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    await hh.restart();
+    hh.workspace.failNext('conversations.members', 'internal_error');
+    const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Purchase' }));
+    expect(errors).toEqual({
+      template_name:
+        'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
+    });
+    expect(hh.workspace.views.get(editor.id)?.view.callback_id).toBe('request_template_edit');
+  });
+
+  it('does not open the editor of a template for someone who left the channel since opening the list', async () => {
+    const hh = await harness();
+    const saved = await addTemplate(hh, SAM, { name: 'Salaries', skeleton: 'Only for us' });
+    const id = templateIdIn(saved, 'Salaries');
+    hh.workspace.channels.get(hh.channel('general'))?.members.delete(hh.user(SAM));
+    await hh.restart(); // the channel's member list is read again
+    const after = await press(hh, SAM, saved, 'template_edit', id);
+    expect(text(after.view)).toContain('Only members of <#');
+    expect(text(after.view)).not.toContain('Only for us');
+    expect(after.view.callback_id).not.toBe('request_template_edit');
+  });
+
+});
+
 describe('the form’s template picker, for whom and after what', () => {
   it('offers a private channel’s templates only to its members: not on a Request again after leaving, nor by a forged pick', async () => {
     const hh = await harness();

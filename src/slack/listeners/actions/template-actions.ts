@@ -19,8 +19,9 @@ type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddleware
 
 /**
  * The buttons of the templates modal: Add and Edit turn it into the editor, Remove (in the
- * editor, after Slack's confirmation) removes the template and shows the list again. Each
- * replaces the modal by hash, so a modal changed meanwhile is left alone.
+ * editor, after Slack's confirmation) removes the template and shows the list again; Edit and
+ * Remove only for a member of the channel now. Each replaces the modal by hash, so a modal
+ * changed meanwhile is left alone.
  */
 export function templateButton(deps: Deps) {
   return async ({ ack, body, action, client, context }: Args): Promise<void> => {
@@ -33,20 +34,24 @@ export function templateButton(deps: Deps) {
     const show = (next: ModalView) =>
       client.views.update({ view_id: view.id, hash: view.hash, view: next });
     try {
+      // Asked at once, whatever the button: Edit and Remove wait for it, and for Add it warms the
+      // channel's member list (shared, in flight included) so that Save is answered in time.
+      const verdict = deps.access.templates(metadata.channelId, userId, context.botUserId);
       if (action.action_id === ACTION.templateAdd && view.callback_id === CALLBACK.templatesModal)
         return void (await show(buildTemplateEditor(metadata, t)));
       // The id comes from the button; the template must be of the channel the modal is about.
       const template = await deps.templates.get(action.value ?? '');
       const ours = template && template.channelId === metadata.channelId && !template.removedAt;
       if (!ours) return void (await show(await templatesView(deps, metadata.channelId, userId)));
+      // Checked again now, since the person may have left the channel since opening the modal:
+      // an editor shows the template's text, and Remove changes it.
+      const allowed = await verdict;
+      if (allowed !== 'allowed')
+        return void (await show(
+          buildMessageModal([templateRefusal(allowed, template.channelId, t)], t, t.templatesTitle),
+        ));
       if (action.action_id === ACTION.templateEdit)
         return void (await show(buildTemplateEditor({ ...metadata, template }, t)));
-      // Remove: checked again now, since the person may have left the channel since opening it.
-      const verdict = await deps.access.templates(template.channelId, userId, context.botUserId);
-      if (verdict !== 'allowed')
-        return void (await show(
-          buildMessageModal([templateRefusal(verdict, template.channelId, t)], t, t.templatesTitle),
-        ));
       await deps.templates.remove(template.id, userId, deps.now());
       await show(await templatesView(deps, template.channelId, userId));
     } catch (error) {

@@ -4,6 +4,7 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
+import type { TemplatePlaceVerdict } from '../../../approvals/access-policy.ts';
 import {
   checkTemplateDraft,
   type TemplateField,
@@ -37,10 +38,38 @@ const fieldErrors = (
   );
 
 /**
+ * How long a save waits for the membership check and the approver's bot check before answering:
+ * Slack closes the modal (and the typed text with it) when the answer takes 3 s.
+ */
+export const SAVE_CHECK_WAIT_MS = 1500;
+
+const late = Symbol('late');
+
+/** Each of `work`, or `late` for those not settled `ms` from now. */
+async function within<T extends unknown[]>(
+  ms: number,
+  ...work: { [K in keyof T]: Promise<T[K]> }
+): Promise<{ [K in keyof T]: T[K] | typeof late }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof late>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
+  });
+  try {
+    return (await Promise.all(work.map((w) => Promise.race([w, deadline])))) as {
+      [K in keyof T]: T[K] | typeof late;
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Saving the template editor: the person must still be in the channel (checked now, whatever the
  * modal says), the fields within their limits, the name free in the channel and the channel
  * under its limit; problems go back as field errors and nothing is stored. Saved, the modal shows
- * the channel's templates again.
+ * the channel's templates again. The checks that ask Slack get SAVE_CHECK_WAIT_MS: past it the
+ * editor stays open with a field error asking to save again, nothing is written, and the lookup
+ * goes on warming the shared member list, so the next Save is answered at once.
  */
 export function templateSubmission(deps: Deps) {
   return async ({ ack, body, view, context }: Args): Promise<void> => {
@@ -48,8 +77,32 @@ export function templateSubmission(deps: Deps) {
     if (!metadata) return ack();
     const userId = body.user.id;
     const t = messagesFor(metadata.locale);
+    const values = view.state.values;
+    const approverChatId =
+      values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
     // The channel in the metadata is a claim: the verdict is about that channel, for this person.
-    const verdict = await deps.access.templates(metadata.channelId, userId, context.botUserId);
+    const [verdict, isBot] = await within<[TemplatePlaceVerdict, boolean | typeof late]>(
+      SAVE_CHECK_WAIT_MS,
+      deps.access.templates(metadata.channelId, userId, context.botUserId),
+      // A person Slack cannot describe now is checked on the next Save, like a slow one.
+      approverChatId
+        ? deps.people.get(approverChatId).then(
+            (person) => person.isBot,
+            (): typeof late => late,
+          )
+        : Promise.resolve(false),
+    );
+    if (verdict === late)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateName]: t.templateStillChecking },
+      });
+    // Slack could not say: the editor stays, with what was typed, and says so.
+    if (verdict === 'unsure')
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateName]: t.templatesUnsure },
+      });
     if (verdict !== 'allowed') {
       const refusal = templateRefusal(verdict, metadata.channelId, t);
       return ack({
@@ -57,9 +110,6 @@ export function templateSubmission(deps: Deps) {
         view: buildMessageModal([refusal], t, t.templatesTitle),
       });
     }
-    const values = view.state.values;
-    const approverChatId =
-      values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
     const checked = checkTemplateDraft({
       name: values[BLOCK.templateName]?.[ACTION.templateName]?.value ?? '',
       titlePrefix: values[BLOCK.templatePrefix]?.[ACTION.templatePrefix]?.value ?? '',
@@ -68,7 +118,12 @@ export function templateSubmission(deps: Deps) {
     });
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
-    if (approverChatId && (await deps.people.get(approverChatId)).isBot)
+    if (isBot === late)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateApprover]: t.templateApproverStillChecking },
+      });
+    if (isBot)
       return ack({
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: t.approverIsBot },
