@@ -112,9 +112,19 @@ export function checkTemplateDraft(draft: TemplateDraft): CheckedDraft {
   return Object.keys(problems).length > 0 ? { ok: false, problems } : { ok: true, draft: trimmed };
 }
 
-/** Names compare without case or surrounding space: "Purchase" and "purchase " are one name. */
+/**
+ * Names compare as they look: without case or surrounding space ("Purchase" and "purchase " are
+ * one name), in Unicode's compatibility form (an accent typed apart, a full-width letter) and
+ * without invisible format characters (zero-width spaces and joiners, soft hyphens), so two names
+ * that read the same cannot both be offered.
+ */
 export function nameKey(name: string): string {
-  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+  return name
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .trim()
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
 }
 
 /** What the form holds when a template is picked. */

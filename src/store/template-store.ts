@@ -51,11 +51,12 @@ export function createTemplateStore(db: Db, dialect: DialectName): TemplateStore
         await lockChannel(trx, channelId);
         const live = await trx
           .selectFrom('request_templates')
-          .select(['id', 'name_key'])
+          .select(['id', 'name'])
           .where('channel_id', '=', channelId)
           .where('removed_at', 'is', null)
           .execute();
-        if (live.some((t) => t.name_key === nameKey(draft.name)))
+        // Compared by the key of today's nameKey, not the stored one, which an older nameKey made.
+        if (live.some((t) => nameKey(t.name) === nameKey(draft.name)))
           return { ok: false, field: 'name', problem: { code: 'name-taken' } };
         if (live.length >= TEMPLATE_LIMITS.perChannel)
           return {
@@ -90,15 +91,15 @@ export function createTemplateStore(db: Db, dialect: DialectName): TemplateStore
           .executeTakeFirst();
         if (!current) return { ok: false, field: 'name', problem: { code: 'gone' } };
         await lockChannel(trx, current.channel_id);
-        const clash = await trx
+        const others = await trx
           .selectFrom('request_templates')
-          .select('id')
+          .select('name')
           .where('channel_id', '=', current.channel_id)
           .where('removed_at', 'is', null)
-          .where('name_key', '=', nameKey(draft.name))
           .where('id', '<>', id)
-          .executeTakeFirst();
-        if (clash) return { ok: false, field: 'name', problem: { code: 'name-taken' } };
+          .execute();
+        if (others.some((t) => nameKey(t.name) === nameKey(draft.name)))
+          return { ok: false, field: 'name', problem: { code: 'name-taken' } };
         const updated = await trx
           .updateTable('request_templates')
           .set({ ...draftColumns(draft), updated_by: by, updated_at: now.getTime() })
@@ -133,6 +134,8 @@ export function createTemplateStore(db: Db, dialect: DialectName): TemplateStore
         .selectAll()
         .where('channel_id', '=', channelId)
         .orderBy('changed_at', 'desc')
+        // Changes in the same millisecond (or under a fixed clock) by the order they were made.
+        .orderBy('id', 'desc')
         .limit(limit)
         .execute();
       return rows.map(toChange);
@@ -150,6 +153,17 @@ function draftColumns(draft: TemplateDraft) {
   };
 }
 
+let changes = 0;
+
+/**
+ * A change's id, which sorts in the order the changes were made here: the time, a counter for
+ * those in the same millisecond, and a random part for other replicas.
+ */
+function changeId(): string {
+  changes = (changes + 1) % 1e6;
+  return `${Date.now().toString().padStart(15, '0')}-${changes.toString().padStart(6, '0')}-${randomUUID()}`;
+}
+
 async function recordChange(
   db: Db,
   template: Pick<RequestTemplateRow, 'id' | 'channel_id' | 'name'>,
@@ -160,7 +174,7 @@ async function recordChange(
   await db
     .insertInto('template_changes')
     .values({
-      id: randomUUID(),
+      id: changeId(),
       template_id: template.id,
       channel_id: template.channel_id,
       name: template.name,

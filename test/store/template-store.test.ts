@@ -144,6 +144,41 @@ for (const database of TEST_DATABASES) {
         expect(await store.history('C0GENERAL', 10)).toHaveLength(4);
       });
 
+      it('refuses a name that only looks different: an accent typed apart, full-width letters, invisible characters', async () => {
+        const cafe = await store.add('C0GENERAL', draft('Cafe\u0301'), 'U0SAM', T0);
+        expect(cafe.ok).toBe(true);
+        const taken = { ok: false, field: 'name', problem: { code: 'name-taken' } };
+        expect(await store.add('C0GENERAL', draft('Caf\u00e9'), 'U0LI', T0)).toEqual(taken);
+        expect(await store.add('C0GENERAL', draft('Caf\u00e9\u200b'), 'U0LI', T0)).toEqual(taken);
+        expect(await store.add('C0GENERAL', draft('C\u00adaf\u2060\u00e9'), 'U0LI', T0)).toEqual(
+          taken,
+        );
+        expect(await store.add('C0GENERAL', draft('\uff23\uff41\uff46\u00e9'), 'U0LI', T0)).toEqual(
+          taken,
+        );
+        const other = await store.add('C0GENERAL', draft('Other'), 'U0SAM', T0);
+        if (!other.ok) throw new Error('not added');
+        expect(
+          await store.update(other.template.id, draft('\u200bCAFÉ'), 'U0LI', T0),
+        ).toMatchObject({ ok: false, problem: { code: 'name-taken' } });
+        expect((await store.list('C0GENERAL')).map((t) => t.name)).toEqual(['Cafe\u0301', 'Other']);
+      });
+
+      it('lists changes made in the same millisecond newest first, in the order they were made', async () => {
+        const added = await store.add('C0GENERAL', draft('Purchase'), 'U0SAM', T0);
+        if (!added.ok) throw new Error('not added');
+        await store.update(added.template.id, draft('Purchases'), 'U0LI', T0);
+        await store.update(added.template.id, draft('Buying'), 'U0SAM', T0);
+        await store.remove(added.template.id, 'U0LI', T0);
+        for (let i = 0; i < 3; i++)
+          expect((await store.history('C0GENERAL', 10)).map((c) => [c.action, c.name])).toEqual([
+            ['removed', 'Buying'],
+            ['edited', 'Buying'],
+            ['edited', 'Purchases'],
+            ['added', 'Purchase'],
+          ]);
+      });
+
       it(`keeps a channel to ${TEMPLATE_LIMITS.perChannel} templates, even when many are added at once`, async () => {
         const results = await Promise.all(
           Array.from({ length: TEMPLATE_LIMITS.perChannel + 5 }, (_, i) =>
