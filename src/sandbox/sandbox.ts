@@ -4,7 +4,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { type Application, startApplication } from '../app.ts';
-import type { TemplateDraft, TemplateStore } from '../approvals/request-templates.ts';
 import { type Config, SANDBOX_DATABASE_FILE } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -12,6 +11,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { DatabaseError, dialectOf, ensureFolder } from '../store/database.ts';
 import { claimSqliteFile, SqliteInUseError } from '../store/sqlite-file.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
+import { seedTemplates } from './seed-templates.ts';
 import { SlackRequester } from './slack-requests.ts';
 import { type Enterprise, Workspace } from './workspace.ts';
 
@@ -160,46 +160,4 @@ async function startClaimed(
       release();
     },
   };
-}
-
-/**
- * The templates #general starts with, so the form's template picker can be tried at once: one
- * whose default approver is away (Olivia Brown, on vacation), one with an approver who is there,
- * and a Chinese one without an approver (the form's suggestion stays). Added by sandbox people, as
- * `/approve templates` would record them.
- */
-async function seedTemplates(templates: TemplateStore, workspace: Workspace): Promise<void> {
-  const general = workspace.channelByName('general').id;
-  const person = (login: string) => workspace.userByLogin(login).id;
-  const now = new Date();
-  const seeds: Array<{ by: string; draft: TemplateDraft }> = [
-    {
-      by: 'maria.lopez@corp.example',
-      draft: {
-        name: 'Access request',
-        titlePrefix: '[Access]',
-        noteSkeleton: 'System:\nAccess needed (read / write / admin):\nUntil:\nWhy:',
-        approverChatId: person('olivia.brown@corp.example'),
-      },
-    },
-    {
-      by: 'sam.taylor@corp.example',
-      draft: {
-        name: 'Purchase',
-        titlePrefix: '[Purchase]',
-        noteSkeleton: 'Item:\nSupplier:\nCost (incl. tax):\nBudget line:\nWhy now:',
-        approverChatId: person('chen.hao@corp.example'),
-      },
-    },
-    {
-      by: 'li.wei@corp.example',
-      draft: {
-        name: '请假',
-        titlePrefix: '【请假】',
-        noteSkeleton: '请假类型（年假 / 病假 / 事假）：\n开始日期：\n结束日期：\n工作交接：',
-        approverChatId: null,
-      },
-    },
-  ];
-  for (const { by, draft } of seeds) await templates.add(general, draft, person(by), now);
 }
