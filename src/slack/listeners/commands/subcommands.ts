@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
@@ -12,7 +13,7 @@ import {
   buildStatusMessage,
   buildTextMessage,
 } from '../../blocks/status-message.ts';
-import { messagesFor } from '../../i18n.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
 import { recordedSlackUser } from '../../identities.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { localeWithin } from '../../slack-people.ts';
@@ -171,7 +172,8 @@ const TEMPLATES_CHECK_WAIT_MS = 1500;
 export async function templatesSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack();
   const { user_id: userId, channel_id: channelId, trigger_id: triggerId } = args.command;
-  const prepare = async () => {
+  type Prepared = { t: Messages; refusal?: string; view?: ModalView };
+  const prepare = async (): Promise<Prepared> => {
     const [verdict, person] = await Promise.all([
       deps.access.templates(channelId, userId, args.context.botUserId),
       deps.people.get(userId),
@@ -180,7 +182,13 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
     if (verdict !== 'allowed') return { t, refusal: templateRefusal(verdict, channelId, t) };
     return { t, view: await templatesView(deps, channelId, userId) };
   };
-  const preparing = prepare();
+  // A failure (the database, Slack) still gets words: the modal, or the "Checking…" it replaces,
+  // says so instead of waiting forever.
+  const preparing = prepare().catch((error: unknown): Prepared => {
+    logFailure(deps.logger, error, { user: userId }, 'could not prepare the templates modal');
+    const t = messagesFor(deps.people.cached(userId)?.locale);
+    return { t, view: buildMessageModal([t.templatesFailed], t, t.templatesTitle) };
+  });
   const early = await Promise.race([
     preparing,
     new Promise<undefined>((r) => setTimeout(() => r(undefined), TEMPLATES_CHECK_WAIT_MS)),
@@ -198,9 +206,13 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
     });
   if (early || !opened?.view?.id) return;
   const late = await preparing;
-  await args.client.views.update({
-    view_id: opened.view.id,
-    ...(opened.view.hash ? { hash: opened.view.hash } : {}),
-    view: late.view ?? buildMessageModal([late.refusal ?? ''], late.t, late.t.templatesTitle),
-  });
+  await args.client.views
+    .update({
+      view_id: opened.view.id,
+      ...(opened.view.hash ? { hash: opened.view.hash } : {}),
+      view: late.view ?? buildMessageModal([late.refusal ?? ''], late.t, late.t.templatesTitle),
+    })
+    .catch((error: unknown) =>
+      logFailure(deps.logger, error, { user: userId }, 'could not fill the templates modal in'),
+    );
 }
