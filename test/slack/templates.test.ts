@@ -459,6 +459,32 @@ describe('/approve templates when Slack is slow or the person has left', () => {
     expect(after.view.callback_id).not.toBe('request_template_edit');
   });
 
+  it('edits only templates of the channel the modal is about, whatever the button or the editor claims', async () => {
+    const hh = await harness();
+    hh.workspace.addChannel('ops', 'public', new Set([hh.workspace.botUserId, hh.user(LI)]));
+    const opsList = await addTemplate(hh, LI, { name: 'Ops', skeleton: 'Ops only' }, 'ops');
+    const opsId = templateIdIn(opsList, 'Ops');
+    const saved = await addTemplate(hh, SAM, { name: 'General' });
+
+    // An Edit button carrying #ops's template in #general's modal: #general's list again.
+    const pressed = await press(hh, SAM, saved, 'template_edit', opsId);
+    expect(pressed.view.callback_id).toBe('request_templates');
+    expect(text(pressed.view)).toContain('*General*');
+    expect(text(pressed.view)).not.toContain('Ops only');
+
+    // #general's editor claiming #ops's template: refused as gone, #ops's template untouched.
+    const editor = await press(hh, SAM, pressed, 'template_edit', templateIdIn(pressed, 'General'));
+    const claimed = hh.workspace.views.get(editor.id) as View;
+    const metadata = JSON.parse(String(claimed.view.private_metadata));
+    claimed.view.private_metadata = JSON.stringify({ ...metadata, templateId: opsId });
+    const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Hijacked' }));
+    expect(errors).toEqual({
+      template_name: 'This template was removed meanwhile; close this and add it again.',
+    });
+    const ops = text((await openTemplates(hh, LI, 'ops')).view);
+    expect(ops).toContain('*Ops*');
+    expect(ops).not.toContain('Hijacked');
+  });
 });
 
 describe('the form’s template picker, for whom and after what', () => {
