@@ -37,7 +37,7 @@ export async function fillApprovalForm(
   deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates' | 'access'>,
   request: FormPlace & { userId: string; title: string; note?: string },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
-  // The membership check behind the templates runs beside the person's own lookup.
+  // The templates (and the membership check behind them) are looked up beside the person.
   const offered = templateOptions(deps, request.channelId, request.userId);
   const person = await deps.people.get(request.userId);
   const t = messagesFor(person.locale);
@@ -80,11 +80,10 @@ export async function templateOptions(
   userId: string,
 ): Promise<TemplateOption[]> {
   if (!channelId || isDirectMessage(channelId) || isUserId(channelId)) return [];
-  const [verdict, templates] = await Promise.all([
-    deps.access.useTemplates(channelId, userId),
-    deps.templates.list(channelId).catch(() => []),
-  ]);
-  if (verdict !== 'allowed') return [];
+  const templates = await deps.templates.list(channelId).catch(() => []);
+  // Slack is asked only when there is something to offer.
+  if (templates.length === 0) return [];
+  if ((await deps.access.useTemplates(channelId, userId)) !== 'allowed') return [];
   return templates.map((template) => ({ id: template.id, name: template.name }));
 }
 
