@@ -260,6 +260,20 @@ export function parseModalMetadata(raw: string): ModalMetadata | undefined {
   }
 }
 
+/**
+ * The request form a pick inside it came from, once it is filled in; undefined for any other view
+ * and while the form is still being looked up: an update then would change the view's hash and
+ * make the lookup's own update (by hash) fail, leaving the form unfilled. A pick made meanwhile
+ * stands and is checked on submit.
+ */
+export function filledFormOf<V extends { callback_id: string; private_metadata: string }>(
+  view: V | undefined,
+): { view: V; metadata: ModalMetadata } | undefined {
+  const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
+  if (!view || !metadata?.filled || view.callback_id !== CALLBACK.approvalModal) return undefined;
+  return { view, metadata };
+}
+
 /** A warning above a form's fields, e.g. why the last submission did not go through. */
 export function bannerBlock(text: string): KnownBlock {
   return {

@@ -10,10 +10,10 @@ import { availableAbove } from '../../../approvals/approver-suggestion.ts';
 import { awayOf } from '../../../approvals/away-rule.ts';
 import { logFailure } from '../../../logger.ts';
 import { awayLine, suggestionDeps } from '../../approval-form.ts';
-import { fieldBlock, parseModalMetadata } from '../../blocks/approval-modal.ts';
+import { fieldBlock, filledFormOf } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
-import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import { ACTION, BLOCK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
@@ -38,12 +38,9 @@ type Values = Record<
 export function approverPicked(deps: Deps) {
   return async ({ ack, body, action, client }: Args): Promise<void> => {
     await ack();
-    const view = body.view;
-    const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
-    if (!view || !metadata || view.callback_id !== CALLBACK.approvalModal) return;
-    // Still being looked up: an update now would change the view's hash and make the lookup's own
-    // update (by hash) fail, leaving the form unfilled. The pick stands; it is checked on submit.
-    if (!metadata.filled) return;
+    const form = filledFormOf(body.view);
+    if (!form) return;
+    const { view, metadata } = form;
     const picked = action.selected_user ?? undefined;
     const t = messagesFor(metadata.locale);
     try {

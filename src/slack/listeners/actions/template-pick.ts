@@ -12,12 +12,12 @@ import {
   type ApprovalModalState,
   buildApprovalModal,
   fieldBlock,
+  filledFormOf,
   type ModalMetadata,
-  parseModalMetadata,
 } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
-import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import { ACTION, BLOCK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { noticeFor } from './approver-pick.ts';
 
@@ -46,11 +46,9 @@ type Block = { type: string; block_id?: string; elements?: Array<{ text?: string
 export function templatePicked(deps: Deps) {
   return async ({ ack, body, action, client }: Args): Promise<void> => {
     await ack();
-    const view = body.view;
-    const metadata = view ? parseModalMetadata(view.private_metadata) : undefined;
-    if (!view || !metadata || view.callback_id !== CALLBACK.approvalModal) return;
-    // Still being looked up: an update now would break the lookup's own (see approver-pick.ts).
-    if (!metadata.filled) return;
+    const form = filledFormOf(body.view);
+    if (!form) return;
+    const { view, metadata } = form;
     const t = messagesFor(metadata.locale);
     const values = view.state.values as Values;
     const blocks = view.blocks as unknown as Block[];
