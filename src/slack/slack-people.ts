@@ -34,14 +34,20 @@ export async function localeWithin(
   userId: string,
   waitMs: number,
 ): Promise<string | undefined> {
-  const cached = people.cached(userId)?.locale;
+  return (await personWithin(people, userId, waitMs))?.locale;
+}
+
+/** The person (see localeWithin), waiting at most `waitMs`; undefined when not in time. */
+export async function personWithin(
+  people: Pick<SlackPeople, 'get' | 'cached'>,
+  userId: string,
+  waitMs: number,
+): Promise<SlackPerson | undefined> {
+  const cached = people.cached(userId);
   if (cached) return cached;
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
-    people.get(userId).then(
-      (person) => person.locale,
-      () => undefined,
-    ),
+    people.get(userId).catch(() => undefined),
     new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), waitMs);
     }),

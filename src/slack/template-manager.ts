@@ -3,8 +3,13 @@ import type { TemplatePlaceVerdict } from '../approvals/access-policy.ts';
 import { buildTemplatesModal, HISTORY_SHOWN } from './blocks/templates-modal.ts';
 import { type Messages, messagesFor } from './i18n.ts';
 import type { SlackDeps } from './slack-deps.ts';
+import { personWithin } from './slack-people.ts';
 
 type Deps = Pick<SlackDeps, 'templates' | 'people'>;
+
+// The modal answers a submission or a button within Slack's 3 s; a slow Slack costs the person's
+// language and time zone (English, UTC), never the answer.
+const PERSON_WAIT_MS = 1000;
 
 /** The templates modal of a channel as one person sees it: their language and time zone. */
 export async function templatesView(
@@ -13,13 +18,14 @@ export async function templatesView(
   userId: string,
 ): Promise<ModalView> {
   const [person, templates, history] = await Promise.all([
-    deps.people.get(userId),
+    personWithin(deps.people, userId, PERSON_WAIT_MS),
     deps.templates.list(channelId),
     deps.templates.history(channelId, HISTORY_SHOWN),
   ]);
+  const locale = person?.locale ?? 'en-US';
   return buildTemplatesModal(
-    { channelId, locale: person.locale, timeZone: person.timeZone, templates, history },
-    messagesFor(person.locale),
+    { channelId, locale, timeZone: person?.timeZone, templates, history },
+    messagesFor(locale),
   );
 }
 

@@ -414,6 +414,23 @@ describe('/approve templates when Slack is slow or the person has left', () => {
     expect(hh.logs.entries().filter((e) => Number(e.level) >= 50)).toEqual([]);
   });
 
+  it('shows the saved list within Slack’s 3 s even when Slack is slow to describe the person who saved', async () => {
+    const hh = await harness();
+    const list = await openTemplates(hh, SAM);
+    const editor = await press(hh, SAM, list, 'template_add');
+    await hh.restart(); // nobody is cached
+    // Membership answers at once; only who Sam is (language, time zone) is slow.
+    hh.faults.hang('users.info', 3500, { commit: false });
+    const started = Date.now();
+    const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Purchase' }));
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(errors).toBeUndefined();
+    const saved = hh.workspace.views.get(editor.id) as View;
+    expect(saved.view.callback_id).toBe('request_templates');
+    expect(text(saved.view)).toContain('*Purchase*');
+    expect(hh.logs.entries().filter((e) => Number(e.level) >= 50)).toEqual([]);
+  });
+
   it('asks for another Save, in the approver field, when Slack is slow to describe the default approver', async () => {
     const hh = await harness();
     const list = await openTemplates(hh, SAM);
