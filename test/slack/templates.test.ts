@@ -46,6 +46,13 @@ async function press(hh: Harness, login: string, view: View, actionId: string, v
   return hh.workspace.views.get(view.id) as View;
 }
 
+/** Sam's editor for a new template, left open across a restart: nothing (membership, people) is cached. */
+async function editorAfterRestart(hh: Harness) {
+  const editor = await press(hh, SAM, await openTemplates(hh, SAM), 'template_add');
+  await hh.restart();
+  return editor;
+}
+
 interface Fields {
   name: string;
   prefix?: string;
@@ -383,9 +390,7 @@ describe('the form’s template picker', () => {
 describe('/approve templates when Slack is slow or the person has left', () => {
   it('keeps the editor open, with what was typed, while Slack is slow to say who is in the channel, and saves on the next press', async () => {
     const hh = await harness();
-    const list = await openTemplates(hh, SAM);
-    const editor = await press(hh, SAM, list, 'template_add');
-    await hh.restart(); // a fresh app: nobody's membership is known
+    const editor = await editorAfterRestart(hh);
     const lookups = hh.workspace.callsOf('conversations.members').length;
     hh.faults.hang('conversations.members', 3500, { commit: false });
     const typed = inputs({ name: 'Purchase', skeleton: 'Item:\nWhy:' });
@@ -416,9 +421,7 @@ describe('/approve templates when Slack is slow or the person has left', () => {
 
   it('shows the saved list within Slack’s 3 s even when Slack is slow to describe the person who saved', async () => {
     const hh = await harness();
-    const list = await openTemplates(hh, SAM);
-    const editor = await press(hh, SAM, list, 'template_add');
-    await hh.restart(); // nobody is cached
+    const editor = await editorAfterRestart(hh);
     // Membership answers at once; only who Sam is (language, time zone) is slow.
     hh.faults.hang('users.info', 3500, { commit: false });
     const started = Date.now();
@@ -433,9 +436,7 @@ describe('/approve templates when Slack is slow or the person has left', () => {
 
   it('asks for another Save, in the approver field, when Slack is slow to describe the default approver', async () => {
     const hh = await harness();
-    const list = await openTemplates(hh, SAM);
-    const editor = await press(hh, SAM, list, 'template_add');
-    await hh.restart(); // nobody is cached
+    const editor = await editorAfterRestart(hh);
     hh.faults.hang('users.info', 3500, { commit: false });
     const started = Date.now();
     const { errors } = await hh.slack.submitView(
@@ -452,9 +453,7 @@ describe('/approve templates when Slack is slow or the person has left', () => {
 
   it('keeps the editor, saying so, when Slack cannot tell whether the person is in the channel', async () => {
     const hh = await harness();
-    const list = await openTemplates(hh, SAM);
-    const editor = await press(hh, SAM, list, 'template_add');
-    await hh.restart();
+    const editor = await editorAfterRestart(hh);
     hh.workspace.failNext('conversations.members', 'internal_error');
     const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Purchase' }));
     expect(errors).toEqual({

@@ -454,12 +454,19 @@ for (const database of TEST_DATABASES) {
         expect(await thread(later(60_000))).toEqual(['reminder-note']);
       });
 
-      it('lets one attempt at a time serve a lane, fleet-wide, and paces the lane after a post', async () => {
+      /** The request announcements of two approvals in one channel: one lane, two heads in turn. */
+      async function twoRequestsInOneChannel() {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(approval('BBBBBBBBBBBb'), T0);
-        const requests = (await store.pendingAnnouncements(10)).filter((a) => a.kind === 'request');
-        const [first, second] = requests;
+        const [first, second] = (await store.pendingAnnouncements(10)).filter(
+          (a) => a.kind === 'request',
+        );
         if (!first || !second) throw new Error('no requests');
+        return [first, second] as const;
+      }
+
+      it('lets one attempt at a time serve a lane, fleet-wide, and paces the lane after a post', async () => {
+        const [first, second] = await twoRequestsInOneChannel();
         const lane = 'post:C2147483705';
         const held = await store.claimAnnouncement(first, T0, 30_000, lane);
         expect(held).toMatchObject({ lane });
@@ -490,12 +497,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('lets a lane be claimed within the lookahead of its pace, saying how long to wait before posting', async () => {
-        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
-        const [first, second] = (await store.pendingAnnouncements(10)).filter(
-          (a) => a.kind === 'request',
-        );
-        if (!first || !second) throw new Error('no requests');
+        const [first, second] = await twoRequestsInOneChannel();
         const lane = 'post:C2147483705';
         const held = await store.claimAnnouncement(first, T0, 30_000, lane, 2000);
         // A lane nobody paced yet is free at once.
@@ -518,12 +520,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('never moves a lane’s pace earlier when a claim made ahead of it is given back unused', async () => {
-        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
-        const [first, second] = (await store.pendingAnnouncements(10)).filter(
-          (a) => a.kind === 'request',
-        );
-        if (!first || !second) throw new Error('no requests');
+        const [first, second] = await twoRequestsInOneChannel();
         const lane = 'post:C2147483705';
         const held = await store.claimAnnouncement(first, T0, 30_000, lane, 2000);
         await store.markAnnouncementSent(held ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0, 1500);
