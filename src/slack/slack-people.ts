@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { ChatPresence } from '../approvals/away-rule.ts';
+import { settleWithin } from '../settle-within.ts';
 import { BoundedMap } from './bounded.ts';
 
 /** What the app needs to know about a Slack user. */
@@ -43,15 +44,13 @@ export async function personWithin(
   userId: string,
   waitMs: number,
 ): Promise<SlackPerson | undefined> {
-  const cached = people.cached(userId);
-  if (cached) return cached;
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    people.get(userId).catch(() => undefined),
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), waitMs);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return (
+    people.cached(userId) ??
+    settleWithin(
+      people.get(userId).catch(() => undefined),
+      waitMs,
+    )
+  );
 }
 
 const TTL_MS = 10 * 60_000;

@@ -4,6 +4,7 @@ import { ApprovalServiceError } from '../../../approval-service/approval-service
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
+import { settleWithin } from '../../../settle-within.ts';
 import { visiblePage, visibleTo } from '../../access.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
@@ -189,10 +190,7 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
     const t = messagesFor(deps.people.cached(userId)?.locale);
     return { t, view: buildMessageModal([t.templatesFailed], t, t.templatesTitle) };
   });
-  const early = await Promise.race([
-    preparing,
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), TEMPLATES_CHECK_WAIT_MS)),
-  ]);
+  const early = await settleWithin(preparing, TEMPLATES_CHECK_WAIT_MS);
   if (early?.refusal) return reply(args, buildTextMessage(early.refusal));
   const t = early?.t ?? messagesFor(deps.people.cached(userId)?.locale);
   const opened = await args.client.views

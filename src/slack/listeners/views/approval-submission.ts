@@ -9,6 +9,7 @@ import { serviceLength } from '../../../approvals/acceptable-text.ts';
 import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
 import { describe } from '../../../errors.ts';
+import { settleWithin } from '../../../settle-within.ts';
 import { resolveApprover } from '../../approver-choice.ts';
 import {
   appliedTemplate,
@@ -28,7 +29,6 @@ type Deps = StartingDeps;
 
 /** How long the checks before the ack may take; Slack gives up on the ack at 3 s. */
 export const ACK_BUDGET_MS = 2000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 const FIELD_BLOCKS: Record<DraftField, string> = {
@@ -138,7 +138,7 @@ export function approvalSubmission(deps: Deps) {
     const checking = check().catch((error: unknown) => ({ failed: error }) as const);
     // Slack waits 3 s for the ack: the checks get a budget, past which the form says "checking…"
     // and the outcome (field problems, or the result) arrives by views.update.
-    const early = await Promise.race([checking, sleep(ACK_BUDGET_MS).then(() => undefined)]);
+    const early = await settleWithin(checking, ACK_BUDGET_MS);
     let acked = false;
     if (early === undefined) {
       await ack({

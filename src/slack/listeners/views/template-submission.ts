@@ -4,12 +4,12 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
-import type { TemplatePlaceVerdict } from '../../../approvals/access-policy.ts';
 import {
   checkTemplateDraft,
   type TemplateField,
   type TemplateProblem,
 } from '../../../approvals/request-templates.ts';
+import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
@@ -43,26 +43,6 @@ const fieldErrors = (
  */
 export const SAVE_CHECK_WAIT_MS = 1500;
 
-const late = Symbol('late');
-
-/** Each of `work`, or `late` for those not settled `ms` from now. */
-async function within<T extends unknown[]>(
-  ms: number,
-  ...work: { [K in keyof T]: Promise<T[K]> }
-): Promise<{ [K in keyof T]: T[K] | typeof late }> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof late>((resolve) => {
-    timer = setTimeout(() => resolve(late), ms);
-  });
-  try {
-    return (await Promise.all(work.map((w) => Promise.race([w, deadline])))) as {
-      [K in keyof T]: T[K] | typeof late;
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Saving the template editor: the person must still be in the channel (checked now, whatever the
  * modal says), the fields within their limits, the name free in the channel and the channel
@@ -81,18 +61,24 @@ export function templateSubmission(deps: Deps) {
     const approverChatId =
       values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
     // The channel in the metadata is a claim: the verdict is about that channel, for this person.
-    const [verdict, isBot] = await within<[TemplatePlaceVerdict, boolean | typeof late]>(
-      SAVE_CHECK_WAIT_MS,
-      deps.access.templates(metadata.channelId, userId, context.botUserId),
+    // Each undefined when not known within SAVE_CHECK_WAIT_MS.
+    const [verdict, isBot] = await Promise.all([
+      settleWithin(
+        deps.access.templates(metadata.channelId, userId, context.botUserId),
+        SAVE_CHECK_WAIT_MS,
+      ),
       // A person Slack cannot describe now is checked on the next Save, like a slow one.
       approverChatId
-        ? deps.people.get(approverChatId).then(
-            (person) => person.isBot,
-            (): typeof late => late,
+        ? settleWithin(
+            deps.people.get(approverChatId).then(
+              (person) => person.isBot,
+              () => undefined,
+            ),
+            SAVE_CHECK_WAIT_MS,
           )
-        : Promise.resolve(false),
-    );
-    if (verdict === late)
+        : false,
+    ]);
+    if (verdict === undefined)
       return ack({
         response_action: 'errors',
         errors: { [BLOCK.templateName]: t.templateStillChecking },
@@ -118,7 +104,7 @@ export function templateSubmission(deps: Deps) {
     });
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
-    if (isBot === late)
+    if (isBot === undefined)
       return ack({
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: t.templateApproverStillChecking },
