@@ -361,29 +361,23 @@ describe('the documented settings', () => {
     const readme = read('README.md');
     expect(ENVIRONMENT_VARIABLES).toContain('ADMIN_PORT');
     for (const name of ENVIRONMENT_VARIABLES) {
-      expect(example, `.env.example: ${name}`).toMatch(new RegExp(`^${name}=`, 'm'));
+      // Uncommented only where a deployment fills it in; otherwise a comment with its default.
+      expect(example, `.env.example: ${name}`).toMatch(new RegExp(`^(# )?${name}=`, 'm'));
       expect(readme, `README.md: ${name}`).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
     }
   });
 
   it('keeps each mode’s reminder and escalation defaults when .env.example is copied as it is', () => {
-    const copied = Object.fromEntries(
-      Object.entries(withEnvFile({}, read('.env.example'))).filter(([name]) =>
-        /^(REMINDER_|ESCALATE_)/.test(name),
-      ),
-    );
-    expect(Object.keys(copied).sort()).toEqual([
-      'ESCALATE_AFTER_REMINDERS',
-      'REMINDER_AFTER_HOURS',
-      'REMINDER_INTERVAL_HOURS',
-      'REMINDER_MAX',
-    ]);
+    const copied = withEnvFile({}, read('.env.example'));
+    // Documented there, but set by nobody who copies it.
+    for (const name of ['REMINDER_AFTER_HOURS', 'REMINDER_INTERVAL_HOURS', 'REMINDER_MAX'])
+      expect(read('.env.example')).toMatch(new RegExp(`^# ${name}=$`, 'm'));
     // The sandbox still reminds every minute and escalates after two, so it can be watched.
     expect(loadConfig({ APP_MODE: 'sandbox', ...copied })).toMatchObject({
       reminders: { afterMs: 60_000, intervalMs: 60_000, max: 3 },
       escalateAfterReminders: 2,
     });
-    expect(loadConfig({ ...slackHttp, ...copied })).toMatchObject({
+    expect(loadConfig({ ...copied, ...slackHttp })).toMatchObject({
       reminders: { afterMs: 86_400_000, intervalMs: 86_400_000, max: 3 },
       escalateAfterReminders: 0,
     });
