@@ -68,9 +68,10 @@ describe('the Slack CLI hooks', () => {
     const api = await startWebApiServer(workspace);
     const socket = await startSocketModeServer(workspace);
     const dir = mkdtempSync(join(tmpdir(), 'slack-run-'));
-    const child = spawn(hook('start'), {
+    // Split rather than through a shell, so the SIGTERM below reaches the hook itself.
+    const [command = '', ...args] = hook('start').split(' ');
+    const child = spawn(command, args, {
       cwd: root,
-      shell: true,
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
