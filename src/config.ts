@@ -227,7 +227,7 @@ const envSchema = z.object({
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
-/** Every variable loadConfig reads; each is documented in .env.example and README's settings table. */
+/** Every variable loadConfig reads; each is documented in .env.example and docs/configuration.md's settings table. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /**

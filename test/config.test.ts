@@ -357,14 +357,16 @@ describe('loadConfig', () => {
 describe('the documented settings', () => {
   const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
 
-  it('lists every variable the app reads in .env.example and in README’s settings table', () => {
+  it('lists every variable the app reads in .env.example and in docs/configuration.md’s settings table', () => {
     const example = read('.env.example');
-    const readme = read('README.md');
+    const readme = read('docs/configuration.md');
     expect(ENVIRONMENT_VARIABLES).toContain('ADMIN_PORT');
     for (const name of ENVIRONMENT_VARIABLES) {
       // Uncommented only where a deployment fills it in; otherwise a comment with its default.
       expect(example, `.env.example: ${name}`).toMatch(new RegExp(`^(# )?${name}=`, 'm'));
-      expect(readme, `README.md: ${name}`).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
+      expect(readme, `docs/configuration.md: ${name}`).toMatch(
+        new RegExp(`^\\| [^|]*\`${name}\``, 'm'),
+      );
     }
   });
 
