@@ -28,6 +28,7 @@ import { startRetentionSchedule } from './poller/retention-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
 import { createAccess } from './slack/access.ts';
 import { createConversationMembership } from './slack/conversation-members.ts';
+import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
 import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
@@ -235,6 +236,10 @@ async function serve(
     timeoutMs: config.slack.timeoutMs,
     inFlight,
   });
+  // A leaner manifest (deploy/slack/) leaves scopes out: give up what needs them, in words.
+  const grants = grantsOf(await grantedScopes(bolt.client).catch(() => undefined));
+  const givenUp = givenUpLine(grants);
+  if (givenUp) logger.warn({ missingScopes: grants.missingHistoryScopes }, givenUp);
   const people = createSlackPeople(bolt.client);
   const links = createAccountLinkStore(database.db);
   const identities = createIdentities({ people, links });
@@ -267,6 +272,7 @@ async function serve(
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
     sentPost: (id) => store.sentPost(id),
+    searchesForEarlierPosts: grants.searchesForEarlierPosts,
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(

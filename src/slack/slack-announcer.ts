@@ -57,6 +57,11 @@ export interface SlackAnnouncerOptions {
    * that says something went out (the escalation) asks first; without it the note says nothing.
    */
   sentPost?: (announcementId: string) => Promise<Posted | undefined>;
+  /**
+   * False when the app may not read history (the history scopes were not granted): a post whose
+   * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
+   */
+  searchesForEarlierPosts?: boolean;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
 }
@@ -540,7 +545,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
   ): Promise<Posted | undefined> {
     const rule = ruleOf(a.kind);
-    if (rule.repeatable) return undefined;
+    if (rule.repeatable || options.searchesForEarlierPosts === false) return undefined;
     const thread = replyThread(approval) ?? undefined;
     const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
     const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
