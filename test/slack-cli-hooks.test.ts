@@ -1,4 +1,4 @@
-import { exec as execCallback, spawn } from 'node:child_process';
+import { exec as execCallback } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { startWebApiServer } from '../src/sandbox/web-api-server.ts';
 import { Workspace } from '../src/sandbox/workspace.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
 import { freePort } from './helpers/app-process.ts';
+import { started } from './helpers/commands.ts';
 import { waitFor } from './helpers/harness.ts';
 import { startSocketModeServer } from './helpers/socket-mode-server.ts';
 
@@ -70,8 +71,7 @@ describe('the Slack CLI hooks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'slack-run-'));
     // Split rather than through a shell, so the SIGTERM below reaches the hook itself.
     const [command = '', ...args] = hook('start').split(' ');
-    const child = spawn(command, args, {
-      cwd: root,
+    const hookRun = started(command, args, {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
@@ -89,13 +89,9 @@ describe('the Slack CLI hooks', () => {
         SLACK_CLI_CUSTOM_FILE_PATH: 'src/main.ts',
         NODE_OPTIONS: '--import tsx',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
-      await waitFor(() => output.includes('slack-approvals is serving'), 30_000, output);
+      await waitFor(() => hookRun.output().includes('slack-approvals is serving'), 30_000, 'start');
       await socket.connected;
       const slack = new SlackRequester({
         workspace,
@@ -115,8 +111,7 @@ describe('the Slack CLI hooks', () => {
         'the request form',
       );
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await hookRun.stop();
       await socket.close();
       await api.close();
       await sim.close();

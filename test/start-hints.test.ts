@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,13 +5,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { freePort } from './helpers/app-process.ts';
+import { started } from './helpers/commands.ts';
 import { waitFor } from './helpers/harness.ts';
 
 // Every start-up error that suggests a setting or a command, followed as written: what it
 // suggests must then start (the sandbox's other hints are followed in main.test.ts). Each is
 // printed once.
 
-const root = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -24,22 +23,12 @@ const tempDir = () => {
 };
 
 function startSandbox(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
+  const app = started(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const opened = () =>
-    waitFor(() => output.includes('slack-approvals sandbox: open'), 20_000, output);
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
-  };
-  return { exited, opened, stop, output: () => output };
+    waitFor(() => app.output().includes('slack-approvals sandbox: open'), 20_000, app.output());
+  return { ...app, opened };
 }
 
 /** `NAME=value` pairs the hint suggests (the part before `npm start`). */

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { startWebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
 import { freePort } from '../helpers/app-process.ts';
+import { started } from '../helpers/commands.ts';
 import {
   composeEnv,
   envFileVariables,
@@ -71,8 +71,7 @@ describe('a copy of .env.example', () => {
     const adminPort = await freePort();
     // What this machine cannot be: compose's Postgres host (a SQLite file stands in) and its fixed
     // ports (free ones, so test files running at once do not collide). Where it listens is as composed.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: new URL('../..', import.meta.url).pathname,
+    const app = started(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: {
         ...env,
         PATH: process.env.PATH ?? '',
@@ -81,22 +80,17 @@ describe('a copy of .env.example', () => {
         PORT: String(await freePort()),
         ADMIN_PORT: String(adminPort),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
       expect(env.ADMIN_HOST).toBe('0.0.0.0');
-      await waitFor(() => output.includes('slack-approvals is serving'), 30_000, output);
+      await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
       // 127.0.0.2 is this machine too, but a listener bound to 127.0.0.1 alone refuses it: an
       // answer there means the listener is on every interface, as a container's must be.
       const metrics = await fetch(`http://127.0.0.2:${adminPort}/metrics`);
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toContain('slack_approvals_');
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await app.stop();
       await api.close();
       await sim.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,17 +1,9 @@
 import { execFile } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, outcomeOf } from '../helpers/commands.ts';
 
 // The operator commands where only production dependencies are installed, as on a server that got
 // a build and `npm ci --omit=dev` (the image does the same: build, then prune). A copy of the
@@ -23,18 +15,7 @@ const data = join(copy, 'operator-data');
 const exec = promisify(execFile);
 
 beforeAll(async () => {
-  rmSync(copy, { recursive: true, force: true });
-  mkdirSync(copy, { recursive: true });
-  for (const entry of [
-    'src',
-    'scripts',
-    'tsconfig.json',
-    'tsconfig.build.json',
-    'package.json',
-    'package-lock.json',
-  ])
-    cpSync(join(root, entry), join(copy, entry), { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  copyProject(copy);
   await exec(process.execPath, ['scripts/start.mjs', '--build-only'], { cwd: copy });
   unlinkSync(join(copy, 'node_modules'));
   // From npm's cache when it holds them (it does after the project's own install).
@@ -52,20 +33,15 @@ async function npmRun(script: string, args: string[], env: Record<string, string
   const home = join(copy, 'read-only-home');
   mkdirSync(home, { recursive: true });
   chmodSync(home, 0o555);
-  return exec('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: copy,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      NPM_CONFIG_UPDATE_NOTIFIER: 'false',
-      ...env,
-    },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
+  return outcomeOf(
+    exec('npm', ['run', '--silent', script, '--', ...args], {
+      cwd: copy,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+        ...env,
+      },
     }),
   );
 }
