@@ -42,7 +42,7 @@ import {
 import { createSlackPeople } from './slack/slack-people.ts';
 import { createStepConfirmer } from './slack/step-confirmer.ts';
 import { createAccountLinkStore } from './store/account-link-store.ts';
-import { createApprovalStore } from './store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from './store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
 import { createRetentionStore } from './store/retention-store.ts';
@@ -133,7 +133,7 @@ export async function startApplication(
       { migrations: database.schemaAhead },
       'the database was migrated by a newer release (a rollback?); running on it unchanged',
     );
-  const store = createApprovalStore(database.db, database.dialect);
+  const store = createApprovalStores(database.db, database.dialect);
   const templates = createTemplateStore(database.db, database.dialect);
   let lastServiceOk: number | undefined;
   const serviceState = serviceStateLog(logger);
@@ -188,7 +188,7 @@ async function serve(
     logger: Logger;
     now: () => Date;
     database: DatabaseHandle;
-    store: ReturnType<typeof createApprovalStore>;
+    store: ApprovalStores;
     templates: TemplateStore;
     service: ApprovalService;
     metrics: Metrics;

@@ -9,7 +9,7 @@ import {
   type Verdict,
   type WHO_MAY,
 } from '../approvals/access-policy.ts';
-import type { Page } from '../approvals/approval-store.ts';
+import type { Page } from '../approvals/approval-repository.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import type { Identities } from './identities.ts';
 import { isDirectMessage } from './ids.ts';

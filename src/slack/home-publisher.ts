@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { Page } from '../approvals/approval-store.ts';
+import type { Page } from '../approvals/approval-repository.ts';
 import { logFailure } from '../logger.ts';
 import { visiblePage } from './access.ts';
 import { buildHomeView, HOME_ROWS } from './blocks/home-view.ts';

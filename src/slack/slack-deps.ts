@@ -1,7 +1,7 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
 import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
-import type { ApprovalStore } from '../approvals/approval-store.ts';
+import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
@@ -16,7 +16,7 @@ import type { StepConfirmer } from './step-confirmer.ts';
 /** Everything the listeners use; each takes the narrowest Pick it needs. */
 export interface SlackDeps {
   service: ApprovalService;
-  store: ApprovalStore;
+  store: ApprovalRepository;
   dispatcher: AnnouncementDispatcher;
   submissions: SubmissionGuard;
   /** What the service's columns hold (the note depends on the install). */

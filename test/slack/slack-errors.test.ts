@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
 import { announcementStates } from '../../src/store/announcement-states.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
 
@@ -29,7 +29,7 @@ const replies = (h: Harness, parent: { channel: string; ts: string }, text: stri
 async function storeOf(h: Harness) {
   const db = await openDatabase(h.env.DATABASE_URL);
   return {
-    store: createApprovalStore(db.db, db.dialect),
+    store: createApprovalStores(db.db, db.dialect),
     states: (ids: readonly string[]) => announcementStates(db.db, ids),
     close: () => db.close(),
   };
