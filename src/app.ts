@@ -28,11 +28,11 @@ import { startRetentionSchedule } from './poller/retention-schedule.ts';
 import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
 import { createAccess } from './slack/access.ts';
 import { createConversationMembership } from './slack/conversation-members.ts';
+import { createSlackAnnouncer } from './slack/delivery/slack-announcer.ts';
 import { createHomePublisher } from './slack/home-publisher.ts';
 import type { Route } from './slack/http-receiver.ts';
 import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
-import { createSlackAnnouncer } from './slack/slack-announcer.ts';
 import {
   createBoltApp,
   slackClientOptions,

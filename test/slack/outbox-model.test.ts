@@ -19,8 +19,8 @@ import type {
 import { announcementId } from '../../src/approvals/tracked-approval.ts';
 import { type PollOptions, pollOnce } from '../../src/poller/poll-once.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
+import { createSlackAnnouncer } from '../../src/slack/delivery/slack-announcer.ts';
 import { createIdentities } from '../../src/slack/identities.ts';
-import { createSlackAnnouncer } from '../../src/slack/slack-announcer.ts';
 import { createSlackPeople } from '../../src/slack/slack-people.ts';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';

@@ -1,40 +1,38 @@
 import type { WebClient } from '@slack/web-api';
-import { ruleOf } from '../approvals/announcement-rules.ts';
+import { ruleOf } from '../../approvals/announcement-rules.ts';
 import {
-  AnnounceError,
   type Announcer,
   type AttemptClock,
   NOTHING_POSTED,
   type Posted,
-} from '../approvals/announcer.ts';
-import { stepOutcome } from '../approvals/step-outcome.ts';
+} from '../../approvals/announcer.ts';
+import { stepOutcome } from '../../approvals/step-outcome.ts';
 import {
   type Announcement,
   announcementId,
   replyThread,
   type TrackedApproval,
-} from '../approvals/tracked-approval.ts';
+} from '../../approvals/tracked-approval.ts';
 import {
-  buildApproverDm,
-  buildDecisionReply,
-  buildRequestAgainReply,
-  buildRequestMessage,
-  buildTextReply,
-  escapeMrkdwn,
-  personRef,
-  type SlackMessage,
-} from './blocks/request-message.ts';
-import type { HomePublisher } from './home-publisher.ts';
-import { type Language, type Messages, messagesFor, messagesIn } from './i18n.ts';
-import { type Identities, recordedSlackUser } from './identities.ts';
-import { ANNOUNCEMENT_EVENT } from './ids.ts';
-import {
-  classifySlackError,
-  MAY_HAVE_TAKEN_EFFECT,
-  type OutboxMethod,
-  type SlackErrorClass,
-} from './slack-errors.ts';
-import type { SlackPeople } from './slack-people.ts';
+  buildApproverAnnouncement,
+  buildApproverUnreachableReply,
+  buildDecisionAnnouncement,
+  buildEndedReply,
+  buildEscalationNote,
+  buildGaveUpReply,
+  buildLeaderDm,
+  buildReminderNote,
+  buildRequesterDm,
+  buildVanishedReply,
+} from '../blocks/announcement-messages.ts';
+import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
+import type { HomePublisher } from '../home-publisher.ts';
+import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
+import { type Identities, recordedSlackUser } from '../identities.ts';
+import { ANNOUNCEMENT_EVENT } from '../ids.ts';
+import type { SlackPeople } from '../slack-people.ts';
+import { createRecoverySearch } from './recovery-search.ts';
+import { asAnnounceError, call, classOf, type SlackCallError } from './slack-call.ts';
 
 export interface SlackAnnouncerOptions {
   /**
@@ -60,11 +58,6 @@ export interface SlackAnnouncerOptions {
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
 }
-
-// A recovery looks for an earlier post from a little before the announcement was recorded
-// (clocks differ) up to now, page by page, at most this many pages.
-const RECOVERY_SLACK_S = 15 * 60;
-const RECOVERY_MAX_PAGES = 50;
 
 /** A message in whichever language its destination reads. */
 type Compose = (t: Messages) => SlackMessage;
@@ -102,14 +95,6 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       }),
     );
     return { channel: result.channel ?? channel, ts: result.ts ?? '' };
-  }
-
-  async function dmChannel(attempt: AttemptClock, userId: string): Promise<string> {
-    attempt.check();
-    const opened = await call('conversations.open', () =>
-      client.conversations.open({ users: userId }),
-    );
-    return opened.channel?.id ?? userId;
   }
 
   async function permalink(
@@ -150,14 +135,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
   ): Promise<Posted> {
     const t = messagesFor(approval.locale);
-    const message = compose(t);
-    const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
-    return post(
-      attempt,
-      approval.requesterSlackId,
-      { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] },
-      a,
-    );
+    return post(attempt, approval.requesterSlackId, buildRequesterDm(approval, t, compose(t)), a);
   }
 
   /**
@@ -225,16 +203,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       ...(link ? { thread: link } : {}),
       ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     };
-    const at = messagesFor(approver.locale);
-    const opening =
-      a.kind === 'reminder'
-        ? at.reminderDm(
-            personRef(approval.requesterSlackId, approval.requesterLogin),
-            // In minutes or hours too: the sandbox reminds every minute.
-            at.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
-          )
-        : undefined;
-    const dm = buildApproverDm(approval, at, links, opening);
+    const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
     if (!sent) return post(attempt, approverId, dm, a);
     return edit(attempt, a, sent, dm);
   }
@@ -257,22 +226,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       const leader = await call('users.info', () => people.get(to.chatId));
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
-      const t = messagesFor(leader.locale);
-      const opening = t.escalationDm(
-        personRef(approval.requesterSlackId, approval.requesterLogin),
-        personRef(approval.approverSlackId, approval.approverLogin),
-        t.waited(a.createdAt.getTime() - approval.createdAt.getTime()),
-        a.occurrence ?? 1,
-      );
-      const dm = buildApproverDm(
-        approval,
-        t,
-        {
-          ...(link ? { thread: link } : {}),
-          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-        },
-        opening,
-      );
+      const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
+        ...(link ? { thread: link } : {}),
+        ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+      });
       return await post(attempt, to.chatId, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
@@ -281,16 +238,16 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   }
 
   /**
-   * A person's Slack name, escaped, for text that names them without notifying them (a mention
-   * would); their login when Slack no longer knows them. Slack being down is retried as usual.
+   * A person's Slack name, for text that names them without notifying them (a mention would);
+   * their login when Slack no longer knows them. Slack being down is retried as usual.
    */
   async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
     attempt.check();
     try {
-      return escapeMrkdwn((await call('users.info', () => people.get(chatId))).name);
+      return (await call('users.info', () => people.get(chatId))).name;
     } catch (error) {
       if (classOf(error) !== 'fallback' && classOf(error) !== 'done') throw error;
-      return escapeMrkdwn(login);
+      return login;
     }
   }
 
@@ -328,7 +285,6 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
   ): Promise<Posted> {
     const thread = replyThread(approval) ?? undefined;
-    const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
     const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
     switch (a.kind) {
       case 'request': {
@@ -347,57 +303,24 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       case 'approver-dm-update':
         return approverDm(attempt, a, approval);
       case 'reminder-note': {
-        const approver = personRef(approval.approverSlackId, approval.approverLogin);
         // Only worth saying in the thread; without one, the requester needs no note.
         if (!thread) return NOTHING_POSTED;
         const t = languageAt(approval.channelId, approval);
-        return post(
-          attempt,
-          approval.channelId,
-          buildTextReply(t.reminderNote(approver, a.occurrence ?? 1)),
-          a,
-          thread,
-        );
+        return post(attempt, approval.channelId, buildReminderNote(a, approval, t), a, thread);
       }
-      case 'decision': {
-        const by = personRef(
-          approval.approverSlackId,
-          approval.decidedBy ?? approval.approverLogin,
-        );
-        const decision = a.decision ?? approval.decision;
-        return replyOrDm(
-          attempt,
-          approval,
-          (t) => buildDecisionReply(decision, by, requester, t),
-          a,
-        );
-      }
+      case 'decision':
+        return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
       case 'gave-up':
-        return replyOrDm(
-          attempt,
-          approval,
-          (t) => buildTextReply(t.gaveUp(options.giveUpAfterDays)),
-          a,
-        );
+        return replyOrDm(attempt, approval, (t) => buildGaveUpReply(t, options.giveUpAfterDays), a);
       case 'ended':
-        return replyOrDm(attempt, approval, (t) => buildTextReply(t.ended(requester)), a);
+        return replyOrDm(attempt, approval, (t) => buildEndedReply(approval, t), a);
       case 'approver-unreachable': {
         // Never on Slack, or on Slack but deactivated or hidden: the requester is told which.
-        const onSlack = await slackUserOf(attempt, approval);
-        const approver = personRef(approval.approverSlackId, approval.approverLogin);
+        const onSlack = Boolean(await slackUserOf(attempt, approval));
         return replyOrDm(
           attempt,
           approval,
-          (t) =>
-            buildRequestAgainReply(
-              `${
-                onSlack
-                  ? t.approverUnreachable(approver)
-                  : t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin))
-              } ${t.requestAgainHint}`,
-              approval.djbh,
-              t,
-            ),
+          (t) => buildApproverUnreachableReply(approval, t, onSlack),
           a,
         );
       }
@@ -412,23 +335,12 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
             announcementId(approval.djbh, 'escalation', a.occurrence ?? undefined),
           ));
         if (!to || !dm) return NOTHING_POSTED;
-        const approver = personRef(approval.approverSlackId, approval.approverLogin);
         // Named, not mentioned: a mention would notify the leader a second time, beside their DM.
         const leader = await plainName(attempt, to.chatId, to.login);
-        return replyOrDm(
-          attempt,
-          approval,
-          (t) => buildTextReply(t.escalationNote(leader, approver, a.occurrence ?? 1)),
-          a,
-        );
+        return replyOrDm(attempt, approval, (t) => buildEscalationNote(a, approval, t, leader), a);
       }
       case 'vanished':
-        return replyOrDm(
-          attempt,
-          approval,
-          (t) => buildTextReply(t.vanished(requester, approval.djbh)),
-          a,
-        );
+        return replyOrDm(attempt, approval, (t) => buildVanishedReply(approval, t), a);
       case 'parent-update': {
         // Editing is idempotent: it always shows the latest state, whichever change queued it.
         const ts = approval.messageTs;
@@ -489,104 +401,6 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     return NOTHING_POSTED;
   }
 
-  /** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
-  async function findIn(
-    attempt: AttemptClock,
-    channel: string,
-    a: Announcement,
-    threadTs?: string,
-  ): Promise<Posted | undefined> {
-    // From the first attempt (kept through re-drives), less the clocks' disagreement.
-    const from = a.firstAttemptedAt ?? a.createdAt;
-    const oldest = String(Math.floor(from.getTime() / 1000) - RECOVERY_SLACK_S);
-    let cursor: string | undefined;
-    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
-      attempt.check();
-      const common = {
-        channel,
-        include_all_metadata: true,
-        limit: 200,
-        oldest,
-        ...(cursor ? { cursor } : {}),
-      };
-      const result = threadTs
-        ? await call('conversations.replies', () =>
-            client.conversations.replies({ ...common, ts: threadTs }),
-          )
-        : await call('conversations.history', () => client.conversations.history(common));
-      const found = result.messages?.find((m) => {
-        const metadata = m.metadata as
-          | { event_type?: string; event_payload?: { announcement_id?: string } }
-          | undefined;
-        return (
-          metadata?.event_type === ANNOUNCEMENT_EVENT &&
-          metadata.event_payload?.announcement_id === a.id
-        );
-      });
-      if (found?.ts) return { channel, ts: found.ts };
-      cursor = result.response_metadata?.next_cursor || undefined;
-      if (!result.has_more || !cursor) return undefined;
-    }
-    return undefined;
-  }
-
-  /**
-   * Looks for this announcement's post wherever its rule may have put it: its own place first,
-   * then its fallback's. Edits and completions (repeatable) are never looked for.
-   */
-  async function findDelivered(
-    a: Announcement,
-    approval: TrackedApproval,
-    attempt: AttemptClock,
-  ): Promise<Posted | undefined> {
-    const rule = ruleOf(a.kind);
-    if (rule.repeatable) return undefined;
-    const thread = replyThread(approval) ?? undefined;
-    const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
-    const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
-    const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
-    switch (rule.lane) {
-      case 'channel':
-        places.push({
-          channel: async () => approval.channelId,
-          ...(approval.threadTs ? { thread: approval.threadTs } : {}),
-        });
-        break;
-      case 'thread':
-        if (thread) places.push(inThread);
-        break;
-      case 'approver-dm': {
-        const approverId = await slackUserOf(attempt, approval);
-        if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
-        break;
-      }
-      case 'leader-dm': {
-        const to = approval.escalatedTo;
-        if (to) places.push({ channel: () => dmChannel(attempt, to.chatId) });
-        break;
-      }
-      case 'request-message':
-      case 'own':
-        break;
-    }
-    // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
-    // thread and the requester's DM.
-    if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
-    if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
-      places.push(requesterDm);
-    for (const place of places) {
-      try {
-        const found = await findIn(attempt, await place.channel(), a, place.thread);
-        if (found) return found;
-      } catch (error) {
-        // A place we cannot read (or open) holds no post of ours we could find; anything else
-        // must not be taken for "not posted".
-        if (classOf(error) !== 'fallback') throw asAnnounceError(error);
-      }
-    }
-    return undefined;
-  }
-
   return {
     async deliver(a, approval, attempt) {
       try {
@@ -595,7 +409,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         throw asAnnounceError(error);
       }
     },
-    findDelivered,
+    findDelivered: createRecoverySearch({ client, slackUserOf }),
     async checkCredentials() {
       try {
         await call('auth.test', () => client.auth.test());
@@ -611,86 +425,4 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       }
     },
   };
-}
-
-/** A failed Web API call, with the method it was, so the error table can be read. */
-export class SlackCallError extends Error {
-  /** Slack's error code (`channel_not_found`), when Slack answered one. */
-  readonly code: string | undefined;
-  readonly errorClass: SlackErrorClass | 'transport' | 'rate-limited';
-
-  constructor(
-    readonly method: OutboxMethod,
-    override readonly cause: unknown,
-  ) {
-    const e = cause as { code?: string; data?: { error?: string } };
-    const code = e.data?.error;
-    super(
-      `Slack ${method}: ${code ?? e.code ?? (cause instanceof Error ? cause.message : 'unknown error')}`,
-    );
-    this.code = code;
-    this.errorClass =
-      e.code === 'slack_webapi_rate_limited_error'
-        ? 'rate-limited'
-        : code !== undefined
-          ? classifySlackError(method, code)
-          : 'transport';
-  }
-}
-
-/** Runs one Web API call, tagging its failure with the method. */
-async function call<T>(method: OutboxMethod, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof SlackCallError || error instanceof AnnounceError) throw error;
-    throw new SlackCallError(method, error);
-  }
-}
-
-/** The class of a failed call in the error table; undefined for anything that was not a call. */
-function classOf(error: unknown): SlackCallError['errorClass'] | undefined {
-  return error instanceof SlackCallError ? error.errorClass : undefined;
-}
-
-/**
- * How the dispatcher should take a failed call: a 429 waits for Retry-After; a timeout, a lost
- * connection or a 5xx may have posted (the next attempt looks first); Slack's answers as the error
- * table says (a fallback or a done that reaches here had nowhere else to go: given up).
- */
-export function asAnnounceError(error: unknown): AnnounceError {
-  if (error instanceof AnnounceError) return error;
-  if (!(error instanceof SlackCallError))
-    // Not Slack's answer at all (a bug, a failed lookup elsewhere): may pass, may have posted.
-    return new AnnounceError(`Slack: ${error instanceof Error ? error.message : String(error)}`, {
-      retryable: true,
-      uncertain: true,
-      cause: error,
-    });
-  const e = error.cause as { retryAfter?: number; statusCode?: number };
-  const label = `Slack: ${error.code ?? (error.cause as { code?: string }).code ?? error.message}`;
-  switch (error.errorClass) {
-    case 'rate-limited':
-      return new AnnounceError(label, {
-        retryable: true,
-        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
-        cause: error,
-      });
-    case 'transport':
-      return new AnnounceError(e.statusCode ? `${label} (HTTP ${e.statusCode})` : label, {
-        retryable: true,
-        uncertain: true,
-        cause: error,
-      });
-    case 'pause':
-      return new AnnounceError(label, { retryable: true, credentials: true, cause: error });
-    case 'retry':
-      return new AnnounceError(label, {
-        retryable: true,
-        uncertain: MAY_HAVE_TAKEN_EFFECT.has(error.code ?? ''),
-        cause: error,
-      });
-    default:
-      return new AnnounceError(label, { retryable: false, cause: error });
-  }
 }
