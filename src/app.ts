@@ -25,7 +25,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
 import { registerListeners } from './slack/listeners/index.ts';
-import { socketModeConnection, startSocketMode } from './slack/slack-app.ts';
+import { socketModeConnection, startSocketMode } from './slack/receivers/slack-app.ts';
 import type { SlackDeps } from './slack/slack-deps.ts';
 import type { DatabaseHandle } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';

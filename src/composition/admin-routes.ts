@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Phase } from '../lifecycle.ts';
 import type { Metrics } from '../metrics.ts';
 import { createProbes } from '../probes.ts';
-import type { Route } from '../slack/http-receiver.ts';
+import type { Route } from '../slack/receivers/http-receiver.ts';
 import type { DatabaseHandle } from '../store/database.ts';
 
 export interface AdminRoutes {

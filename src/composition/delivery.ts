@@ -5,11 +5,11 @@ import { announcementId } from '../approvals/tracked-approval.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
+import type { HomePublisher } from '../slack/delivery/home-publisher.ts';
 import { createSlackAnnouncer } from '../slack/delivery/slack-announcer.ts';
-import type { HomePublisher } from '../slack/home-publisher.ts';
-import { createIdentities } from '../slack/identities.ts';
-import { slackClientOptions } from '../slack/slack-app.ts';
-import { createSlackPeople } from '../slack/slack-people.ts';
+import { createIdentities } from '../slack/people/identities.ts';
+import { createSlackPeople } from '../slack/people/slack-people.ts';
+import { slackClientOptions } from '../slack/receivers/slack-app.ts';
 import type { Stores } from './stores.ts';
 
 // An idle dispatcher looks for work it was not told about (retries falling due, other replicas).

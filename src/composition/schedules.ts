@@ -11,9 +11,9 @@ import type { Metrics } from '../metrics.ts';
 import { type PollCounts, pollOnce } from '../poller/poll-once.ts';
 import { startPollSchedule } from '../poller/poll-schedule.ts';
 import { startRetentionSchedule } from '../poller/retention-schedule.ts';
-import type { Identities } from '../slack/identities.ts';
-import type { SlackPeople } from '../slack/slack-people.ts';
-import type { StepConfirmer } from '../slack/step-confirmer.ts';
+import type { Identities } from '../slack/people/identities.ts';
+import type { SlackPeople } from '../slack/people/slack-people.ts';
+import type { StepConfirmer } from '../slack/workflow/step-confirmer.ts';
 import { reprobeService } from './service.ts';
 import type { Stores } from './stores.ts';
 

@@ -1,14 +1,14 @@
 import type { Config } from '../config.ts';
 import type { InFlight } from '../in-flight.ts';
 import type { Logger } from '../logger.ts';
-import { createAccess } from '../slack/access.ts';
-import { createConversationMembership } from '../slack/conversation-members.ts';
-import { createHomePublisher } from '../slack/home-publisher.ts';
-import type { Route } from '../slack/http-receiver.ts';
-import { createIdentities } from '../slack/identities.ts';
-import { createBoltApp } from '../slack/slack-app.ts';
-import { createSlackPeople } from '../slack/slack-people.ts';
-import { createStepConfirmer } from '../slack/step-confirmer.ts';
+import { createHomePublisher } from '../slack/delivery/home-publisher.ts';
+import { createAccess } from '../slack/people/access.ts';
+import { createConversationMembership } from '../slack/people/conversation-members.ts';
+import { createIdentities } from '../slack/people/identities.ts';
+import { createSlackPeople } from '../slack/people/slack-people.ts';
+import type { Route } from '../slack/receivers/http-receiver.ts';
+import { createBoltApp } from '../slack/receivers/slack-app.ts';
+import { createStepConfirmer } from '../slack/workflow/step-confirmer.ts';
 import type { Stores } from './stores.ts';
 
 /**

@@ -7,11 +7,11 @@ import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
-import type { Access } from './access.ts';
-import type { HomePublisher } from './home-publisher.ts';
-import type { Identities } from './identities.ts';
-import type { SlackPeople } from './slack-people.ts';
-import type { StepConfirmer } from './step-confirmer.ts';
+import type { HomePublisher } from './delivery/home-publisher.ts';
+import type { Access } from './people/access.ts';
+import type { Identities } from './people/identities.ts';
+import type { SlackPeople } from './people/slack-people.ts';
+import type { StepConfirmer } from './workflow/step-confirmer.ts';
 
 /** Everything the listeners use; each takes the narrowest Pick it needs. */
 export interface SlackDeps {

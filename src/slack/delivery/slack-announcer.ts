@@ -26,11 +26,11 @@ import {
   buildVanishedReply,
 } from '../blocks/announcement-messages.ts';
 import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
-import type { HomePublisher } from '../home-publisher.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
-import { type Identities, recordedSlackUser } from '../identities.ts';
 import { ANNOUNCEMENT_EVENT } from '../ids.ts';
-import type { SlackPeople } from '../slack-people.ts';
+import { type Identities, recordedSlackUser } from '../people/identities.ts';
+import type { SlackPeople } from '../people/slack-people.ts';
+import type { HomePublisher } from './home-publisher.ts';
 import { createRecoverySearch } from './recovery-search.ts';
 import { asAnnounceError, call, classOf, type SlackCallError } from './slack-call.ts';
 

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
-import type { ConversationMembership } from '../approvals/access-policy.ts';
-import { AppError } from '../errors.ts';
+import type { ConversationMembership } from '../../approvals/access-policy.ts';
+import { AppError } from '../../errors.ts';
 import { BoundedMap } from './bounded.ts';
 
 /** How long a conversation's member list is trusted: someone removed is out within this. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { type Harness, harnessPerTest, waitFor } from '../../helpers/harness.ts';
 
 // Who may see an approval: its requester, its approver, and whoever can read the message it was
 // posted in. Everyone else is answered as for a number that does not exist. Each case runs

@@ -8,11 +8,11 @@ import {
   type TemplatePlaceVerdict,
   type Verdict,
   type WHO_MAY,
-} from '../approvals/access-policy.ts';
-import type { Page } from '../approvals/approval-repository.ts';
-import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+} from '../../approvals/access-policy.ts';
+import type { Page } from '../../approvals/approval-repository.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import { isDirectMessage } from '../ids.ts';
 import type { Identities } from './identities.ts';
-import { isDirectMessage } from './ids.ts';
 
 /** The access policy (src/approvals/access-policy.ts) for a Slack user. */
 export interface Access {

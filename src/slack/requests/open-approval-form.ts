@@ -1,9 +1,9 @@
 import type { WebClient } from '@slack/web-api';
-import { logFailure } from '../logger.ts';
+import { logFailure } from '../../logger.ts';
+import { buildApprovalModal, buildMessageModal } from '../blocks/approval-modal.ts';
+import { messagesFor } from '../i18n.ts';
+import type { SlackDeps } from '../slack-deps.ts';
 import { type FormPlace, fillApprovalForm, formPlace } from './approval-form.ts';
-import { buildApprovalModal, buildMessageModal } from './blocks/approval-modal.ts';
-import { messagesFor } from './i18n.ts';
-import type { SlackDeps } from './slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap, BoundedSet } from '../../src/slack/bounded.ts';
+import { BoundedMap, BoundedSet } from '../../../src/slack/people/bounded.ts';
 
 describe('BoundedMap', () => {
   it('drops the oldest entry when a new key would pass the bound', () => {

@@ -1,9 +1,9 @@
 import type { ModalView } from '@slack/types';
-import type { TemplatePlaceVerdict } from '../approvals/access-policy.ts';
-import { buildTemplatesModal, HISTORY_SHOWN } from './blocks/templates-modal.ts';
-import { type Messages, messagesFor } from './i18n.ts';
-import type { SlackDeps } from './slack-deps.ts';
-import { personWithin } from './slack-people.ts';
+import type { TemplatePlaceVerdict } from '../../approvals/access-policy.ts';
+import { buildTemplatesModal, HISTORY_SHOWN } from '../blocks/templates-modal.ts';
+import { type Messages, messagesFor } from '../i18n.ts';
+import { personWithin } from '../people/slack-people.ts';
+import type { SlackDeps } from '../slack-deps.ts';
 
 type Deps = Pick<SlackDeps, 'templates' | 'people'>;
 

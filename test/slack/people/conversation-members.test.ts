@@ -6,7 +6,7 @@ import {
   createConversationMembership,
   FAILURE_TTL_MS,
   MEMBERS_TTL_MS,
-} from '../../src/slack/conversation-members.ts';
+} from '../../../src/slack/people/conversation-members.ts';
 
 // conversations.members against a local HTTP stand-in of Slack's Web API (given to the client as
 // slackApiUrl), answering every call with `answer`; counts the calls.

@@ -1,7 +1,7 @@
-import type { ModalMetadata } from './blocks/approval-modal.ts';
-import type { Messages } from './i18n.ts';
-import { BLOCK } from './ids.ts';
-import type { SlackDeps } from './slack-deps.ts';
+import type { ModalMetadata } from '../blocks/approval-modal.ts';
+import type { Messages } from '../i18n.ts';
+import { BLOCK } from '../ids.ts';
+import type { SlackDeps } from '../slack-deps.ts';
 
 /** The approver's service login, from the person picked in Slack or else the login typed in. */
 export async function resolveApprover(

@@ -1,11 +1,11 @@
-import { type DraftField, prepareApproval } from '../approvals/approval-request.ts';
-import { suggestApproverFor } from '../approvals/approver-suggestion.ts';
-import { NotSavedError, startTrackedApproval } from '../approvals/start-approval.ts';
-import { resolveApprover } from './approver-choice.ts';
-import type { Messages } from './i18n.ts';
-import type { StartingDeps } from './slack-deps.ts';
-import type { SlackPerson } from './slack-people.ts';
-import { explain } from './submission-outcome.ts';
+import { type DraftField, prepareApproval } from '../../approvals/approval-request.ts';
+import { suggestApproverFor } from '../../approvals/approver-suggestion.ts';
+import { NotSavedError, startTrackedApproval } from '../../approvals/start-approval.ts';
+import type { Messages } from '../i18n.ts';
+import type { SlackPerson } from '../people/slack-people.ts';
+import { resolveApprover } from '../requests/approver-choice.ts';
+import { explain } from '../requests/submission-outcome.ts';
+import type { StartingDeps } from '../slack-deps.ts';
 
 /** What a Workflow Builder step asks to start, from its inputs. */
 export interface StepRequest {

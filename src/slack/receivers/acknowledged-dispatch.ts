@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
-import { describe } from '../errors.ts';
-import { withLogContext } from '../log-context.ts';
-import { type Logger, logFailure } from '../logger.ts';
+import { describe } from '../../errors.ts';
+import { withLogContext } from '../../log-context.ts';
+import { type Logger, logFailure } from '../../logger.ts';
 import { requestId, requestKind } from './slack-request.ts';
 
 /** One request or envelope from Slack, on its way to the listeners. */

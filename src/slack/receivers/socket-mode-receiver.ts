@@ -1,5 +1,5 @@
 import { type App, SocketModeReceiver, type SocketModeReceiverOptions } from '@slack/bolt';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../logger.ts';
 import { ACK_DEADLINE_MS, dispatchAcknowledged } from './acknowledged-dispatch.ts';
 import { checkSlackBody } from './slack-request.ts';
 

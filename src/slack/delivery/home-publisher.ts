@@ -1,11 +1,11 @@
 import type { WebClient } from '@slack/web-api';
-import type { Page } from '../approvals/approval-repository.ts';
-import { logFailure } from '../logger.ts';
-import { visiblePage } from './access.ts';
-import { buildHomeView, HOME_ROWS } from './blocks/home-view.ts';
-import { BoundedMap } from './bounded.ts';
-import { messagesFor } from './i18n.ts';
-import type { SlackDeps } from './slack-deps.ts';
+import type { Page } from '../../approvals/approval-repository.ts';
+import { logFailure } from '../../logger.ts';
+import { buildHomeView, HOME_ROWS } from '../blocks/home-view.ts';
+import { messagesFor } from '../i18n.ts';
+import { visiblePage } from '../people/access.ts';
+import { BoundedMap } from '../people/bounded.ts';
+import type { SlackDeps } from '../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,

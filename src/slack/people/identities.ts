@@ -1,5 +1,5 @@
-import type { AccountLinks } from '../approvals/account-links.ts';
-import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import type { AccountLinks } from '../../approvals/account-links.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 /**

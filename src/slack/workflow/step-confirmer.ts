@@ -4,15 +4,15 @@ import {
   STARTING_STUCK_MS,
   type StepConfirmation,
   type StepConfirmations,
-} from '../approvals/step-confirmation.ts';
-import { describe } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+} from '../../approvals/step-confirmation.ts';
+import { describe } from '../../errors.ts';
+import type { Logger } from '../../logger.ts';
 import {
   buildConfirmationMessage,
   buildConfirmationModal,
   buildConfirmationOutcome,
-} from './blocks/confirmation-message.ts';
-import { messagesFor } from './i18n.ts';
+} from '../blocks/confirmation-message.ts';
+import { messagesFor } from '../i18n.ts';
 
 // Slack's answer when the step already ended (the workflow was cancelled, or an earlier call
 // got through): nothing more is owed.

@@ -1,9 +1,9 @@
-import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import { StoppingError } from '../approvals/start-approval.ts';
-import type { TrackedApproval } from '../approvals/tracked-approval.ts';
-import { escapeMrkdwn } from './blocks/request-message.ts';
-import type { Messages } from './i18n.ts';
-import { isUserId } from './ids.ts';
+import { ApprovalServiceError } from '../../approval-service/approval-service-error.ts';
+import { StoppingError } from '../../approvals/start-approval.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import { escapeMrkdwn } from '../blocks/request-message.ts';
+import type { Messages } from '../i18n.ts';
+import { isUserId } from '../ids.ts';
 
 /**
  * Where the request message is: the asked channel (or a thread there), the requester's DM

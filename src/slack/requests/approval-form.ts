@@ -1,11 +1,15 @@
-import { type Suggestion, suggestApproverFor } from '../approvals/approver-suggestion.ts';
-import { type Away, awayOf } from '../approvals/away-rule.ts';
-import type { ApprovalModalState, ModalMetadata, TemplateOption } from './blocks/approval-modal.ts';
-import { escapeMrkdwn } from './blocks/request-message.ts';
-import type { Messages } from './i18n.ts';
-import { messagesFor } from './i18n.ts';
-import { isDirectMessage, isUserId } from './ids.ts';
-import type { SlackDeps } from './slack-deps.ts';
+import { type Suggestion, suggestApproverFor } from '../../approvals/approver-suggestion.ts';
+import { type Away, awayOf } from '../../approvals/away-rule.ts';
+import type {
+  ApprovalModalState,
+  ModalMetadata,
+  TemplateOption,
+} from '../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../blocks/request-message.ts';
+import type { Messages } from '../i18n.ts';
+import { messagesFor } from '../i18n.ts';
+import { isDirectMessage, isUserId } from '../ids.ts';
+import type { SlackDeps } from '../slack-deps.ts';
 
 /** Where a form's request will go: a channel (and thread), or a channel the person picks. */
 export interface FormPlace {

@@ -1,10 +1,10 @@
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
-import { AppError } from '../errors.ts';
-import type { InFlight } from '../in-flight.ts';
-import { withLogContext } from '../log-context.ts';
-import type { Logger } from '../logger.ts';
-import { boltLogger } from '../logger.ts';
+import { AppError } from '../../errors.ts';
+import type { InFlight } from '../../in-flight.ts';
+import { withLogContext } from '../../log-context.ts';
+import type { Logger } from '../../logger.ts';
+import { boltLogger } from '../../logger.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 import { requestId, requestKind } from './slack-request.ts';
 import { AcknowledgingSocketModeReceiver } from './socket-mode-receiver.ts';

@@ -2,13 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Receiver } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { boltLogger, createLogger } from '../../src/logger.ts';
-import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
-import { startWebApiServer } from '../../src/sandbox/web-api-server.ts';
-import { Workspace } from '../../src/sandbox/workspace.ts';
-import { dispatchAcknowledged } from '../../src/slack/acknowledged-dispatch.ts';
-import { createBoltApp } from '../../src/slack/slack-app.ts';
-import { LogCapture } from '../helpers/harness.ts';
+import { boltLogger, createLogger } from '../../../src/logger.ts';
+import { SlackRequester } from '../../../src/sandbox/slack-requests.ts';
+import { startWebApiServer } from '../../../src/sandbox/web-api-server.ts';
+import { Workspace } from '../../../src/sandbox/workspace.ts';
+import { dispatchAcknowledged } from '../../../src/slack/receivers/acknowledged-dispatch.ts';
+import { createBoltApp } from '../../../src/slack/receivers/slack-app.ts';
+import { LogCapture } from '../../helpers/harness.ts';
 
 // The one acknowledge-once rule of both transports (the HTTP receiver and the Socket Mode
 // receiver), run against a real Bolt App whose listeners misbehave: Slack gets exactly one answer,

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
-import type { ChatPresence } from '../approvals/away-rule.ts';
-import { settleWithin } from '../settle-within.ts';
+import type { ChatPresence } from '../../approvals/away-rule.ts';
+import { settleWithin } from '../../settle-within.ts';
 import { BoundedMap } from './bounded.ts';
 
 /** What the app needs to know about a Slack user. */

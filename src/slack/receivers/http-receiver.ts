@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type App, type Receiver, verifySlackRequest } from '@slack/bolt';
-import { closeServer, listenOn } from '../http-listen.ts';
-import type { Logger } from '../logger.ts';
+import { closeServer, listenOn } from '../../http-listen.ts';
+import type { Logger } from '../../logger.ts';
 import { ACK_DEADLINE_MS, dispatchAcknowledged } from './acknowledged-dispatch.ts';
 import { isSslCheckProbe, parseSlackRequest } from './slack-request.ts';
 

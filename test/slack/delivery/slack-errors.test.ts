@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { announcementsCommand } from '../../src/operator/announcements-command.ts';
-import { SlackApiError } from '../../src/sandbox/workspace.ts';
-import { announcementStates } from '../../src/store/announcement-states.ts';
-import { createApprovalStores } from '../../src/store/approval-stores.ts';
-import { openDatabase } from '../../src/store/database.ts';
-import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { announcementsCommand } from '../../../src/operator/announcements-command.ts';
+import { SlackApiError } from '../../../src/sandbox/workspace.ts';
+import { announcementStates } from '../../../src/store/announcement-states.ts';
+import { createApprovalStores } from '../../../src/store/approval-stores.ts';
+import { openDatabase } from '../../../src/store/database.ts';
+import { type Harness, harnessPerTest, waitFor } from '../../helpers/harness.ts';
 
 // The outbox against the Slack stand-in, one test per class of Slack's errors (slack-errors.ts)
 // and for the faults an outside review found: a search that fails must not clear the doubt about
