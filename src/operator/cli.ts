@@ -1,7 +1,7 @@
 import { withDotEnv } from '../config.ts';
 import { announcementStates } from '../store/announcement-states.ts';
-import { createApprovalStore } from '../store/approval-store.ts';
 import { DatabaseError, openDatabase } from '../store/database.ts';
+import { createOutbox } from '../store/outbox-store.ts';
 import { announcementsCommand } from './announcements-command.ts';
 
 // `npm run announcements -- …`: the operator's commands, on the database the app uses:
@@ -18,7 +18,7 @@ const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
 });
 try {
   process.exitCode = await announcementsCommand(process.argv.slice(2), {
-    store: createApprovalStore(database.db, database.dialect),
+    store: createOutbox(database.db, database.dialect),
     states: (ids) => announcementStates(database.db, ids),
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),
