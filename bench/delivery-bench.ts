@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startApplication } from '../src/app.ts';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
-import type { ApprovalStore } from '../src/approvals/approval-store.ts';
 import { loadConfig } from '../src/config.ts';
 import { SlackFaults } from '../src/sandbox/slack-faults.ts';
 import { startWebApiServer } from '../src/sandbox/web-api-server.ts';
 import { Workspace } from '../src/sandbox/workspace.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
-import { createApprovalStore } from '../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { seedApproval } from '../test/helpers/outbox-seed.ts';
 import { rows, verdict } from './table.ts';
@@ -70,7 +69,7 @@ export async function deliveryBench(
     'delivery_state',
   ] as const)
     await seeded.db.deleteFrom(table).execute();
-  const store = createApprovalStore(seeded.db, seeded.dialect);
+  const store = createApprovalStores(seeded.db, seeded.dialect);
   const service = createApprovalServiceClient({
     baseUrl: sim.url,
     appName: 'slack-approvals',
@@ -215,7 +214,7 @@ async function recordedAt(
 
 /** An approval started in the service whose request message is already in its channel. */
 async function seedPosted(
-  store: ApprovalStore,
+  store: ApprovalStores,
   service: ReturnType<typeof createApprovalServiceClient>,
   workspace: Workspace,
   { channel, user, i }: { channel: string; user: string; i: number },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
 import { pollOnce } from '../src/poller/poll-once.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
-import { createApprovalStore } from '../src/store/approval-store.ts';
+import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 
@@ -28,7 +28,7 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
   const db = await openDatabase(url);
   await db.db.deleteFrom('announcements').execute();
   await db.db.deleteFrom('tracked_approvals').execute();
-  const store = createApprovalStore(db.db, db.dialect);
+  const store = createApprovalStores(db.db, db.dialect);
   const t0 = new Date('2026-11-21T00:00:00Z');
   let started = performance.now();
   for (let i = 0; i < count; i++) {
@@ -79,7 +79,7 @@ async function pollBench(count: number): Promise<void> {
   const sim = await createSimulator({ port: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const db = await openDatabase(join(dir, 'poll.db'));
-  const store = createApprovalStore(db.db, db.dialect);
+  const store = createApprovalStores(db.db, db.dialect);
   const service = createApprovalServiceClient({
     baseUrl: sim.url,
     appName: 'slack-approvals',

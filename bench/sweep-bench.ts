@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
 import { pollOnce } from '../src/poller/poll-once.ts';
-import { createApprovalStore } from '../src/store/approval-store.ts';
+import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 import { quiet, rows, verdict } from './table.ts';
@@ -23,7 +23,7 @@ export async function sweepBench(
   const sim = await simulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
   const db = await openDatabase(join(dir, 'sweep.db'));
-  const store = createApprovalStore(db.db, db.dialect);
+  const store = createApprovalStores(db.db, db.dialect);
   const service = createApprovalServiceClient({
     baseUrl: sim.url,
     appName: 'slack-approvals',

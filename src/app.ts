@@ -1,62 +1,38 @@
-import { type WebAPICallResult, WebClient } from '@slack/web-api';
-import type { Kysely } from 'kysely';
 import type pino from 'pino';
-import { createApprovalServiceClient } from './approval-service/approval-service-client.ts';
-import { ApprovalServiceError } from './approval-service/approval-service-error.ts';
-import { observeService } from './approval-service/observed-service.ts';
 import { TEXT_LIMITS } from './approvals/acceptable-text.ts';
-import {
-  createAnnouncementDispatcher,
-  type DispatchCounts,
+import type {
+  AnnouncementDispatcher,
+  DispatchCounts,
 } from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
-import { awayOf } from './approvals/away-rule.ts';
-import { escalationTarget } from './approvals/escalation.ts';
 import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
-import { announcementId, type TrackedApproval } from './approvals/tracked-approval.ts';
+import { type AdminRoutes, createAdminRoutes } from './composition/admin-routes.ts';
+import { createDelivery } from './composition/delivery.ts';
+import { createSchedules, type Schedules } from './composition/schedules.ts';
+import {
+  createObservedService,
+  createServiceHealth,
+  probeService,
+  type ServiceHealth,
+} from './composition/service.ts';
+import { createSlackSide, type SlackSide } from './composition/slack-side.ts';
+import { createStores, openAppDatabase, type Stores } from './composition/stores.ts';
 import type { Config } from './config.ts';
-import { AppError, describe } from './errors.ts';
-import { createInFlight } from './in-flight.ts';
-import { type Phase, type Stoppable, startLifecycle } from './lifecycle.ts';
-import { startLogContext } from './log-context.ts';
+import { createInFlight, type InFlight } from './in-flight.ts';
+import { type LifecycleParts, type Phase, startLifecycle } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { type PollCounts, pollOnce } from './poller/poll-once.ts';
-import { startPollSchedule } from './poller/poll-schedule.ts';
-import { startRetentionSchedule } from './poller/retention-schedule.ts';
-import { createProbes, SERVICE_FRESH_MS } from './probes.ts';
-import { createAccess } from './slack/access.ts';
-import { createConversationMembership } from './slack/conversation-members.ts';
+import type { PollCounts } from './poller/poll-once.ts';
 import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
-import { createHomePublisher } from './slack/home-publisher.ts';
-import type { Route } from './slack/http-receiver.ts';
-import { createIdentities } from './slack/identities.ts';
 import { registerListeners } from './slack/listeners/index.ts';
-import { createSlackAnnouncer } from './slack/slack-announcer.ts';
-import {
-  createBoltApp,
-  slackClientOptions,
-  socketModeConnection,
-  startSocketMode,
-} from './slack/slack-app.ts';
-import { createSlackPeople } from './slack/slack-people.ts';
-import { createStepConfirmer } from './slack/step-confirmer.ts';
-import { createAccountLinkStore } from './store/account-link-store.ts';
-import { createApprovalStore } from './store/approval-store.ts';
-import { type DatabaseHandle, openDatabase } from './store/database.ts';
+import { socketModeConnection, startSocketMode } from './slack/receivers/slack-app.ts';
+import type { SlackDeps } from './slack/slack-deps.ts';
+import type { DatabaseHandle } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
-import { createRetentionStore } from './store/retention-store.ts';
-import { createStepConfirmationStore } from './store/step-confirmation-store.ts';
-import { createSubmissionGuard } from './store/submission-guard-store.ts';
-import { createTemplateStore } from './store/template-store.ts';
 
-// An idle dispatcher looks for work it was not told about (retries falling due, other replicas).
-const DELIVERY_IDLE_MS = 1000;
-// A busy lane is claimed up to this long before its pace allows the next post (and never more
-// than half its interval), so the claim's database round trips do not widen the gap between
-// posts (measured in bench/delivery-bench.ts).
-const LANE_LOOKAHEAD_MS = 250;
+// What is built where: src/composition/ (stores, the service, the Slack side, delivery, the
+// schedules, the admin routes); lifecycle.ts starts and stops them in order.
 
 export interface ApplicationOverrides {
   logDestination?: pino.DestinationStream;
@@ -111,71 +87,25 @@ export async function startApplication(
   config: Config,
   overrides: ApplicationOverrides = {},
 ): Promise<Application> {
-  const botToken = config.slack.botToken;
-  if (!botToken)
+  if (!config.slack.botToken)
     throw new Error(
       'startApplication needs Slack settings; the sandbox provides them in sandbox mode',
     );
   const logger = overrides.logger ?? createLogger(config.logLevel, overrides.logDestination);
   const now = overrides.now ?? (() => new Date());
-  const database = await openDatabase(config.databaseUrl, {
-    poolSize: config.databasePool.size,
-    statementTimeoutMs: config.databasePool.statementTimeoutMs,
-    // A pooled connection may have been opened while some request was handled: its error is
-    // nobody's request, so it is logged in a context of its own.
-    onConnectionError: (error) =>
-      startLogContext({}, () =>
-        logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
-      ),
-  });
-  logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
-  if (database.schemaAhead.length > 0)
-    logger.warn(
-      { migrations: database.schemaAhead },
-      'the database was migrated by a newer release (a rollback?); running on it unchanged',
-    );
-  const store = createApprovalStore(database.db, database.dialect);
-  const templates = createTemplateStore(database.db, database.dialect);
-  let lastServiceOk: number | undefined;
-  const serviceState = serviceStateLog(logger);
+  const database = await openAppDatabase(config, logger);
+  const stores = createStores(database);
+  const health = createServiceHealth(logger);
   const metrics = createMetrics(
     createMetricsSource(database.db),
-    {
-      serviceUp: () =>
-        lastServiceOk !== undefined && Date.now() - lastServiceOk <= SERVICE_FRESH_MS,
-      pool: database.pool,
-    },
+    { serviceUp: health.up, pool: database.pool },
     now,
   );
-  const service = observeService(
-    overrides.service ??
-      createApprovalServiceClient({
-        baseUrl: config.approval.baseUrl ?? '',
-        appName: config.approval.appName,
-        appKey: config.approval.appKey,
-        timeoutMs: config.approval.timeoutMs,
-        noteLimit: config.approval.noteLimit,
-      }),
-    (endpoint, outcome, ms) => {
-      metrics.serviceCall(endpoint, outcome, ms);
-      if (outcome === 'ok') lastServiceOk = Date.now();
-      serviceState.saw(outcome);
-    },
-  );
-
+  const service = createObservedService(config, overrides.service, metrics, health);
   try {
-    await overrides.seed?.({ templates });
+    await overrides.seed?.({ templates: stores.templates });
     await probeService(service, logger);
-    return await serve(config, {
-      logger,
-      now,
-      database,
-      store,
-      templates,
-      service,
-      metrics,
-      lastServiceOk: () => lastServiceOk,
-    });
+    return await serve(config, { logger, now, database, stores, service, metrics, health });
   } catch (error) {
     // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
     await database.close().catch(() => undefined);
@@ -183,328 +113,162 @@ export async function startApplication(
   }
 }
 
-async function serve(
-  config: Config,
-  parts: {
-    logger: Logger;
-    now: () => Date;
-    database: DatabaseHandle;
-    store: ReturnType<typeof createApprovalStore>;
-    templates: TemplateStore;
-    service: ApprovalService;
-    metrics: Metrics;
-    lastServiceOk: () => number | undefined;
-  },
-): Promise<Application> {
-  const { logger, now, database, store, templates, service, metrics } = parts;
-  const botToken = config.slack.botToken ?? '';
-  let phase: Phase = 'starting';
-  // Once stopping, an approval is started only while the grace left covers the call to the
-  // service and its recording: one cut off would exist upstream only.
-  let stopDeadline: number | undefined;
-  const mayStart = () =>
-    stopDeadline === undefined || stopDeadline - Date.now() > config.approval.timeoutMs + 3000;
+interface Parts {
+  logger: Logger;
+  now: () => Date;
+  database: DatabaseHandle;
+  stores: Stores;
+  service: ApprovalService;
+  metrics: Metrics;
+  health: ServiceHealth;
+}
+
+/** Wires the areas together, starts them through the lifecycle, and answers for the result. */
+async function serve(config: Config, parts: Parts): Promise<Application> {
+  const { logger, now, database, stores, service, metrics } = parts;
+  const state = runState(config);
   const inFlight = createInFlight();
   let socketConnected: (() => boolean) | undefined;
-  const probes = createProbes({
-    db: database.db as unknown as Kysely<never>,
-    registry: metrics.registry,
-    lastServiceOk: parts.lastServiceOk,
+  const routes = createAdminRoutes(config, {
+    database,
+    metrics,
+    lastServiceOk: parts.health.lastOk,
     socketConnected: () => socketConnected?.() ?? true,
-    phase: () => phase,
+    phase: state.phase,
   });
-  const probeRoutes: Route[] = [
-    { path: '/healthz', method: 'GET', handler: (_req, res) => probes.healthz(res) },
-    { path: '/readyz', method: 'GET', handler: (_req, res) => void probes.readyz(res) },
-  ];
-  const adminRoutes: Route[] = [
-    ...probeRoutes,
-    { path: '/metrics', method: 'GET', handler: (_req, res) => void probes.metrics(res) },
-  ];
-  // PORT is what Slack (or the load balancer in front) reaches: it keeps the probes only while
-  // there is no admin listener to take them, and never serves /metrics.
-  const slackPortRoutes = config.admin ? [] : probeRoutes;
-  const bolt = await createBoltApp({
-    botToken,
-    ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
-    ...(config.mode === 'socket' && config.slack.appToken
-      ? { appToken: config.slack.appToken }
-      : {}),
-    ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+  const slack = await createSlackSide(config, {
     logger,
-    routes: slackPortRoutes,
-    timeoutMs: config.slack.timeoutMs,
+    now,
+    stores,
+    routes: routes.slackPort,
     inFlight,
   });
   // A leaner manifest (deploy/slack/) leaves scopes out: give up what needs them, in words.
-  const grants = grantsOf(await grantedScopes(bolt.client).catch(() => undefined));
+  const grants = grantsOf(await grantedScopes(slack.bolt.client).catch(() => undefined));
   const givenUp = givenUpLine(grants);
   if (givenUp) logger.warn({ missingScopes: grants.missingHistoryScopes }, givenUp);
-  const people = createSlackPeople(bolt.client);
-  const links = createAccountLinkStore(database.db);
-  const identities = createIdentities({ people, links });
-  const access = createAccess({
-    identities,
-    membership: createConversationMembership(bolt.client, () => now().getTime()),
-  });
-  // The outbox has a client of its own, so a throttled background never slows an interaction.
-  const background = new (meteredClient(metrics))(
-    botToken,
-    slackClientOptions('background', {
-      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-      logger,
-      timeoutMs: config.slack.timeoutMs,
-    }),
-  );
-  const backgroundPeople = createSlackPeople(background);
-  const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
-  const home = createHomePublisher(
-    { people, identities, links, store, logger, now, access, ...webUrl },
-    bolt.client,
-  );
-  const announcer = createSlackAnnouncer({
-    client: background,
-    people: backgroundPeople,
-    identities: createIdentities({ people: backgroundPeople, links }),
-    home,
-    ...webUrl,
-    channelLanguage: config.language,
-    giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
-    sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
-    sentPost: (id) => store.sentPost(id),
+  const delivery = createDelivery(config, {
     searchesForEarlierPosts: grants.searchesForEarlierPosts,
     logger,
-  });
-  const dispatcher = createAnnouncementDispatcher(
-    {
-      store,
-      announcer,
-      logger,
-      now,
-      stillPending: async (approval) =>
-        (await service.getStatus(approval.djbh)).decision === 'pending',
-      onOutcome: (outcome, kind, ms) => metrics.delivery(kind, outcome, ms),
-    },
-    {
-      leaseMs: config.delivery.leaseMs,
-      callTimeoutMs: config.slack.timeoutMs,
-      retryForMs: config.delivery.retryForMs,
-      laneIntervalMs: config.delivery.channelIntervalMs,
-      concurrency: config.delivery.concurrency,
-      idleMs: DELIVERY_IDLE_MS,
-      laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),
-    },
-  );
-  const confirmations = createStepConfirmationStore(database.db);
-  const confirmer = createStepConfirmer({
-    client: bolt.client,
-    confirmations,
-    logger,
-    confirmMs: config.workflow.confirmMs,
-  });
-  registerListeners(bolt, {
-    service,
-    mayStart,
-    store,
-    dispatcher,
-    submissions: createSubmissionGuard(database.db),
-    textLimits: { title: TEXT_LIMITS.title, note: config.approval.noteLimit },
-    people,
-    identities,
-    links,
-    templates,
-    home,
-    access,
-    confirmations,
-    confirmer,
-    logger,
     now,
-    ...webUrl,
-  });
-
-  // Found with the outbox's own Slack client, so the lookups never slow an interaction down.
-  const backgroundIdentities = createIdentities({ people: backgroundPeople, links });
-  const pollDeps = {
-    store,
+    stores,
     service,
-    logger,
-    announce: dispatcher.wake,
-    escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
-      escalationTarget(
-        {
-          service,
-          findChatUser: (login) => backgroundIdentities.slackUserOf(login),
-          awayOf: async (chatId) => awayOf((await backgroundPeople.get(chatId)).presence, now()),
-        },
-        approval,
-        signal,
-      ),
-  };
-  const pollOptions = {
-    concurrency: config.poll.concurrency,
-    maxIntervalMs: config.poll.maxIntervalMs,
-    giveUpAfterMs: config.poll.giveUpAfterMs,
-    passBudgetMs: config.poll.passBudgetMs,
-    // A check may take three timeouts (two retries) and a little backoff.
-    leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
-    ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
-    ...(config.escalateAfterReminders > 0 && config.reminders.max > 0
-      ? {
-          escalation: {
-            afterReminders: config.escalateAfterReminders,
-            answerWithinMs: config.reminders.intervalMs,
-          },
-        }
-      : {}),
-  };
-  if (config.mode === 'socket') socketConnected = socketModeConnection(bolt);
-  let retention: ReturnType<typeof startRetentionSchedule> | undefined;
-  const running = await startLifecycle({
-    logger,
-    setPhase: (next, deadline) => {
-      phase = next;
-      stopDeadline = deadline;
-    },
-    database,
-    slack: {
-      bolt,
-      socketMode: config.mode === 'socket',
-      // A refused SLACK_APP_TOKEN is one line naming it, like a refused bot token.
-      connectSocket: () => startSocketMode(bolt, config.slack.apiUrl),
-      port: config.port,
-      host: config.host,
-      routes: slackPortRoutes,
-    },
-    ...(config.admin ? { admin: { routes: adminRoutes, ...config.admin } } : {}),
-    inFlight,
-    delivery: dispatcher,
-    startScheduled: () => {
-      const checks = startPollSchedule(
-        pollDeps,
-        {
-          ...pollOptions,
-          cron: config.poll.cron,
-          onPass: (ms) => metrics.pollPass(ms),
-          // Unanswered confirmations of workflow steps end on the same beat as the checks.
-          alongside: (at) => confirmer.sweep(at),
-        },
-        now,
-      );
-      retention = startRetentionSchedule(
-        { store: createRetentionStore(database.db), logger, onPurge: metrics.purged },
-        { retentionDays: config.retentionDays },
-        now,
-      );
-      return [checks, retention, reprobeService(service, logger, parts.lastServiceOk)];
-    },
+    metrics,
+    home: slack.home,
   });
+  const { dispatcher } = delivery;
+  registerListeners(slack.bolt, slackDepsOf(config, parts, slack, dispatcher, state.mayStart));
+  const schedules = createSchedules(config, {
+    ...parts,
+    dispatcher,
+    confirmer: slack.confirmer,
+    background: delivery,
+    lastServiceOk: parts.health.lastOk,
+  });
+  if (config.mode === 'socket') socketConnected = socketModeConnection(slack.bolt);
+  const running = await startLifecycle(
+    lifecyclePartsOf(config, { ...parts, state, inFlight, routes, slack, dispatcher, schedules }),
+  );
   logger.info(
     { mode: config.mode, port: running.port, adminPort: running.adminPort, cron: config.poll.cron },
     'slack-approvals is serving',
   );
-
   return {
     port: running.port,
     ...(running.adminPort !== undefined ? { adminPort: running.adminPort } : {}),
     logger,
     async poll(at = now()) {
-      const counts = await pollOnce(pollDeps, pollOptions, at);
-      await confirmer.sweep(at);
+      const counts = await schedules.pollOnce(at);
+      await slack.confirmer.sweep(at);
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),
-    purge: async (at = now()) => retention?.runOnce(at),
+    purge: (at = now()) => schedules.purge(at),
     stop: ({ graceMs = config.shutdown.graceMs, drainMs = 0 } = {}) =>
       running.stop({ graceMs, drainMs }),
   };
 }
 
-/**
- * Keeps the service's state fresh for /readyz's body and the service_up metric: asks it when
- * nothing else did for half a minute.
- */
-function reprobeService(
-  service: ApprovalService,
-  logger: Logger,
-  lastServiceOk: () => number | undefined,
-): Stoppable {
-  const timer = setInterval(() => {
-    const last = lastServiceOk();
-    if (last === undefined || Date.now() - last > SERVICE_FRESH_MS / 2)
-      void probeService(service, logger).catch(() => undefined);
-  }, SERVICE_FRESH_MS / 4);
-  timer.unref();
+/** What the lifecycle starts and stops (src/lifecycle.ts), from the areas built above. */
+function lifecyclePartsOf(
+  config: Config,
+  built: Pick<Parts, 'logger' | 'database'> & {
+    state: RunState;
+    inFlight: InFlight;
+    routes: AdminRoutes;
+    slack: SlackSide;
+    dispatcher: AnnouncementDispatcher;
+    schedules: Schedules;
+  },
+): LifecycleParts {
+  const { slack, routes } = built;
   return {
-    async stop() {
-      clearInterval(timer);
+    logger: built.logger,
+    setPhase: built.state.setPhase,
+    database: built.database,
+    slack: {
+      bolt: slack.bolt,
+      socketMode: config.mode === 'socket',
+      // A refused SLACK_APP_TOKEN is one line naming it, like a refused bot token.
+      connectSocket: () => startSocketMode(slack.bolt, config.slack.apiUrl),
+      port: config.port,
+      host: config.host,
+      routes: routes.slackPort,
     },
+    ...(config.admin ? { admin: { routes: routes.admin, ...config.admin } } : {}),
+    inFlight: built.inFlight,
+    delivery: built.dispatcher,
+    startScheduled: built.schedules.start,
   };
 }
 
-// A number the service accepts and has never issued: it answers `data: null`.
-const PROBE_DJBH = 'readiness-probe';
-
-/**
- * Asks the service once: refused credentials stop the start with a message naming the settings;
- * an unreachable service is a warning (the app starts and serves, and keeps asking).
- */
-async function probeService(service: ApprovalService, logger: Logger): Promise<void> {
-  try {
-    await service.getStatus(PROBE_DJBH);
-  } catch (error) {
-    if (error instanceof ApprovalServiceError && error.kind === 'credentials')
-      throw new AppError(
-        'service_credentials',
-        'The approval service refused APPROVAL_APP_NAME / APPROVAL_APP_KEY (key err); check both',
-      );
-    logger.warn(
-      { error: describe(error) },
-      'the approval service did not answer; starting anyway (forms will say it is down)',
-    );
-  }
-}
-
-/** A WebClient that counts its failed calls by method and code. */
-function meteredClient(metrics: Metrics) {
-  return class MeteredWebClient extends WebClient {
-    override async apiCall(
-      method: string,
-      options?: Record<string, unknown>,
-    ): Promise<WebAPICallResult> {
-      try {
-        return await super.apiCall(method, options);
-      } catch (error) {
-        const e = error as { data?: { error?: string }; code?: string; statusCode?: number };
-        metrics.slackError(
-          method,
-          e.data?.error ?? (e.statusCode ? `http_${e.statusCode}` : (e.code ?? 'unknown')),
-        );
-        throw error;
-      }
-    }
+/** What the listeners get (src/slack/slack-deps.ts), from the areas built above. */
+function slackDepsOf(
+  config: Config,
+  parts: Parts,
+  slack: SlackSide,
+  dispatcher: AnnouncementDispatcher,
+  mayStart: () => boolean,
+): SlackDeps {
+  const { stores } = parts;
+  return {
+    service: parts.service,
+    mayStart,
+    store: stores.approvals,
+    dispatcher,
+    submissions: stores.submissions,
+    textLimits: { title: TEXT_LIMITS.title, note: config.approval.noteLimit },
+    people: slack.people,
+    identities: slack.identities,
+    links: stores.links,
+    templates: stores.templates,
+    home: slack.home,
+    access: slack.access,
+    confirmations: stores.confirmations,
+    confirmer: slack.confirmer,
+    logger: parts.logger,
+    now: parts.now,
+    ...slack.webUrl,
   };
 }
 
-/** A plain HTTP listener for a few routes (the probes, metrics); 404 for anything else. */
 /**
- * One log line when the approval service stops answering (unreachable, or our credentials
- * refused) and one when it answers again: not a line per failed call, and not readiness.
+ * The app's phase as the lifecycle sets it, and whether an approval may still start: once
+ * stopping, only while the grace left covers the call to the service and its recording (one cut
+ * off would exist upstream only).
  */
-function serviceStateLog(logger: Logger) {
-  let answering: boolean | undefined;
+type RunState = ReturnType<typeof runState>;
+
+function runState(config: Config) {
+  let phase: Phase = 'starting';
+  let stopDeadline: number | undefined;
   return {
-    saw(outcome: string): void {
-      const down = outcome === 'unavailable' || outcome === 'credentials';
-      if (outcome !== 'ok' && !down) return;
-      if (answering === !down) return;
-      const first = answering === undefined;
-      answering = !down;
-      if (down)
-        logger.warn(
-          { outcome },
-          'the approval service is not answering; forms say so and checks back off',
-        );
-      else if (!first) logger.info('the approval service answers again');
+    phase: () => phase,
+    setPhase(next: Phase, deadline?: number) {
+      phase = next;
+      stopDeadline = deadline;
     },
+    mayStart: () =>
+      stopDeadline === undefined || stopDeadline - Date.now() > config.approval.timeoutMs + 3000,
   };
 }

@@ -4,6 +4,7 @@ import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_CONFIRM_MS } from './approvals/step-confirmation.ts';
 import { AppError } from './errors.ts';
+import { maskSecret, redactUrl } from './redact.ts';
 
 /**
  * - `sandbox`: no Slack setting and no DATABASE_URL or APPROVAL_BASE_URL (or APP_MODE=sandbox,
@@ -412,7 +413,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
 /** The configuration as it may be logged: secrets replaced by `***`, database password hidden. */
 export function redactConfig(config: Config): Record<string, unknown> {
-  const mask = (v: string | undefined) => (v ? '***' : undefined);
+  const mask = maskSecret;
   return {
     ...config,
     slack: {
@@ -422,7 +423,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
       appToken: mask(config.slack.appToken),
     },
     approval: { ...config.approval, appKey: mask(config.approval.appKey) },
-    databaseUrl: config.databaseUrl.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'),
+    databaseUrl: redactUrl(config.databaseUrl),
   };
 }
 

@@ -4,7 +4,7 @@ import type { App } from '@slack/bolt';
 import { closeServer, listenOn } from './http-listen.ts';
 import type { InFlight } from './in-flight.ts';
 import type { Logger } from './logger.ts';
-import type { Route } from './slack/http-receiver.ts';
+import type { Route } from './slack/receivers/http-receiver.ts';
 
 /**
  * The app's life, in order. app.ts builds the parts; this starts and stops them.

@@ -2,6 +2,7 @@ import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import pino from 'pino';
 import { describe } from './errors.ts';
 import { currentLogFields } from './log-context.ts';
+import { MASK } from './redact.ts';
 
 export type Logger = pino.Logger;
 
@@ -32,7 +33,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
           'headers.authorization',
           '*.headers.authorization',
         ],
-        censor: '***',
+        censor: MASK,
       },
     },
     destination,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApprovalStore } from '../src/store/approval-store.ts';
+import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { harnessPerTest } from './helpers/harness.ts';
 
@@ -40,7 +40,7 @@ describe('retention', () => {
 
     const database = await openDatabase(h.env.DATABASE_URL);
     try {
-      const store = createApprovalStore(database.db, database.dialect);
+      const store = createApprovalStores(database.db, database.dialect);
       expect(await store.getApproval(approval.djbh)).toBeUndefined();
     } finally {
       await database.close();

@@ -1,8 +1,9 @@
 import { startLogContext } from '../log-context.ts';
 import { ruleOf } from './announcement-rules.ts';
 import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
-import type { ApprovalStore, Deliverable } from './approval-store.ts';
+import type { DeliveryPause } from './delivery-pause.ts';
 import { createLanePacer } from './lane-pacer.ts';
+import type { Deliverable, Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 export interface DispatcherOptions {
@@ -35,7 +36,7 @@ export interface DispatcherOptions {
 }
 
 export interface DispatcherDeps {
-  store: ApprovalStore;
+  store: Outbox & DeliveryPause;
   announcer: Announcer;
   logger: {
     debug(obj: object, msg: string): void;

@@ -11,6 +11,7 @@
  * One replica a day does it (a leased claim: a run that dies is taken over at the next tick).
  */
 
+import type { LeasedJobs } from './leased-jobs.ts';
 import type { Tracking } from './tracked-approval.ts';
 
 /** An approval in one of these is no longer followed: it ended. */
@@ -40,17 +41,11 @@ export interface PurgeCounts {
   submissionKeys: number;
 }
 
-/** The port the purge needs; the store executes it without knowing why. */
-export interface RetentionStore {
-  /**
-   * Claims the job's run for this period: true for exactly one caller while the period is due
-   * and no other run holds its lease, across replicas (one conditional write).
-   */
-  claimJob(name: string, now: Date, leaseMs: number): Promise<boolean>;
-  /** The run went through: the job is next due `periodMs` after `now`, and its lease is let go. */
-  finishJob(name: string, now: Date, periodMs: number): Promise<void>;
-  /** The run failed or stopped: its lease is let go, so the next tick tries again. */
-  abandonJob(name: string): Promise<void>;
+/**
+ * The port the purge needs; the store executes it without knowing why. The purge runs once per
+ * period, fleet-wide, on a leased job claim.
+ */
+export interface RetentionStore extends LeasedJobs {
   /**
    * Deletes up to `limit` approvals that ended (no longer followed) with no change since
    * `before` and every announcement delivered (none pending or failed), with their

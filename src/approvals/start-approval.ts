@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import { addLogField } from '../log-context.ts';
-import type { ApprovalStore } from './approval-store.ts';
+import type { ApprovalRepository } from './approval-repository.ts';
 import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
 
 export interface StartRequest {
@@ -54,7 +54,7 @@ export class StoppingError extends AppError {
 export async function startTrackedApproval(
   deps: {
     service: Pick<ApprovalService, 'startApproval'>;
-    store: Pick<ApprovalStore, 'createApproval'>;
+    store: Pick<ApprovalRepository, 'createApproval'>;
     now: () => Date;
     /** False once a stop leaves too little time for a call to the service and its recording. */
     mayStart?: () => boolean;

@@ -1,4 +1,4 @@
-import type { ApprovalStore } from '../approvals/approval-store.ts';
+import type { Outbox } from '../approvals/outbox.ts';
 
 export const ANNOUNCEMENTS_USAGE = `Usage:
   npm run announcements -- failed            list announcements that failed for good
@@ -21,7 +21,7 @@ export const isAnnouncementsWork = (args: readonly string[]): boolean =>
 export async function announcementsCommand(
   args: string[],
   deps: {
-    store: ApprovalStore;
+    store: Pick<Outbox, 'failedAnnouncements' | 'redriveAnnouncements'>;
     /** The state of each named announcement that exists (see store/announcement-states.ts). */
     states: (ids: readonly string[]) => Promise<Map<string, string>>;
     now: () => Date;

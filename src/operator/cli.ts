@@ -1,7 +1,7 @@
 import { withDotEnv } from '../config.ts';
 import { announcementStates } from '../store/announcement-states.ts';
-import { createApprovalStore } from '../store/approval-store.ts';
 import { DatabaseError, openDatabase } from '../store/database.ts';
+import { createOutbox } from '../store/outbox-store.ts';
 import {
   ANNOUNCEMENTS_USAGE,
   announcementsCommand,
@@ -26,7 +26,7 @@ const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
 });
 try {
   process.exitCode = await announcementsCommand(args, {
-    store: createApprovalStore(database.db, database.dialect),
+    store: createOutbox(database.db, database.dialect),
     states: (ids) => announcementStates(database.db, ids),
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),

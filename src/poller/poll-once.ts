@@ -1,5 +1,5 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import type { ApprovalStore } from '../approvals/approval-store.ts';
+import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
   nextCheckAfterFailure,
@@ -34,7 +34,7 @@ export interface PollOptions {
 }
 
 export interface PollDeps {
-  store: ApprovalStore;
+  store: ApprovalRepository;
   service: Pick<ApprovalService, 'getStatus'>;
   /**
    * Whom to escalate an approval to (escalation.ts's escalationTarget, with the chat's lookups);

@@ -1,22 +1,22 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
 import type { AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
-import type { ApprovalStore } from '../approvals/approval-store.ts';
+import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
-import type { Access } from './access.ts';
-import type { HomePublisher } from './home-publisher.ts';
-import type { Identities } from './identities.ts';
-import type { SlackPeople } from './slack-people.ts';
-import type { StepConfirmer } from './step-confirmer.ts';
+import type { HomePublisher } from './delivery/home-publisher.ts';
+import type { Access } from './people/access.ts';
+import type { Identities } from './people/identities.ts';
+import type { SlackPeople } from './people/slack-people.ts';
+import type { StepConfirmer } from './workflow/step-confirmer.ts';
 
 /** Everything the listeners use; each takes the narrowest Pick it needs. */
 export interface SlackDeps {
   service: ApprovalService;
-  store: ApprovalStore;
+  store: ApprovalRepository;
   dispatcher: AnnouncementDispatcher;
   submissions: SubmissionGuard;
   /** What the service's columns hold (the note depends on the install). */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
-import { markApproverReachable } from './approval-store.ts';
+import { markApproverReachable } from './approval-repository.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
 
 export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {

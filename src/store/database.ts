@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
+import { redactText, redactUrl } from '../redact.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
 import { claimSqliteFile, PatientSqliteDialect, SqliteInUseError } from './sqlite-file.ts';
@@ -64,7 +65,7 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   const dialect = dialectOf(url);
   const location =
-    dialect === 'postgres' ? redactPassword(url) : url === ':memory:' ? url : resolve(url);
+    dialect === 'postgres' ? redactUrl(url) : url === ':memory:' ? url : resolve(url);
   let db: Kysely<Database>;
   // SQLite has no pool: one connection, and waiting for it is waiting for the lock.
   let pool: () => PoolStats = () => ({ waiting: 0, total: 0, idle: 0 });
@@ -90,7 +91,7 @@ export async function openDatabase(
   } catch (error) {
     release();
     if (error instanceof SqliteInUseError) throw error;
-    throw new DatabaseError(location, error);
+    throw new DatabaseError(location, error, url);
   }
   let schemaAhead: string[] = [];
   try {
@@ -110,7 +111,7 @@ export async function openDatabase(
   } catch (error) {
     await db.destroy().catch(() => undefined);
     release();
-    throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error);
+    throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error, url);
   }
   const close = async () => {
     await db.destroy();
@@ -121,8 +122,9 @@ export async function openDatabase(
 
 /** The database could not be opened or migrated. */
 export class DatabaseError extends AppError {
-  constructor(location: string, cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+  /** `url` is what was opened: a driver's message may quote it, so it is hidden there too. */
+  constructor(location: string, cause: unknown, url?: string) {
+    const reason = redactText(cause instanceof Error ? cause.message : String(cause), [url]);
     const code = (cause as { code?: unknown }).code;
     super(
       'database_unavailable',
@@ -192,15 +194,5 @@ export function ensureFolder(dir: string): void {
     throw new Error(
       `cannot create the folder ${dir} (${(error as { code?: string }).code ?? error})`,
     );
-  }
-}
-
-export function redactPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
   }
 }

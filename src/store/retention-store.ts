@@ -1,47 +1,15 @@
 import type { Kysely } from 'kysely';
 import { ENDED_TRACKING, type RetentionStore } from '../approvals/retention.ts';
 import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
+import { createLeasedJobs } from './leased-jobs.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-/** The RetentionStore over Kysely: the purge's deletes and the once-per-period job claim. */
+/** The RetentionStore over Kysely: the purge's deletes, on the once-per-period job claim (leased-jobs.ts). */
 export function createRetentionStore(db: Db): RetentionStore {
   return {
-    async claimJob(name, now, leaseMs) {
-      await db
-        .insertInto('job_runs')
-        .values({ name, next_run_at: 0, lease_until: null })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .execute();
-      // One conditional write: of replicas racing for a due run, exactly one takes its lease.
-      const result = await db
-        .updateTable('job_runs')
-        .set({ lease_until: now.getTime() + leaseMs })
-        .where('name', '=', name)
-        .where('next_run_at', '<=', now.getTime())
-        .where((eb) =>
-          eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.getTime())]),
-        )
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    async finishJob(name, now, periodMs) {
-      await db
-        .updateTable('job_runs')
-        .set({ next_run_at: now.getTime() + periodMs, lease_until: null })
-        .where('name', '=', name)
-        .execute();
-    },
-
-    async abandonJob(name) {
-      await db
-        .updateTable('job_runs')
-        .set({ lease_until: null })
-        .where('name', '=', name)
-        .execute();
-    },
+    ...createLeasedJobs(db),
 
     async deleteEndedApprovals(before, limit) {
       return db.transaction().execute(async (trx) => {

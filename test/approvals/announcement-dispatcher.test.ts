@@ -7,9 +7,8 @@ import {
   retryDelayMs,
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { AnnounceError, type Announcer } from '../../src/approvals/announcer.ts';
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { createLanePacer } from '../../src/approvals/lane-pacer.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { sampleApproval } from '../helpers/outbox-seed.ts';
 
@@ -18,12 +17,12 @@ import { sampleApproval } from '../helpers/outbox-seed.ts';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 let dir: string;
 let db: DatabaseHandle;
-let store: ApprovalStore;
+let store: ApprovalStores;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dispatcher-'));
   db = await openDatabase(join(dir, 'a.db'));
-  store = createApprovalStore(db.db, db.dialect);
+  store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
   await store.createApproval(
     sampleApproval('AAAAAAAAAAAa', { approverSlackId: 'U2', createdAt: now }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { noteWithSource, titleFromText } from '../../src/approvals/prefill.ts';
 import { stepOutcome } from '../../src/approvals/step-outcome.ts';
 import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
-import { mentionedUsers, readableText } from '../../src/slack/message-text.ts';
+import { mentionedUsers, readableText } from '../../src/slack/requests/message-text.ts';
 
 describe('prefilling the form from a message', () => {
   it('titles it with the first line that has text', () => {

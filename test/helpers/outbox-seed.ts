@@ -1,5 +1,5 @@
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
+import type { ApprovalStores } from '../../src/store/approval-stores.ts';
 
 /** An approval as tests and benchmarks need one, with only what matters to them given. */
 export function sampleApproval(
@@ -28,7 +28,7 @@ export function sampleApproval(
  * need many approvals at once, which through Slack would take a second each.
  */
 export async function seedApproval(
-  store: ApprovalStore,
+  store: ApprovalStores,
   approval: NewTrackedApproval,
   request: { posted: { channel: string; ts: string } } | { failed: string },
 ): Promise<void> {

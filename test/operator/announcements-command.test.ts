@@ -5,22 +5,21 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { announcementStates } from '../../src/store/announcement-states.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { sampleApproval } from '../helpers/outbox-seed.ts';
 
 const T0 = new Date('2026-11-22T08:00:00Z');
 let dir: string;
 let db: DatabaseHandle;
-let store: ApprovalStore;
+let store: ApprovalStores;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'operator-'));
   db = await openDatabase(join(dir, 'a.db'));
-  store = createApprovalStore(db.db, db.dialect);
+  store = createApprovalStores(db.db, db.dialect);
   await store.createApproval(sampleApproval('AAAAAAAAAAAa', { teamId: 'T', createdAt: T0 }), T0);
   const request = (await store.pendingAnnouncements(10)).find((a) => a.kind === 'request');
   const claim = request && (await store.claimAnnouncement(request, T0, 60_000));

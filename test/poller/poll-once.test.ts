@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { createAnnouncementDispatcher } from '../../src/approvals/announcement-dispatcher.ts';
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { ApprovalService } from '../../src/approvals/approval-types.ts';
 import { pollOnce } from '../../src/poller/poll-once.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 
 // One poll pass against the simulator over HTTP and a real SQLite store. Slack is out of the
@@ -27,7 +26,7 @@ const options = {
 let sim: Simulator;
 let dir: string;
 let db: DatabaseHandle;
-let store: ApprovalStore;
+let store: ApprovalStores;
 let service: ApprovalService;
 let delivered: string[];
 
@@ -35,7 +34,7 @@ beforeEach(async () => {
   sim = await createSimulator({ port: 0 });
   dir = mkdtempSync(join(tmpdir(), 'poll-'));
   db = await openDatabase(join(dir, 'a.db'));
-  store = createApprovalStore(db.db, db.dialect);
+  store = createApprovalStores(db.db, db.dialect);
   service = createApprovalServiceClient({
     baseUrl: sim.url,
     appName: 'slack-approvals',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, type HarnessOptions, harnessPerTest, waitFor } from '../helpers/harness.ts';
 
@@ -92,7 +92,7 @@ describe('App Home', () => {
   it('stays within 100 blocks with 200 approvals and says how many more there are', async () => {
     const hh = await harness();
     const db = await openDatabase(hh.env.DATABASE_URL);
-    const store = createApprovalStore(db.db, db.dialect);
+    const store = createApprovalStores(db.db, db.dialect);
     const now = new Date();
     for (let i = 0; i < 200; i++) {
       await store.createApproval(

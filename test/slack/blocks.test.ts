@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
+import type { Announcement, TrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import { checkMessage, checkView } from '../../src/sandbox/block-kit-limits.ts';
+import {
+  buildApproverAnnouncement,
+  buildApproverUnreachableReply,
+  buildEscalationNote,
+  buildRequesterDm,
+} from '../../src/slack/blocks/announcement-messages.ts';
 import { buildApprovalModal } from '../../src/slack/blocks/approval-modal.ts';
 import { buildHomeView } from '../../src/slack/blocks/home-view.ts';
 import {
@@ -255,5 +261,63 @@ describe('the approver picker', () => {
       '"placeholder":{"type":"plain_text","text":"选择一个人…"}',
     );
     expect(checkView(zhView as unknown as Record<string, unknown>)).toEqual([]);
+  });
+});
+
+describe('announcement messages', () => {
+  const announcement = (overrides: Partial<Announcement> = {}): Announcement => ({
+    id: '9XFHBJySvnhh:reminder:2',
+    djbh: '9XFHBJySvnhh',
+    kind: 'reminder',
+    decision: null,
+    occurrence: 2,
+    state: 'pending',
+    attempts: 0,
+    attemptedAt: null,
+    uncertain: false,
+    nextAttemptAt: new Date(0),
+    firstAttemptedAt: null,
+    redrivenAt: null,
+    sentChannel: null,
+    sentTs: null,
+    lastError: null,
+    createdAt: new Date(2 * 3_600_000),
+    ...overrides,
+  });
+
+  it('opens a reminder DM with who has waited how long, and a first DM without it', () => {
+    const reminder = buildApproverAnnouncement(announcement(), approval(), en, {});
+    expect(reminder.text).toContain('<@U1> has been waiting 2 hours');
+    const first = buildApproverAnnouncement(
+      announcement({ kind: 'approver-dm', occurrence: null }),
+      approval(),
+      en,
+      {},
+    );
+    expect(first.text).not.toContain('waiting');
+    expect(first.text).toBe(buildApproverDm(approval(), en, {}).text);
+  });
+
+  it('names the leader in the escalation note as plain, escaped text, never as a mention', () => {
+    const note = buildEscalationNote(
+      announcement({ kind: 'escalation-note' }),
+      approval(),
+      en,
+      '<@U9> & co',
+    );
+    expect(note.text).toContain('escalated to &lt;@U9&gt; &amp; co, their leader');
+    expect(note.text).toContain('did not answer 2 reminders');
+  });
+
+  it('tells the requester which request a DM is about, and offers Request again when the approver is out of reach', () => {
+    const unreachable = buildApproverUnreachableReply(approval(), en, false);
+    expect(unreachable.text).toContain('The approver b@corp.example is not on Slack');
+    expect(JSON.stringify(unreachable.blocks)).toContain('"value":"9XFHBJySvnhh"');
+    const dm = buildRequesterDm(approval({ title: 'Laptop <@U9>' }), en, unreachable);
+    expect(dm.text).toBe(
+      `About your request *Laptop &lt;@U9&gt;* \`9XFHBJySvnhh\` (the app can no longer post in its thread): ${unreachable.text}`,
+    );
+    expect(dm.blocks).toHaveLength(unreachable.blocks.length + 1);
+    for (const message of [unreachable, dm]) expect(checkMessage(message)).toEqual([]);
   });
 });

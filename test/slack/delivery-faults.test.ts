@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
-import type { ApprovalStore } from '../../src/approvals/approval-store.ts';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
 import { announcementStates } from '../../src/store/announcement-states.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
 import { seedApproval } from '../helpers/outbox-seed.ts';
@@ -36,11 +35,11 @@ const replies = (h: Harness, parent: { channel: string; ts: string }, text: stri
 
 async function withStore<T>(
   h: Harness,
-  use: (store: ApprovalStore, db: DatabaseHandle) => Promise<T>,
+  use: (store: ApprovalStores, db: DatabaseHandle) => Promise<T>,
 ): Promise<T> {
   const db = await openDatabase(h.env.DATABASE_URL);
   try {
-    return await use(createApprovalStore(db.db, db.dialect), db);
+    return await use(createApprovalStores(db.db, db.dialect), db);
   } finally {
     await db.close();
   }

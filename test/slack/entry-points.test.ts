@@ -5,7 +5,7 @@ import {
   SlackRequester,
 } from '../../src/sandbox/slack-requests.ts';
 import type { Message, View } from '../../src/sandbox/workspace.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
 
@@ -420,7 +420,7 @@ describe('the Workflow Builder step', () => {
     expect(calls.length).toBeGreaterThanOrEqual(2);
     const db = await openDatabase(hh.env.DATABASE_URL);
     try {
-      const store = createApprovalStore(db.db, db.dialect);
+      const store = createApprovalStores(db.db, db.dialect);
       const open = [
         ...(await store.pendingAnnouncements(100)),
         ...(await store.failedAnnouncements(100)),

@@ -9,8 +9,8 @@ import {
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { ruleOf } from '../../src/approvals/announcement-rules.ts';
 import type { Announcer } from '../../src/approvals/announcer.ts';
-import type { AnnouncementClaim, ApprovalStore } from '../../src/approvals/approval-store.ts';
 import type { ApprovalService, ApprovalStatus } from '../../src/approvals/approval-types.ts';
+import type { AnnouncementClaim } from '../../src/approvals/outbox.ts';
 import type {
   Announcement,
   AnnouncementKind,
@@ -19,11 +19,11 @@ import type {
 import { announcementId } from '../../src/approvals/tracked-approval.ts';
 import { type PollOptions, pollOnce } from '../../src/poller/poll-once.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
-import { createIdentities } from '../../src/slack/identities.ts';
-import { createSlackAnnouncer } from '../../src/slack/slack-announcer.ts';
-import { createSlackPeople } from '../../src/slack/slack-people.ts';
+import { createSlackAnnouncer } from '../../src/slack/delivery/slack-announcer.ts';
+import { createIdentities } from '../../src/slack/people/identities.ts';
+import { createSlackPeople } from '../../src/slack/people/slack-people.ts';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 
@@ -376,7 +376,7 @@ class ClaimWatch {
 }
 
 /** Where the claim argument is in each poll-pass write of the store, and whether it ends a claim. */
-const FENCED_WRITES: Partial<Record<keyof ApprovalStore, { claimAt: number; ends: boolean }>> = {
+const FENCED_WRITES: Partial<Record<keyof ApprovalStores, { claimAt: number; ends: boolean }>> = {
   recordCheck: { claimAt: 2, ends: true },
   recordDecision: { claimAt: 2, ends: true },
   finish: { claimAt: 3, ends: true },
@@ -391,7 +391,7 @@ interface Replica {
   kill(): void;
   dispatcher: AnnouncementDispatcher;
   /** The store as this replica sees it (it dies with the replica, and is watched). */
-  store: ApprovalStore;
+  store: ApprovalStores;
   service: Pick<ApprovalService, 'getStatus'>;
   /** The approvals this replica's poll passes claimed, by number: the claim each check holds. */
   claims: Map<string, CheckClaim>;
@@ -438,7 +438,7 @@ class World {
   readonly recordedAtPost = new Map<string, Set<string>>();
 
   constructor(
-    readonly store: ApprovalStore,
+    readonly store: ApprovalStores,
     readonly db: DatabaseHandle,
     readonly schedule: Schedule,
   ) {
@@ -531,7 +531,7 @@ class World {
    * The real store; a dead replica's calls never return (it has no process any more). What it
    * grants and records is told to the watches.
    */
-  guardedStore(replica: Replica): ApprovalStore {
+  guardedStore(replica: Replica): ApprovalStores {
     const store = this.store;
     const writes = new Set([
       'claimAnnouncement',
@@ -543,7 +543,7 @@ class World {
       'claimDue',
       ...Object.keys(FENCED_WRITES),
     ]);
-    const observe = (key: keyof ApprovalStore, args: unknown[], result: unknown) => {
+    const observe = (key: keyof ApprovalStores, args: unknown[], result: unknown) => {
       if (key === 'claimAnnouncement' && result) {
         const lane = (result as AnnouncementClaim).lane;
         if (lane) this.lanes.claimed(attemptKey(args[0] as Announcement), lane);
@@ -560,7 +560,7 @@ class World {
         );
     };
     return new Proxy(store, {
-      get(target, key: keyof ApprovalStore) {
+      get(target, key: keyof ApprovalStores) {
         const original = target[key] as (...args: unknown[]) => Promise<unknown>;
         return async (...args: unknown[]) => {
           if (!replica.alive) return never();
@@ -814,7 +814,7 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
 /** Runs one schedule and checks the invariants; throws (with the trace) when one breaks. */
 async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void> {
   await clear(handle);
-  const store = createApprovalStore(handle.db, handle.dialect);
+  const store = createApprovalStores(handle.db, handle.dialect);
   const world = new World(store, handle, schedule);
   const channels = ['general', 'other', 'third'].map((n) => world.workspace.channelByName(n).id);
   const sam = world.workspace.userByLogin('sam@corp.example').id;

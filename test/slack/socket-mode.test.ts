@@ -5,7 +5,7 @@ import type { Application } from '../../src/app.ts';
 import { functionExecutedEvent, SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import type { Workspace } from '../../src/sandbox/workspace.ts';
 import type { Simulator } from '../../src/simulator/simulator.ts';
-import { socketModeConnection } from '../../src/slack/slack-app.ts';
+import { socketModeConnection } from '../../src/slack/receivers/slack-app.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { type SocketModeApp, startSocketModeApp } from '../helpers/socket-mode-app.ts';
 

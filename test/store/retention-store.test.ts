@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { purgeExpired, RETENTION_LEASE_MS } from '../../src/approvals/retention.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { purgeExpired } from '../../src/approvals/retention.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { sampleApproval } from '../helpers/outbox-seed.ts';
@@ -28,7 +28,7 @@ for (const which of TEST_DATABASES) {
         announcements: 'sent' | 'pending' = 'sent',
       ) {
         const db = database.handle.db;
-        await createApprovalStore(db, database.handle.dialect).createApproval(
+        await createApprovalStores(db, database.handle.dialect).createApproval(
           sampleApproval(djbh, { createdAt: ago(days + 1), note: 'Termination of J. Doe' }),
           ago(days + 1),
         );
@@ -210,35 +210,6 @@ for (const which of TEST_DATABASES) {
         expect(rest?.approvals).toBe(250);
         expect(await approvals()).toEqual([]);
       }, 60_000);
-
-      it('runs once per day across replicas that race for it, and again at the next tick after a failed run', async () => {
-        const stores = [1, 2, 3].map(() => createRetentionStore(database.handle.db));
-        const claims = await Promise.all(
-          stores.map((s) => s.claimJob('retention', NOW, RETENTION_LEASE_MS)),
-        );
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        const [store] = stores;
-        if (!store) throw new Error('no store');
-        // Held by a run: nobody else, until its lease runs out (the run died).
-        const later = (ms: number) => new Date(NOW.getTime() + ms);
-        expect(await store.claimJob('retention', later(60_000), RETENTION_LEASE_MS)).toBe(false);
-        expect(
-          await store.claimJob('retention', later(RETENTION_LEASE_MS), RETENTION_LEASE_MS),
-        ).toBe(true);
-        // A run that failed lets go at once: the next tick tries again.
-        await store.abandonJob('retention');
-        expect(
-          await store.claimJob('retention', later(RETENTION_LEASE_MS + 1), RETENTION_LEASE_MS),
-        ).toBe(true);
-        // A run that went through: not again before the period is over.
-        await store.finishJob('retention', NOW, DAY);
-        expect(await store.claimJob('retention', later(DAY - 1), RETENTION_LEASE_MS)).toBe(false);
-        expect(await store.claimJob('retention', later(DAY), RETENTION_LEASE_MS)).toBe(true);
-        await store.finishJob('retention', later(DAY), DAY);
-        expect(
-          await purgeExpired(store, { retentionDays: 400 }, later(DAY + 60_000)),
-        ).toBeUndefined();
-      });
 
       it('leaves the run due when it fails, so the next tick tries again', async () => {
         const store = createRetentionStore(database.handle.db);

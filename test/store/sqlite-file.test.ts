@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator } from '../../src/simulator/simulator.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { AppProcess, freePort } from '../helpers/app-process.ts';
 import { SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
@@ -41,7 +41,7 @@ describe('the SQLite file', () => {
     const path = join(dir, 'approvals.db');
     const database = await openDatabase(path);
     try {
-      const store = createApprovalStore(database.db, database.dialect);
+      const store = createApprovalStores(database.db, database.dialect);
       const locker = await holdWriteLock(path, 1500);
       // Timers keep firing while the write waits: the longest gap between ticks tells.
       let last = Date.now();

@@ -3,7 +3,7 @@ import type {
   NewStepConfirmation,
   StepConfirmations,
 } from '../../src/approvals/step-confirmation.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 
@@ -104,7 +104,7 @@ for (const database of TEST_DATABASES) {
         await store.answer('Fx2', 'starting', later(1000));
         // Fx3's Start is recent: still under way, not stuck.
         await store.answer('Fx3', 'starting', later(10 * 60_000));
-        await createApprovalStore(testDb.handle.db, testDb.handle.dialect).createApproval(
+        await createApprovalStores(testDb.handle.db, testDb.handle.dialect).createApproval(
           {
             djbh: 'STEPxxxxxxxa',
             teamId: 'T0001',

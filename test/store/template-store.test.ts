@@ -7,7 +7,7 @@ import {
   type TemplateStore,
 } from '../../src/approvals/request-templates.ts';
 import { purgeExpired } from '../../src/approvals/retention.ts';
-import { createApprovalStore } from '../../src/store/approval-store.ts';
+import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { createTemplateStore } from '../../src/store/template-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
@@ -207,7 +207,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('records the template a request was made from, and the retention purge leaves templates alone', async () => {
-        const approvals = createApprovalStore(testDb.handle.db, testDb.handle.dialect);
+        const approvals = createApprovalStores(testDb.handle.db, testDb.handle.dialect);
         const added = await store.add('C0GENERAL', draft('Purchase'), 'U0SAM', T0);
         await approvals.createApproval(
           {

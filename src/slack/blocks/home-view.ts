@@ -1,6 +1,6 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { LinkedAccount } from '../../approvals/account-links.ts';
-import type { Page } from '../../approvals/approval-store.ts';
+import type { Page } from '../../approvals/approval-repository.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';

@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { Page } from '../../approvals/approval-store.ts';
+import type { Page } from '../../approvals/approval-repository.ts';
 import type { Decision } from '../../approvals/approval-types.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';

@@ -9,11 +9,11 @@ import type { KnownBlock } from '@slack/types';
 import { availableAbove } from '../../../approvals/approver-suggestion.ts';
 import { awayOf } from '../../../approvals/away-rule.ts';
 import { logFailure } from '../../../logger.ts';
-import { awayLine, suggestionDeps } from '../../approval-form.ts';
 import { fieldBlock, filledFormOf } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
+import { awayLine, suggestionDeps } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;

@@ -11,7 +11,7 @@ import { logFailure } from '../../../logger.ts';
 import { personRef } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
-import { openApprovalForm } from '../../open-approval-form.ts';
+import { openApprovalForm } from '../../requests/open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<

@@ -13,7 +13,7 @@ import { logFailure } from '../../../logger.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
-import { startForStep } from '../../step-start.ts';
+import { startForStep } from '../../workflow/step-start.ts';
 
 export type ConfirmationDeps = StartingDeps &
   Pick<SlackDeps, 'confirmations' | 'confirmer' | 'access'>;

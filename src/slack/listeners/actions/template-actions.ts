@@ -12,7 +12,7 @@ import { buildTemplateEditor, parseTemplatesMetadata } from '../../blocks/templa
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { templateRefusal, templatesView } from '../../template-manager.ts';
+import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
 
 type Deps = Pick<SlackDeps, 'templates' | 'people' | 'access' | 'logger' | 'now'>;
 type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;

@@ -7,7 +7,6 @@ import type {
 } from '@slack/bolt';
 import { applyTemplate } from '../../../approvals/request-templates.ts';
 import { logFailure } from '../../../logger.ts';
-import { templateOptions } from '../../approval-form.ts';
 import {
   type ApprovalModalState,
   buildApprovalModal,
@@ -18,6 +17,7 @@ import {
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
+import { templateOptions } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { noticeFor } from './approver-pick.ts';
 

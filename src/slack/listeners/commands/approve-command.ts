@@ -1,8 +1,8 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { logFailure } from '../../../logger.ts';
-import { parseApproveCommand } from '../../approve-subcommand.ts';
 import { messagesFor } from '../../i18n.ts';
-import { openApprovalForm } from '../../open-approval-form.ts';
+import { parseApproveCommand } from '../../requests/approve-subcommand.ts';
+import { openApprovalForm } from '../../requests/open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import {
   helpSubcommand,

@@ -5,7 +5,6 @@ import { partiesFromService, partiesOf } from '../../../approvals/access-policy.
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
 import { settleWithin } from '../../../settle-within.ts';
-import { visiblePage, visibleTo } from '../../access.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
 import {
@@ -15,10 +14,11 @@ import {
   buildTextMessage,
 } from '../../blocks/status-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
-import { recordedSlackUser } from '../../identities.ts';
+import { visiblePage, visibleTo } from '../../people/access.ts';
+import { recordedSlackUser } from '../../people/identities.ts';
+import { localeWithin } from '../../people/slack-people.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { localeWithin } from '../../slack-people.ts';
-import { templateRefusal, templatesView } from '../../template-manager.ts';
+import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<

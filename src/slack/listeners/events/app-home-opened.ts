@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
-import type { HomePublisher } from '../../home-publisher.ts';
+import type { HomePublisher } from '../../delivery/home-publisher.ts';
 
 type Args = SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs;
 

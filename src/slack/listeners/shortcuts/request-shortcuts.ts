@@ -9,10 +9,10 @@ import { noteWithSource, titleFromText } from '../../../approvals/prefill.ts';
 import { buildMessageModal, NOTE_MAX, TITLE_MAX } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
-import { mentionedUsers, readableText } from '../../message-text.ts';
-import { openApprovalForm } from '../../open-approval-form.ts';
+import { localeWithin } from '../../people/slack-people.ts';
+import { mentionedUsers, readableText } from '../../requests/message-text.ts';
+import { openApprovalForm } from '../../requests/open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { localeWithin } from '../../slack-people.ts';
 
 type Deps = Pick<
   SlackDeps,

@@ -10,7 +10,6 @@ import { type DraftField, prepareApproval } from '../../../approvals/approval-re
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
 import { describe } from '../../../errors.ts';
 import { settleWithin } from '../../../settle-within.ts';
-import { resolveApprover } from '../../approver-choice.ts';
 import {
   appliedTemplate,
   buildApprovalModal,
@@ -21,9 +20,10 @@ import {
 } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import { teamIdOf } from '../../people/team-of.ts';
+import { resolveApprover } from '../../requests/approver-choice.ts';
+import { explain, where } from '../../requests/submission-outcome.ts';
 import type { StartingDeps } from '../../slack-deps.ts';
-import { explain, where } from '../../submission-outcome.ts';
-import { teamIdOf } from '../../team-of.ts';
 
 type Deps = StartingDeps;
 

@@ -11,8 +11,8 @@ import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { buildLinkModal } from '../../blocks/status-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import { teamIdOf } from '../../people/team-of.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { teamIdOf } from '../../team-of.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'links' | 'service' | 'logger' | 'now'>;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;

@@ -15,7 +15,7 @@ import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { templateRefusal, templatesView } from '../../template-manager.ts';
+import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
 
 type Deps = Pick<SlackDeps, 'templates' | 'people' | 'access' | 'logger' | 'now'>;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;

@@ -1,0 +1,109 @@
+import type { Decision } from './approval-types.ts';
+import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
+
+/**
+ * The approvals as the domain records them: each one and what its checks found. Recording a fact
+ * queues the announcements that tell it, in the same transaction (see Outbox). Implemented with
+ * Kysely in src/store.
+ */
+export interface ApprovalRepository {
+  /** Stores a new approval and the announcements of its request, in one transaction. */
+  createApproval(approval: NewTrackedApproval, now: Date): Promise<void>;
+  getApproval(djbh: string): Promise<TrackedApproval | undefined>;
+  /**
+   * Claims up to `limit` active approvals whose next check is due and that were not checked at
+   * `now` already (one pass checks each once), for `leaseMs` on the database's clock, so that
+   * another replica polling at the same moment skips them. A claim ends with
+   * recordCheck/recordDecision/giveUp/finish, or runs out. Each approval comes with its claim
+   * (`checkClaim`); given to those methods, it fences them: they record nothing (and answer
+   * false) once another pass has claimed the approval.
+   */
+  claimDue(now: Date, limit: number, leaseMs: number): Promise<TrackedApproval[]>;
+  /** A check that found nothing new (or failed): when to look again. Ends the claim. */
+  recordCheck(
+    djbh: string,
+    check: {
+      now: Date;
+      nextCheckAt: Date;
+      failed: boolean;
+      /** The service answered that it does not know the number (kept until it knows it again). */
+      unknown?: boolean;
+    },
+    claim?: string | null,
+  ): Promise<boolean>;
+  /**
+   * A new decision, stored together with the announcements that will post it and refresh the
+   * request message, in one transaction:
+   * a crash can lose neither, and recording the same decision twice announces it once.
+   */
+  recordDecision(
+    djbh: string,
+    change: {
+      decision: Decision;
+      decidedBy: string | null;
+      ended: boolean;
+      now: Date;
+      nextCheckAt: Date;
+    },
+    claim?: string | null,
+  ): Promise<boolean>;
+  /** Gives a claimed approval back unchecked (fenced by the claim), for the next pass to take. */
+  releaseClaim(djbh: string, claim: string | null): Promise<void>;
+  /** Stops following an approval nobody decided, with the announcement that says so. */
+  giveUp(djbh: string, now: Date, claim?: string | null): Promise<boolean>;
+  /**
+   * Stops following an approval the service closed without a decision (`ended`) or no longer
+   * knows (`vanished`), with the announcement that says so and the refresh of the request message.
+   */
+  finish(
+    djbh: string,
+    reason: 'ended' | 'vanished',
+    now: Date,
+    claim?: string | null,
+  ): Promise<boolean>;
+  /**
+   * Records the n-th reminder with its two announcements (the approver's DM and the thread note)
+   * in one transaction; recording the same occurrence again announces nothing new.
+   */
+  recordReminder(
+    djbh: string,
+    occurrence: number,
+    now: Date,
+    claim?: string | null,
+  ): Promise<boolean>;
+  /**
+   * How many of an approval's reminders went unanswered at `now`: posted to the approver (not
+   * merely recorded: one still queued, dropped, failed or posted to nobody was never seen) by an
+   * attempt that started at least `answerWithinMs` before `now`, so that a reminder delivered late
+   * still has its full time to be answered. What recordEscalation counts; cheap to ask first.
+   */
+  unansweredReminders(djbh: string, at: { now: Date; answerWithinMs: number }): Promise<number>;
+  /**
+   * Records that an approval was escalated, with its two announcements (the DM to `to` and the
+   * note in the thread), in one transaction; `to` null records that nobody could be told (no
+   * announcement). Only once per approval, and only while it is pending, followed, its approver
+   * reachable, and at least `afterReminders` of its reminders went unanswered (unansweredReminders
+   * with `answerWithinMs`): false, and nothing written, otherwise or when the claim is lost. The
+   * announcements' occurrence is that count, the one the decision was made on: what the messages
+   * say went unanswered.
+   */
+  recordEscalation(
+    djbh: string,
+    escalation: {
+      to: { login: string; chatId: string } | null;
+      afterReminders: number;
+      answerWithinMs: number;
+      now: Date;
+    },
+    claim?: string | null,
+  ): Promise<boolean>;
+  /** Open approvals waiting for this approver, newest first, and how many there are in all. */
+  waitingFor(login: string, limit: number): Promise<Page>;
+  /** Approvals this person requested, newest first, and how many there are in all. */
+  requestedBy(login: string, limit: number): Promise<Page>;
+}
+
+export interface Page {
+  approvals: TrackedApproval[];
+  total: number;
+}

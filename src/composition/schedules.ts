@@ -1,0 +1,109 @@
+import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
+import type { ApprovalService } from '../approvals/approval-types.ts';
+import { awayOf } from '../approvals/away-rule.ts';
+import { escalationTarget } from '../approvals/escalation.ts';
+import type { PurgeCounts } from '../approvals/retention.ts';
+import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import type { Config } from '../config.ts';
+import type { Stoppable } from '../lifecycle.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import { type PollCounts, pollOnce } from '../poller/poll-once.ts';
+import { startPollSchedule } from '../poller/poll-schedule.ts';
+import { startRetentionSchedule } from '../poller/retention-schedule.ts';
+import type { Identities } from '../slack/people/identities.ts';
+import type { SlackPeople } from '../slack/people/slack-people.ts';
+import type { StepConfirmer } from '../slack/workflow/step-confirmer.ts';
+import { reprobeService } from './service.ts';
+import type { Stores } from './stores.ts';
+
+export interface ScheduleDeps {
+  logger: Logger;
+  now: () => Date;
+  stores: Pick<Stores, 'approvals' | 'retention'>;
+  service: ApprovalService;
+  metrics: Metrics;
+  dispatcher: AnnouncementDispatcher;
+  confirmer: StepConfirmer;
+  /** Found with the outbox's own Slack client (see createDelivery). */
+  background: { people: SlackPeople; identities: Identities };
+  lastServiceOk: () => number | undefined;
+}
+
+/**
+ * The scheduled work: the poll pass (with the sweep of unanswered workflow confirmations), the
+ * retention purge and the service's re-probe. `start` is what the lifecycle calls; `pollOnce`
+ * and `purge` run a pass now, as the schedule would.
+ */
+export function createSchedules(config: Config, deps: ScheduleDeps) {
+  const { logger, now, service, metrics, confirmer } = deps;
+  const pollDeps = pollDepsOf(deps);
+  const pollOptions = pollOptionsOf(config);
+  let retention: ReturnType<typeof startRetentionSchedule> | undefined;
+  return {
+    start(): Stoppable[] {
+      const checks = startPollSchedule(
+        pollDeps,
+        {
+          ...pollOptions,
+          cron: config.poll.cron,
+          onPass: (ms) => metrics.pollPass(ms),
+          // Unanswered confirmations of workflow steps end on the same beat as the checks.
+          alongside: (at) => confirmer.sweep(at),
+        },
+        now,
+      );
+      retention = startRetentionSchedule(
+        { store: deps.stores.retention, logger, onPurge: metrics.purged },
+        { retentionDays: config.retentionDays },
+        now,
+      );
+      return [checks, retention, reprobeService(service, logger, deps.lastServiceOk)];
+    },
+    pollOnce: (at: Date): Promise<PollCounts> => pollOnce(pollDeps, pollOptions, at),
+    purge: async (at: Date): Promise<PurgeCounts | undefined> => retention?.runOnce(at),
+  };
+}
+
+export type Schedules = ReturnType<typeof createSchedules>;
+
+function pollDepsOf(deps: ScheduleDeps) {
+  const { service, now } = deps;
+  const { people, identities } = deps.background;
+  return {
+    store: deps.stores.approvals,
+    service,
+    logger: deps.logger,
+    announce: deps.dispatcher.wake,
+    escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
+      escalationTarget(
+        {
+          service,
+          findChatUser: (login) => identities.slackUserOf(login),
+          awayOf: async (chatId) => awayOf((await people.get(chatId)).presence, now()),
+        },
+        approval,
+        signal,
+      ),
+  };
+}
+
+function pollOptionsOf(config: Config) {
+  return {
+    concurrency: config.poll.concurrency,
+    maxIntervalMs: config.poll.maxIntervalMs,
+    giveUpAfterMs: config.poll.giveUpAfterMs,
+    passBudgetMs: config.poll.passBudgetMs,
+    // A check may take three timeouts (two retries) and a little backoff.
+    leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
+    ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
+    ...(config.escalateAfterReminders > 0 && config.reminders.max > 0
+      ? {
+          escalation: {
+            afterReminders: config.escalateAfterReminders,
+            answerWithinMs: config.reminders.intervalMs,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,64 @@
+import type { Config } from '../config.ts';
+import type { InFlight } from '../in-flight.ts';
+import type { Logger } from '../logger.ts';
+import { createHomePublisher } from '../slack/delivery/home-publisher.ts';
+import { createAccess } from '../slack/people/access.ts';
+import { createConversationMembership } from '../slack/people/conversation-members.ts';
+import { createIdentities } from '../slack/people/identities.ts';
+import { createSlackPeople } from '../slack/people/slack-people.ts';
+import type { Route } from '../slack/receivers/http-receiver.ts';
+import { createBoltApp } from '../slack/receivers/slack-app.ts';
+import { createStepConfirmer } from '../slack/workflow/step-confirmer.ts';
+import type { Stores } from './stores.ts';
+
+/**
+ * What people reach: the Bolt app (on its interactive client), who people are and may see on
+ * it, the Home tab and the workflow step's confirmations, on the same client.
+ */
+export async function createSlackSide(
+  config: Config,
+  deps: {
+    logger: Logger;
+    now: () => Date;
+    stores: Pick<Stores, 'approvals' | 'links' | 'confirmations'>;
+    /** Served on PORT beside Slack's endpoint (see createAdminRoutes). */
+    routes: Route[];
+    inFlight: InFlight;
+  },
+) {
+  const { logger, now } = deps;
+  const bolt = await createBoltApp({
+    botToken: config.slack.botToken ?? '',
+    ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+    ...(config.mode === 'socket' && config.slack.appToken
+      ? { appToken: config.slack.appToken }
+      : {}),
+    ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    logger,
+    routes: deps.routes,
+    timeoutMs: config.slack.timeoutMs,
+    inFlight: deps.inFlight,
+  });
+  const people = createSlackPeople(bolt.client);
+  const links = deps.stores.links;
+  const identities = createIdentities({ people, links });
+  const access = createAccess({
+    identities,
+    membership: createConversationMembership(bolt.client, () => now().getTime()),
+  });
+  const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
+  const home = createHomePublisher(
+    { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },
+    bolt.client,
+  );
+  // Workflow steps waiting for their requester's confirmation, asked on the same client.
+  const confirmer = createStepConfirmer({
+    client: bolt.client,
+    confirmations: deps.stores.confirmations,
+    logger,
+    confirmMs: config.workflow.confirmMs,
+  });
+  return { bolt, people, identities, access, home, confirmer, webUrl };
+}
+
+export type SlackSide = Awaited<ReturnType<typeof createSlackSide>>;

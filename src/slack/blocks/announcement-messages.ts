@@ -1,0 +1,135 @@
+import type { Announcement, TrackedApproval } from '../../approvals/tracked-approval.ts';
+import type { Messages } from '../i18n.ts';
+import {
+  buildApproverDm,
+  buildDecisionReply,
+  buildRequestAgainReply,
+  buildTextReply,
+  escapeMrkdwn,
+  personRef,
+  type SlackMessage,
+} from './request-message.ts';
+
+/*
+ * What each announcement says, given the announcement, its approval, the reader's language and
+ * what delivery already looked up (names, links). No Slack calls: where a message goes, its
+ * fallbacks and the calls are delivery/slack-announcer.ts.
+ */
+
+/** Links an approver's or leader's DM offers: the request's thread, the approval service. */
+export interface DmLinks {
+  thread?: string;
+  webUrl?: string;
+}
+
+const requesterOf = (approval: TrackedApproval) =>
+  personRef(approval.requesterSlackId, approval.requesterLogin);
+const approverOf = (approval: TrackedApproval) =>
+  personRef(approval.approverSlackId, approval.approverLogin);
+// In minutes or hours too: the sandbox reminds every minute.
+const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages) =>
+  t.waited(a.createdAt.getTime() - approval.createdAt.getTime());
+
+/** A message for the requester's DM, prefixed with which request it is about. */
+export function buildRequesterDm(
+  approval: TrackedApproval,
+  t: Messages,
+  message: SlackMessage,
+): SlackMessage {
+  const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
+  return { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] };
+}
+
+/** The approver's DM (first, reminder, or its edit), in the approver's language. */
+export function buildApproverAnnouncement(
+  a: Announcement,
+  approval: TrackedApproval,
+  t: Messages,
+  links: DmLinks,
+): SlackMessage {
+  const opening =
+    a.kind === 'reminder'
+      ? t.reminderDm(requesterOf(approval), waitedFor(a, approval, t))
+      : undefined;
+  return buildApproverDm(approval, t, links, opening);
+}
+
+/**
+ * The escalation DM to the approver's leader, in the leader's language: what the approver's DM
+ * says and the same links, opened by who has waited how long for whom.
+ */
+export function buildLeaderDm(
+  a: Announcement,
+  approval: TrackedApproval,
+  t: Messages,
+  links: DmLinks,
+): SlackMessage {
+  const opening = t.escalationDm(
+    requesterOf(approval),
+    approverOf(approval),
+    waitedFor(a, approval, t),
+    a.occurrence ?? 1,
+  );
+  return buildApproverDm(approval, t, links, opening);
+}
+
+/** The thread's note that the approver was reminded. */
+export function buildReminderNote(
+  a: Announcement,
+  approval: TrackedApproval,
+  t: Messages,
+): SlackMessage {
+  return buildTextReply(t.reminderNote(approverOf(approval), a.occurrence ?? 1));
+}
+
+/** The decision, as a reply to the request. */
+export function buildDecisionAnnouncement(
+  a: Announcement,
+  approval: TrackedApproval,
+  t: Messages,
+): SlackMessage {
+  const by = personRef(approval.approverSlackId, approval.decidedBy ?? approval.approverLogin);
+  return buildDecisionReply(a.decision ?? approval.decision, by, requesterOf(approval), t);
+}
+
+export function buildGaveUpReply(t: Messages, giveUpAfterDays: number): SlackMessage {
+  return buildTextReply(t.gaveUp(giveUpAfterDays));
+}
+
+export function buildEndedReply(approval: TrackedApproval, t: Messages): SlackMessage {
+  return buildTextReply(t.ended(requesterOf(approval)));
+}
+
+export function buildVanishedReply(approval: TrackedApproval, t: Messages): SlackMessage {
+  return buildTextReply(t.vanished(requesterOf(approval), approval.djbh));
+}
+
+/**
+ * Tells the requester the approver cannot be reached, and offers Request again: deactivated or
+ * hidden when the approver is on Slack (`onSlack`), or not on Slack at all.
+ */
+export function buildApproverUnreachableReply(
+  approval: TrackedApproval,
+  t: Messages,
+  onSlack: boolean,
+): SlackMessage {
+  const reason = onSlack
+    ? t.approverUnreachable(approverOf(approval))
+    : t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin));
+  return buildRequestAgainReply(`${reason} ${t.requestAgainHint}`, approval.djbh, t);
+}
+
+/**
+ * The thread's note that the approval was escalated. The leader is named (`leaderName`, their
+ * Slack name or login), not mentioned: a mention would notify them a second time, beside their DM.
+ */
+export function buildEscalationNote(
+  a: Announcement,
+  approval: TrackedApproval,
+  t: Messages,
+  leaderName: string,
+): SlackMessage {
+  return buildTextReply(
+    t.escalationNote(escapeMrkdwn(leaderName), approverOf(approval), a.occurrence ?? 1),
+  );
+}

@@ -1,0 +1,83 @@
+import type { WebClient } from '@slack/web-api';
+import type { Page } from '../../approvals/approval-repository.ts';
+import { logFailure } from '../../logger.ts';
+import { buildHomeView, HOME_ROWS } from '../blocks/home-view.ts';
+import { messagesFor } from '../i18n.ts';
+import { visiblePage } from '../people/access.ts';
+import { BoundedMap } from '../people/bounded.ts';
+import type { SlackDeps } from '../slack-deps.ts';
+
+type Deps = Pick<
+  SlackDeps,
+  'people' | 'identities' | 'links' | 'store' | 'logger' | 'webUrl' | 'now' | 'access'
+>;
+
+const EMPTY: Page = { approvals: [], total: 0 };
+const MAX_PERMALINKS = 10_000;
+
+export interface HomePublisher {
+  /** Builds a person's Home tab from the store and publishes it. */
+  publish(userId: string): Promise<void>;
+  /**
+   * Republishes the Home tabs of people who have opened theirs since this process started, after
+   * something they would see there changed. Best effort: Home is rebuilt whenever it is opened.
+   */
+  refresh(userIds: Array<string | null>): Promise<void>;
+}
+
+export function createHomePublisher(deps: Deps, client: WebClient): HomePublisher {
+  // Permalinks never change; a Home of 40 rows would otherwise cost 40 calls each time.
+  // Only the newest rows are ever shown, so the oldest links can go.
+  const permalinks = new BoundedMap<string>(MAX_PERMALINKS);
+  const seen = new Set<string>();
+
+  async function publish(userId: string): Promise<void> {
+    seen.add(userId);
+    const t = messagesFor((await deps.people.get(userId)).locale);
+    const login = await deps.identities.loginOf(userId);
+    const linked = await deps.links.get(userId);
+    // Through the access policy, like every surface that shows approvals.
+    const waiting = login
+      ? await visiblePage(deps.access, userId, await deps.store.waitingFor(login, HOME_ROWS))
+      : EMPTY;
+    const mine = login
+      ? await visiblePage(deps.access, userId, await deps.store.requestedBy(login, HOME_ROWS))
+      : EMPTY;
+    for (const a of [...waiting.approvals, ...mine.approvals]) {
+      if (permalinks.has(a.djbh) || !a.messageTs) continue;
+      const link = await client.chat
+        .getPermalink({ channel: a.channelId, message_ts: a.messageTs })
+        .then(
+          (r) => r.permalink,
+          () => undefined,
+        );
+      if (!link) continue;
+      permalinks.set(a.djbh, link);
+    }
+    const view = buildHomeView(
+      {
+        login,
+        linked,
+        waiting,
+        mine,
+        permalinks,
+        now: deps.now(),
+        ...(deps.webUrl ? { webUrl: deps.webUrl } : {}),
+      },
+      t,
+    );
+    await client.views.publish({ user_id: userId, view });
+  }
+
+  return {
+    publish,
+    async refresh(userIds) {
+      for (const userId of new Set(userIds)) {
+        if (!userId || !seen.has(userId)) continue;
+        await publish(userId).catch((error: unknown) => {
+          logFailure(deps.logger, error, { user: userId }, 'could not refresh the Home tab');
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import type { WebClient } from '@slack/web-api';
+import { ruleOf } from '../../approvals/announcement-rules.ts';
+import type { Announcer, AttemptClock, Posted } from '../../approvals/announcer.ts';
+import {
+  type Announcement,
+  replyThread,
+  type TrackedApproval,
+} from '../../approvals/tracked-approval.ts';
+import { ANNOUNCEMENT_EVENT } from '../ids.ts';
+import { asAnnounceError, call, classOf } from './slack-call.ts';
+
+/*
+ * The search for an earlier post: before an attempt whose predecessor may have posted tries
+ * again, it looks for a message carrying the announcement's id (in its metadata) wherever the
+ * announcement's rule may have put it.
+ */
+
+// A recovery looks for an earlier post from a little before the announcement was recorded
+// (clocks differ) up to now, page by page, at most this many pages.
+const RECOVERY_SLACK_S = 15 * 60;
+const RECOVERY_MAX_PAGES = 50;
+
+export interface RecoverySearchDeps {
+  /** The outbox's client (see SlackAnnouncerOptions.client). */
+  client: WebClient;
+  /** The approver's Slack user: the one recorded, or found by their login (the announcer's). */
+  slackUserOf(attempt: AttemptClock, approval: TrackedApproval): Promise<string | null>;
+}
+
+/** The announcer's findDelivered: the announcement's post, or undefined when none was found. */
+export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findDelivered'] {
+  const { client, slackUserOf } = deps;
+
+  async function dmChannel(attempt: AttemptClock, userId: string): Promise<string> {
+    attempt.check();
+    const opened = await call('conversations.open', () =>
+      client.conversations.open({ users: userId }),
+    );
+    return opened.channel?.id ?? userId;
+  }
+
+  /** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
+  async function findIn(
+    attempt: AttemptClock,
+    channel: string,
+    a: Announcement,
+    threadTs?: string,
+  ): Promise<Posted | undefined> {
+    // From the first attempt (kept through re-drives), less the clocks' disagreement.
+    const from = a.firstAttemptedAt ?? a.createdAt;
+    const oldest = String(Math.floor(from.getTime() / 1000) - RECOVERY_SLACK_S);
+    let cursor: string | undefined;
+    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
+      attempt.check();
+      const common = {
+        channel,
+        include_all_metadata: true,
+        limit: 200,
+        oldest,
+        ...(cursor ? { cursor } : {}),
+      };
+      const result = threadTs
+        ? await call('conversations.replies', () =>
+            client.conversations.replies({ ...common, ts: threadTs }),
+          )
+        : await call('conversations.history', () => client.conversations.history(common));
+      const found = result.messages?.find((m) => {
+        const metadata = m.metadata as
+          | { event_type?: string; event_payload?: { announcement_id?: string } }
+          | undefined;
+        return (
+          metadata?.event_type === ANNOUNCEMENT_EVENT &&
+          metadata.event_payload?.announcement_id === a.id
+        );
+      });
+      if (found?.ts) return { channel, ts: found.ts };
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!result.has_more || !cursor) return undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * Looks for this announcement's post wherever its rule may have put it: its own place first,
+   * then its fallback's. Edits and completions (repeatable) are never looked for.
+   */
+  return async function findDelivered(
+    a: Announcement,
+    approval: TrackedApproval,
+    attempt: AttemptClock,
+  ): Promise<Posted | undefined> {
+    const rule = ruleOf(a.kind);
+    if (rule.repeatable) return undefined;
+    const thread = replyThread(approval) ?? undefined;
+    const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
+    const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
+    const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
+    switch (rule.lane) {
+      case 'channel':
+        places.push({
+          channel: async () => approval.channelId,
+          ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+        });
+        break;
+      case 'thread':
+        if (thread) places.push(inThread);
+        break;
+      case 'approver-dm': {
+        const approverId = await slackUserOf(attempt, approval);
+        if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
+        break;
+      }
+      case 'leader-dm': {
+        const to = approval.escalatedTo;
+        if (to) places.push({ channel: () => dmChannel(attempt, to.chatId) });
+        break;
+      }
+      case 'request-message':
+      case 'own':
+        break;
+    }
+    // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
+    // thread and the requester's DM.
+    if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
+    if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
+      places.push(requesterDm);
+    for (const place of places) {
+      try {
+        const found = await findIn(attempt, await place.channel(), a, place.thread);
+        if (found) return found;
+      } catch (error) {
+        // A place we cannot read (or open) holds no post of ours we could find; anything else
+        // must not be taken for "not posted".
+        if (classOf(error) !== 'fallback') throw asAnnounceError(error);
+      }
+    }
+    return undefined;
+  };
+}

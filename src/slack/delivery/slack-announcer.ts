@@ -1,0 +1,437 @@
+import type { WebClient } from '@slack/web-api';
+import { ruleOf } from '../../approvals/announcement-rules.ts';
+import {
+  type Announcer,
+  type AttemptClock,
+  NOTHING_POSTED,
+  type Posted,
+} from '../../approvals/announcer.ts';
+import { stepOutcome } from '../../approvals/step-outcome.ts';
+import {
+  type Announcement,
+  announcementId,
+  replyThread,
+  type TrackedApproval,
+} from '../../approvals/tracked-approval.ts';
+import {
+  buildApproverAnnouncement,
+  buildApproverUnreachableReply,
+  buildDecisionAnnouncement,
+  buildEndedReply,
+  buildEscalationNote,
+  buildGaveUpReply,
+  buildLeaderDm,
+  buildReminderNote,
+  buildRequesterDm,
+  buildVanishedReply,
+} from '../blocks/announcement-messages.ts';
+import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
+import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
+import { ANNOUNCEMENT_EVENT } from '../ids.ts';
+import { type Identities, recordedSlackUser } from '../people/identities.ts';
+import type { SlackPeople } from '../people/slack-people.ts';
+import type { HomePublisher } from './home-publisher.ts';
+import { createRecoverySearch } from './recovery-search.ts';
+import { asAnnounceError, call, classOf, type SlackCallError } from './slack-call.ts';
+
+export interface SlackAnnouncerOptions {
+  /**
+   * The background client: it must not retry by itself (a retried post after a timeout or a 5xx
+   * may post twice) and must throw on 429 rather than wait, so the dispatcher paces the lane.
+   */
+  client: WebClient;
+  people: SlackPeople;
+  identities: Identities;
+  /** Republished for requester and approver after their approval changed. */
+  home?: HomePublisher;
+  webUrl?: string;
+  /** The language of posts in channels and their threads; DMs speak their reader's locale. */
+  channelLanguage: Language;
+  giveUpAfterDays: number;
+  /** Where the approver's DM of an approval went, to edit it once decided. */
+  sentDm?: (djbh: string) => Promise<Posted | undefined>;
+  /**
+   * Where an announcement was posted, by id; undefined when it was not, or posted nothing. A note
+   * that says something went out (the escalation) asks first; without it the note says nothing.
+   */
+  sentPost?: (announcementId: string) => Promise<Posted | undefined>;
+  /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
+  logger?: { info(obj: object, msg: string): void };
+  /**
+   * False when the app may not read history (the history scopes were not granted): a post whose
+   * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
+   */
+  searchesForEarlierPosts?: boolean;
+}
+
+/** A message in whichever language its destination reads. */
+type Compose = (t: Messages) => SlackMessage;
+
+// Slack's DM conversation ids start with D; a user id as channel is a DM too.
+const isDirect = (channel: string) => /^[DUW]/.test(channel);
+
+/** Posts announcements to Slack, each tagged with its id in message metadata. */
+export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
+  const { client, people } = options;
+
+  /** Many read a channel: the workspace's language. One person reads a DM: their own. */
+  const languageAt = (channel: string, approval: TrackedApproval): Messages =>
+    isDirect(channel) ? messagesFor(approval.locale) : messagesIn(options.channelLanguage);
+
+  async function post(
+    attempt: AttemptClock,
+    channel: string,
+    message: SlackMessage,
+    a: Announcement,
+    threadTs?: string,
+  ): Promise<Posted> {
+    attempt.check();
+    const result = await call('chat.postMessage', () =>
+      client.chat.postMessage({
+        channel,
+        text: message.text,
+        blocks: message.blocks,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        unfurl_links: false,
+        metadata: {
+          event_type: ANNOUNCEMENT_EVENT,
+          event_payload: { announcement_id: a.id, djbh: a.djbh },
+        },
+      }),
+    );
+    return { channel: result.channel ?? channel, ts: result.ts ?? '' };
+  }
+
+  async function permalink(
+    attempt: AttemptClock,
+    channel: string,
+    ts: string,
+  ): Promise<string | undefined> {
+    attempt.check();
+    try {
+      return (
+        await call('chat.getPermalink', () => client.chat.getPermalink({ channel, message_ts: ts }))
+      ).permalink;
+    } catch (error) {
+      // Only a link: the DM goes out without it, unless the token itself is refused.
+      if (classOf(error) === 'pause') throw error;
+      return undefined;
+    }
+  }
+
+  /** The Slack user of a service login of this approval (its approver, or who decided). */
+  async function slackUserOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login = approval.approverLogin,
+  ): Promise<string | null> {
+    const recorded = recordedSlackUser(approval, login);
+    if (recorded) return recorded;
+    attempt.check();
+    // Typed in as a login: they may still be on Slack under that e-mail.
+    return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
+  }
+
+  /** Tells the requester in their DM, prefixed with which request it is about. */
+  function toRequesterDm(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    compose: Compose,
+    a: Announcement,
+  ): Promise<Posted> {
+    const t = messagesFor(approval.locale);
+    return post(attempt, approval.requesterSlackId, buildRequesterDm(approval, t, compose(t)), a);
+  }
+
+  /**
+   * A reply in the request's thread. When there is no thread (the request message could not be
+   * posted) or the app can no longer post there (removed from the channel, channel archived), the
+   * requester gets it in their DM with the app instead, so no decision is lost.
+   */
+  async function replyOrDm(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    compose: Compose,
+    a: Announcement,
+  ): Promise<Posted> {
+    const thread = replyThread(approval);
+    if (!thread) return toRequesterDm(attempt, approval, compose, a);
+    const message = compose(languageAt(approval.channelId, approval));
+    try {
+      return await post(attempt, approval.channelId, message, a, thread);
+    } catch (error) {
+      if (classOf(error) !== 'fallback') throw error;
+      return toRequesterDm(attempt, approval, compose, a);
+    }
+  }
+
+  async function approverDm(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+  ): Promise<Posted> {
+    const rule = ruleOf(a.kind);
+    // An edit needs the DM we sent; nothing to edit when none was sent.
+    const sent =
+      rule.repeatable && options.sentDm ? await options.sentDm(approval.djbh) : undefined;
+    if (rule.repeatable && !sent) return NOTHING_POSTED;
+    const approverId = await slackUserOf(attempt, approval);
+    if (!approverId) {
+      // Not on Slack: as unreachable as a deactivated account. Recorded with the delivery, which
+      // stops reminders and queues the note that tells the requester (once) and offers Request
+      // again; an edit has nothing to say.
+      if (rule.fallback !== 'tell-requester') return NOTHING_POSTED;
+      return { ...NOTHING_POSTED, approverUnreachable: true };
+    }
+    try {
+      return await toApprover(attempt, a, approval, approverId, sent);
+    } catch (error) {
+      if (classOf(error) !== 'fallback') throw error;
+      // Deactivated, gone or hidden from the app: recorded with the delivery, which stops the
+      // reminders and queues the note that tells the requester in the thread.
+      return { ...NOTHING_POSTED, approverUnreachable: true };
+    }
+  }
+
+  async function toApprover(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+    approverId: string,
+    sent: Posted | undefined,
+  ): Promise<Posted> {
+    const thread = approval.messageTs ?? undefined;
+    attempt.check();
+    const approver = await call('users.info', () => people.get(approverId));
+    const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
+    const links = {
+      ...(link ? { thread: link } : {}),
+      ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    };
+    const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
+    if (!sent) return post(attempt, approverId, dm, a);
+    return edit(attempt, a, sent, dm);
+  }
+
+  /**
+   * The escalation DM to the approver's leader, in the leader's language: what the approver's DM
+   * says (title, number, note) and the same links (the thread, the approval service), opened by
+   * who has waited how long for whom. No button decides anything: only the approver can, in the
+   * service. A leader Slack will not let us reach gets nothing, and nobody is told instead.
+   */
+  async function leaderDm(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+  ): Promise<Posted> {
+    const to = approval.escalatedTo;
+    if (!to) return NOTHING_POSTED;
+    try {
+      attempt.check();
+      const leader = await call('users.info', () => people.get(to.chatId));
+      const thread = approval.messageTs;
+      const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
+      const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
+        ...(link ? { thread: link } : {}),
+        ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+      });
+      return await post(attempt, to.chatId, dm, a);
+    } catch (error) {
+      if (classOf(error) !== 'fallback') throw error;
+      return NOTHING_POSTED;
+    }
+  }
+
+  /**
+   * A person's Slack name, for text that names them without notifying them (a mention would);
+   * their login when Slack no longer knows them. Slack being down is retried as usual.
+   */
+  async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
+    attempt.check();
+    try {
+      return (await call('users.info', () => people.get(chatId))).name;
+    } catch (error) {
+      if (classOf(error) !== 'fallback' && classOf(error) !== 'done') throw error;
+      return login;
+    }
+  }
+
+  /** Edits a message we posted; an edit with nothing left to edit (deleted, locked) is done. */
+  async function edit(
+    attempt: AttemptClock,
+    a: Announcement,
+    target: { channel: string; ts: string },
+    message: SlackMessage,
+  ): Promise<Posted> {
+    attempt.check();
+    try {
+      await call('chat.update', () =>
+        client.chat.update({
+          channel: target.channel,
+          ts: target.ts,
+          text: message.text,
+          blocks: message.blocks,
+        }),
+      );
+    } catch (error) {
+      if (classOf(error) !== 'done') throw error;
+      options.logger?.info(
+        { announcement: a.id, reason: (error as SlackCallError).code },
+        'the message to edit is gone or can no longer be edited; nothing left to do',
+      );
+      return NOTHING_POSTED;
+    }
+    return { channel: target.channel, ts: target.ts };
+  }
+
+  async function deliver(
+    a: Announcement,
+    approval: TrackedApproval,
+    attempt: AttemptClock,
+  ): Promise<Posted> {
+    const thread = replyThread(approval) ?? undefined;
+    const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
+    switch (a.kind) {
+      case 'request': {
+        const channel = approval.channelId;
+        const asked = approval.threadTs ?? undefined;
+        try {
+          return await post(attempt, channel, request(languageAt(channel, approval)), a, asked);
+        } catch (error) {
+          if (classOf(error) !== 'fallback') throw error;
+          const dm = approval.requesterSlackId;
+          return post(attempt, dm, request(languageAt(dm, approval)), a);
+        }
+      }
+      case 'approver-dm':
+      case 'reminder':
+      case 'approver-dm-update':
+        return approverDm(attempt, a, approval);
+      case 'reminder-note': {
+        // Only worth saying in the thread; without one, the requester needs no note.
+        if (!thread) return NOTHING_POSTED;
+        const t = languageAt(approval.channelId, approval);
+        return post(attempt, approval.channelId, buildReminderNote(a, approval, t), a, thread);
+      }
+      case 'decision':
+        return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
+      case 'gave-up':
+        return replyOrDm(attempt, approval, (t) => buildGaveUpReply(t, options.giveUpAfterDays), a);
+      case 'ended':
+        return replyOrDm(attempt, approval, (t) => buildEndedReply(approval, t), a);
+      case 'approver-unreachable': {
+        // Never on Slack, or on Slack but deactivated or hidden: the requester is told which.
+        const onSlack = Boolean(await slackUserOf(attempt, approval));
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildApproverUnreachableReply(approval, t, onSlack),
+          a,
+        );
+      }
+      case 'escalation':
+        return leaderDm(attempt, a, approval);
+      case 'escalation-note': {
+        const to = approval.escalatedTo;
+        // Said only when the leader's DM went out: never "escalated" when nobody was told.
+        const dm =
+          to &&
+          (await options.sentPost?.(
+            announcementId(approval.djbh, 'escalation', a.occurrence ?? undefined),
+          ));
+        if (!to || !dm) return NOTHING_POSTED;
+        // Named, not mentioned: a mention would notify the leader a second time, beside their DM.
+        const leader = await plainName(attempt, to.chatId, to.login);
+        return replyOrDm(attempt, approval, (t) => buildEscalationNote(a, approval, t, leader), a);
+      }
+      case 'vanished':
+        return replyOrDm(attempt, approval, (t) => buildVanishedReply(approval, t), a);
+      case 'parent-update': {
+        // Editing is idempotent: it always shows the latest state, whichever change queued it.
+        const ts = approval.messageTs;
+        if (!ts) return NOTHING_POSTED;
+        const message = request(languageAt(approval.channelId, approval));
+        return edit(attempt, a, { channel: approval.channelId, ts }, message);
+      }
+      case 'step-complete':
+        return completeStep(attempt, approval);
+    }
+  }
+
+  /**
+   * Ends the Workflow Builder step that started the approval with its outcome. Called with the
+   * app's bot token: the step's own token from function_executed lives only while the step's
+   * event is handled, and an approval takes days.
+   */
+  async function completeStep(attempt: AttemptClock, approval: TrackedApproval): Promise<Posted> {
+    const id = approval.functionExecutionId;
+    if (!id) return NOTHING_POSTED;
+    const outcome = stepOutcome(approval);
+    attempt.check();
+    try {
+      if (outcome.ok) {
+        const decidedBy = outcome.decidedByLogin
+          ? await slackUserOf(attempt, approval, outcome.decidedByLogin).catch((error) => {
+              if (classOf(error) === 'pause') throw error;
+              return null;
+            })
+          : null;
+        // The lookup's catch must not let a call start past the attempt's deadline.
+        attempt.check();
+        await call('functions.completeSuccess', () =>
+          client.functions.completeSuccess({
+            function_execution_id: id,
+            outputs: {
+              approval_number: outcome.approvalNumber,
+              decision: outcome.decision,
+              decided_at: outcome.decidedAt,
+              ...(decidedBy ? { decided_by: decidedBy } : {}),
+            },
+          }),
+        );
+      } else {
+        const t = messagesIn(options.channelLanguage);
+        await call('functions.completeError', () =>
+          client.functions.completeError({
+            function_execution_id: id,
+            error: t.stepFailed(outcome.reason, approval.djbh, options.giveUpAfterDays),
+          }),
+        );
+      }
+    } catch (error) {
+      // Completed already: an earlier attempt got through although its answer was lost.
+      if (classOf(error) === 'done') return NOTHING_POSTED;
+      throw error;
+    }
+    return NOTHING_POSTED;
+  }
+
+  return {
+    async deliver(a, approval, attempt) {
+      try {
+        return await deliver(a, approval, attempt);
+      } catch (error) {
+        throw asAnnounceError(error);
+      }
+    },
+    // Without the history scopes there is nothing to search with: an unknown outcome is posted again.
+    findDelivered:
+      options.searchesForEarlierPosts === false
+        ? async () => undefined
+        : createRecoverySearch({ client, slackUserOf }),
+    async checkCredentials() {
+      try {
+        await call('auth.test', () => client.auth.test());
+        return 'ok';
+      } catch (error) {
+        return classOf(error) === 'pause' ? 'refused' : 'unknown';
+      }
+    },
+    async afterDelivered(a, approval) {
+      // What people see on their Home tab changed with a new request or a change of state.
+      if (a.kind === 'request' || a.kind === 'parent-update') {
+        await options.home?.refresh([approval.requesterSlackId, approval.approverSlackId]);
+      }
+    },
+  };
+}

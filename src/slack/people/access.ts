@@ -1,0 +1,86 @@
+import {
+  type ApprovalParties,
+  type ConversationMembership,
+  decide,
+  mayManageTemplates,
+  mayUseTemplates,
+  partiesOf,
+  type TemplatePlaceVerdict,
+  type Verdict,
+  type WHO_MAY,
+} from '../../approvals/access-policy.ts';
+import type { Page } from '../../approvals/approval-repository.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import { isDirectMessage } from '../ids.ts';
+import type { Identities } from './identities.ts';
+
+/** The access policy (src/approvals/access-policy.ts) for a Slack user. */
+export interface Access {
+  /** Whether the Slack user `userId` may do `what` with the approval of `parties`. */
+  check(what: keyof typeof WHO_MAY, parties: ApprovalParties, userId: string): Promise<Verdict>;
+  /**
+   * Whether the Slack user `userId` may manage the request templates of `channelId`; `appUserId`
+   * is the app's own bot user (Bolt's context.botUserId), to tell whether the app is there too.
+   */
+  templates(
+    channelId: string,
+    userId: string,
+    appUserId: string | undefined,
+  ): Promise<TemplatePlaceVerdict>;
+  /** Whether the Slack user `userId` may be offered, and apply, the templates of `channelId`. */
+  useTemplates(channelId: string, userId: string): Promise<Verdict>;
+}
+
+export function createAccess(deps: {
+  identities: Pick<Identities, 'loginOf'>;
+  membership: ConversationMembership;
+}): Access {
+  const askerOf = (userId: string) => {
+    let login: Promise<string | null> | undefined;
+    return {
+      chatId: userId,
+      // Looked up once, and only when a rule needs it.
+      login: () => {
+        login ??= deps.identities.loginOf(userId);
+        return login;
+      },
+    };
+  };
+  return {
+    check(what, parties, userId) {
+      return decide(what, parties, askerOf(userId), deps.membership);
+    },
+    templates(channelId, userId, appUserId) {
+      const place = {
+        conversationId: channelId,
+        direct: isDirectMessage(channelId),
+        appChatId: appUserId,
+      };
+      return mayManageTemplates(place, askerOf(userId), deps.membership);
+    },
+    useTemplates(channelId, userId) {
+      return mayUseTemplates(channelId, askerOf(userId), deps.membership);
+    },
+  };
+}
+
+/**
+ * The approvals of a list that `userId` may see, in order. A row whose check is unsure is left
+ * out: a list is never the place to fail open.
+ */
+export async function visibleTo(
+  access: Access,
+  userId: string,
+  approvals: TrackedApproval[],
+): Promise<TrackedApproval[]> {
+  const verdicts = await Promise.all(
+    approvals.map((a) => access.check('see', partiesOf(a), userId)),
+  );
+  return approvals.filter((_, i) => verdicts[i] === 'allowed');
+}
+
+/** A page with only what `userId` may see; the total drops by what was left out. */
+export async function visiblePage(access: Access, userId: string, page: Page): Promise<Page> {
+  const approvals = await visibleTo(access, userId, page.approvals);
+  return { approvals, total: page.total - (page.approvals.length - approvals.length) };
+}

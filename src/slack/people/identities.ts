@@ -1,0 +1,40 @@
+import type { AccountLinks } from '../../approvals/account-links.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
+import type { SlackPeople } from './slack-people.ts';
+
+/**
+ * Who is who between Slack and the approval service. A login linked with `/approve link` wins
+ * everywhere; otherwise a person's Slack e-mail is their login.
+ */
+export interface Identities {
+  /** The service login of a Slack user, or null when neither a link nor an e-mail gives one. */
+  loginOf(slackUserId: string): Promise<string | null>;
+  /** The Slack user of a service login, or null when they are not on Slack. */
+  slackUserOf(login: string): Promise<string | null>;
+}
+
+/**
+ * The Slack user an approval already records for `login`: its approver's, when `login` is the
+ * approver's login; null when it takes a lookup (Identities.slackUserOf) to know.
+ */
+export function recordedSlackUser(
+  approval: Pick<TrackedApproval, 'approverLogin' | 'approverSlackId'>,
+  login: string,
+): string | null {
+  return login === approval.approverLogin ? approval.approverSlackId : null;
+}
+
+export function createIdentities(deps: { people: SlackPeople; links: AccountLinks }): Identities {
+  return {
+    async loginOf(slackUserId) {
+      const linked = await deps.links.get(slackUserId);
+      if (linked) return linked.login;
+      return (await deps.people.get(slackUserId)).email;
+    },
+    async slackUserOf(login) {
+      const linked = await deps.links.findByLogin(login);
+      if (linked) return linked.slackUserId;
+      return deps.people.findByEmail(login);
+    },
+  };
+}

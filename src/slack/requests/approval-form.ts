@@ -1,0 +1,159 @@
+import { type Suggestion, suggestApproverFor } from '../../approvals/approver-suggestion.ts';
+import { type Away, awayOf } from '../../approvals/away-rule.ts';
+import type {
+  ApprovalModalState,
+  ModalMetadata,
+  TemplateOption,
+} from '../blocks/approval-modal.ts';
+import { escapeMrkdwn } from '../blocks/request-message.ts';
+import type { Messages } from '../i18n.ts';
+import { messagesFor } from '../i18n.ts';
+import { isDirectMessage, isUserId } from '../ids.ts';
+import type { SlackDeps } from '../slack-deps.ts';
+
+/** Where a form's request will go: a channel (and thread), or a channel the person picks. */
+export interface FormPlace {
+  /** The channel the form was opened from; empty when the person picks one (or gets the DM). */
+  channelId: string;
+  /** A message's thread the request is to join (a message shortcut). */
+  threadTs?: string | undefined;
+  /** Offer a channel picker (the global shortcut, opened from nowhere in particular). */
+  pickChannel?: boolean | undefined;
+  /** The approval this form requests again, linked from the new request message. */
+  againOf?: { djbh: string; link: string | null } | undefined;
+}
+
+/** The place as the form carries it to its submission. */
+export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
+  return {
+    channelId: place.channelId,
+    ...(place.threadTs ? { threadTs: place.threadTs } : {}),
+    ...(place.pickChannel ? { pickChannel: true } : {}),
+    ...(place.againOf ? { againOf: place.againOf } : {}),
+  };
+}
+
+/**
+ * Fills the request form for a person: their language, their login, their department chain, and
+ * the suggested approver, with one line saying why when there is no suggestion.
+ */
+export async function fillApprovalForm(
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates' | 'access'>,
+  request: FormPlace & { userId: string; title: string; note?: string },
+): Promise<{ state: ApprovalModalState; t: Messages }> {
+  // The templates (and the membership check behind them) are looked up beside the person.
+  const offered = templateOptions(deps, request.channelId, request.userId);
+  const person = await deps.people.get(request.userId);
+  const t = messagesFor(person.locale);
+  const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
+  const templates = await offered;
+  const base = { title: request.title, note: request.note ?? '', metadata, templates };
+  const login = await deps.identities.loginOf(request.userId);
+  if (!login) return { t, state: { ...base, info: [t.noEmail] } };
+  metadata.requesterLogin = login;
+  const suggestion = await suggestApproverFor(suggestionDeps(deps), login);
+  const info = await describeSuggestion(deps, suggestion, login, t);
+  if (suggestion.kind === 'suggested') {
+    metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
+    const approverNotice = await awayNotice(deps, suggestion, t, person.timeZone);
+    return {
+      t,
+      state: { ...base, info, approverSlackId: suggestion.approverChatId, approverNotice },
+    };
+  }
+  if (suggestion.kind === 'leader-not-in-chat') {
+    const approverLogin = {
+      value: suggestion.approverLogin,
+      hint: t.approverLoginHint(suggestion.approverLogin),
+    };
+    return { t, state: { ...base, info, approverLogin } };
+  }
+  return { t, state: { ...base, info } };
+}
+
+/**
+ * The templates the form offers `userId`: the channel's, when it was opened in a channel (a DM, or
+ * the ⚡ menu's form that picks its channel later, has none) and they are one of its members
+ * (WHO_MAY['use-templates']: a private channel's templates are not shown to someone who left it;
+ * when Slack cannot say, none are offered). Templates are a convenience: when the database cannot
+ * list them, the form is offered without.
+ */
+export async function templateOptions(
+  deps: Pick<SlackDeps, 'templates' | 'access'>,
+  channelId: string,
+  userId: string,
+): Promise<TemplateOption[]> {
+  if (!channelId || isDirectMessage(channelId) || isUserId(channelId)) return [];
+  const templates = await deps.templates.list(channelId).catch(() => []);
+  // Slack is asked only when there is something to offer.
+  if (templates.length === 0) return [];
+  if ((await deps.access.useTemplates(channelId, userId)) !== 'allowed') return [];
+  return templates.map((template) => ({ id: template.id, name: template.name }));
+}
+
+/** The suggestion's ports over Slack: who is on Slack, and who is away now. */
+export function suggestionDeps(deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>) {
+  return {
+    service: deps.service,
+    findChatUser: (login: string) => deps.identities.slackUserOf(login),
+    awayOf: async (chatId: string) => awayOf((await deps.people.get(chatId)).presence, deps.now()),
+  };
+}
+
+/** "Maria is away until 3 Dec: 🌴 Vacation", as the form says it beside the approver. */
+export async function awayLine(
+  deps: Pick<SlackDeps, 'people'>,
+  chatId: string,
+  away: Away,
+  t: Messages,
+  timeZone: string | undefined,
+): Promise<string> {
+  const name = escapeMrkdwn((await deps.people.get(chatId)).name);
+  if (away.reason === 'deactivated') return t.deactivated(name);
+  const status = [away.emoji, escapeMrkdwn(away.text)].filter(Boolean).join(' ');
+  return t.awayUntil(name, away.until, timeZone, status);
+}
+
+/** What the form says under the approver when the suggested one, or the nearest, is away. */
+async function awayNotice(
+  deps: Pick<SlackDeps, 'people'>,
+  s: Extract<Suggestion, { kind: 'suggested' }>,
+  t: Messages,
+  timeZone: string | undefined,
+): Promise<string[]> {
+  if (s.passedOver) {
+    const { chatId, away } = s.passedOver;
+    const next = escapeMrkdwn((await deps.people.get(s.approverChatId)).name);
+    return [await awayLine(deps, chatId, away, t, timeZone), t.suggestedInstead(next)];
+  }
+  if (s.away) {
+    return [await awayLine(deps, s.approverChatId, s.away, t, timeZone), t.nobodyAvailableAbove];
+  }
+  return [];
+}
+
+async function describeSuggestion(
+  deps: Pick<SlackDeps, 'people'>,
+  s: Suggestion,
+  login: string,
+  t: Messages,
+): Promise<string[]> {
+  const chain =
+    'chain' in s && s.chain.length > 0 ? [t.chain(escapeMrkdwn(s.chain.join(' › ')))] : [];
+  switch (s.kind) {
+    case 'suggested': {
+      // Passed over for someone further up: the line under the approver says why.
+      if (s.passedOver) return chain;
+      const name = (await deps.people.get(s.approverChatId)).name;
+      return [...chain, t.suggested(escapeMrkdwn(name))];
+    }
+    case 'leader-not-in-chat':
+      return [...chain, t.leaderNotOnSlack(escapeMrkdwn(s.approverLogin))];
+    case 'no-leader':
+      return [...chain, t.noLeader];
+    case 'unknown-person':
+      return [t.unknownPerson(escapeMrkdwn(login))];
+    case 'lookup-failed':
+      return [t.lookupFailed];
+  }
+}

@@ -1,0 +1,102 @@
+import { type DraftField, prepareApproval } from '../../approvals/approval-request.ts';
+import { suggestApproverFor } from '../../approvals/approver-suggestion.ts';
+import { NotSavedError, startTrackedApproval } from '../../approvals/start-approval.ts';
+import type { Messages } from '../i18n.ts';
+import type { SlackPerson } from '../people/slack-people.ts';
+import { resolveApprover } from '../requests/approver-choice.ts';
+import { explain } from '../requests/submission-outcome.ts';
+import type { StartingDeps } from '../slack-deps.ts';
+
+/** What a Workflow Builder step asks to start, from its inputs. */
+export interface StepRequest {
+  executionId: string;
+  teamId: string;
+  /** The Slack user the approval is started for. */
+  requester: string;
+  approver: string | null;
+  title: string;
+  note: string;
+  channel: string | null;
+}
+
+/**
+ * Starts a step's approval through the one start flow (startTrackedApproval), in the name of
+ * `requester`, whom the caller has established ran the workflow or confirmed it. Returns why it
+ * could not (in the requester's words), or undefined once it started.
+ */
+export async function startForStep(
+  deps: StartingDeps,
+  request: StepRequest,
+  requester: SlackPerson,
+  t: Messages,
+): Promise<string | undefined> {
+  const requesterLogin = await deps.identities.loginOf(request.requester);
+  if (!requesterLogin) return t.requesterUnknown;
+  const approver = request.approver
+    ? await resolveApprover(deps, request.approver, undefined, { channelId: '', locale: '' }, t)
+    : await suggested(deps, requesterLogin, t);
+  if ('error' in approver) return approver.error;
+  const prepared = prepareApproval(
+    { title: request.title, note: request.note, approverLogin: approver.login },
+    requesterLogin,
+    deps.textLimits,
+  );
+  if (!prepared.ok) {
+    return Object.entries(prepared.problems)
+      .map(
+        ([field, problem]) =>
+          `${label(field as DraftField, t)}: ${t.problem(field as DraftField, problem)}`,
+      )
+      .join(' ');
+  }
+  try {
+    const { djbh } = await startTrackedApproval(deps, {
+      input: prepared.input,
+      teamId: request.teamId,
+      channelId: request.channel || request.requester,
+      functionExecutionId: request.executionId,
+      requesterSlackId: request.requester,
+      approverSlackId: approver.slackId ?? null,
+      locale: requester.locale,
+    });
+    deps.logger.info(
+      { djbh, executionId: request.executionId },
+      'approval started by a workflow step',
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof NotSavedError) {
+      deps.logger.error({ err: error.cause, djbh: error.djbh }, 'approval started but not stored');
+      return t.notSaved(error.djbh);
+    }
+    return explain(error, t, deps.webUrl);
+  }
+}
+
+/** No approver given: the requester's nearest leader, as the form would preselect. */
+async function suggested(
+  deps: StartingDeps,
+  requesterLogin: string,
+  t: Messages,
+): Promise<{ login: string; slackId?: string } | { error: string }> {
+  const s = await suggestApproverFor(
+    { service: deps.service, findChatUser: (login) => deps.identities.slackUserOf(login) },
+    requesterLogin,
+  );
+  switch (s.kind) {
+    case 'suggested':
+      return { login: s.approverLogin, slackId: s.approverChatId };
+    case 'leader-not-in-chat':
+      return { login: s.approverLogin };
+    case 'no-leader':
+      return { error: t.stepNoApprover(t.noLeader) };
+    case 'unknown-person':
+      return { error: t.stepNoApprover(t.unknownPerson(requesterLogin)) };
+    case 'lookup-failed':
+      return { error: t.stepNoApprover(t.lookupFailed) };
+  }
+}
+
+function label(field: DraftField, t: Messages): string {
+  return { title: t.titleLabel, note: t.noteLabel, approver: t.approverLabel }[field];
+}

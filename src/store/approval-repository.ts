@@ -1,0 +1,379 @@
+import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import type { ApprovalRepository, Page } from '../approvals/approval-repository.ts';
+import type {
+  AnnouncementKind,
+  NewTrackedApproval,
+  TrackedApproval,
+} from '../approvals/tracked-approval.ts';
+import type { DialectName } from './database.ts';
+import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
+import { insertAnnouncement } from './outbox-store.ts';
+import { toApproval } from './rows.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+/**
+ * The approvals' repository over Kysely: what is known of each approval and its checks. Recording
+ * a fact queues the announcements that tell it (outbox-store.ts) in the same transaction.
+ * Repository functions below take the database or a transaction first; the methods here own the
+ * transactions.
+ */
+export function createApprovalRepository(db: Db, dialect: DialectName): ApprovalRepository {
+  return {
+    async createApproval(approval, now) {
+      await db.transaction().execute(async (trx) => {
+        await insertApproval(trx, approval, now);
+        await insertAnnouncement(trx, approval.djbh, 'request', null, now);
+        await insertAnnouncement(trx, approval.djbh, 'approver-dm', null, now);
+      });
+    },
+
+    getApproval: (djbh) => findApproval(db, djbh),
+
+    async claimDue(now, limit, leaseMs) {
+      // One token per claim: what this pass records is fenced by it (see recordCheck).
+      const token = randomUUID();
+      const rows =
+        dialect === 'postgres'
+          ? await claimOnPostgres(db, now, limit, leaseMs, token)
+          : await claimOnSqlite(db, now, limit, leaseMs, token);
+      return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
+    },
+
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
+      const result = await db
+        .updateTable('tracked_approvals')
+        .set((eb) => ({
+          last_checked_at: now.getTime(),
+          next_check_at: nextCheckAt.getTime(),
+          lease_until: null,
+          check_failures: failed ? eb('check_failures', '+', 1) : 0,
+          // A failed check says nothing about whether the service knows the number.
+          ...(failed
+            ? {}
+            : {
+                unknown_since: unknown
+                  ? eb.fn.coalesce('unknown_since', eb.val(now.getTime()))
+                  : null,
+              }),
+        }))
+        .where('djbh', '=', djbh)
+        .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async releaseClaim(djbh, claim) {
+      if (!claim) return;
+      await db
+        .updateTable('tracked_approvals')
+        .set({ lease_until: null })
+        .where('djbh', '=', djbh)
+        .where('check_token', '=', claim)
+        .execute();
+    },
+
+    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({
+            decision,
+            decided_by: decidedBy,
+            tracking: ended ? 'finished' : 'active',
+            updated_at: now.getTime(),
+            last_checked_at: now.getTime(),
+            next_check_at: nextCheckAt.getTime(),
+            lease_until: null,
+            check_failures: 0,
+          })
+          .where('djbh', '=', djbh)
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        // Another pass holds the approval now: it records (and announces) what it finds.
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        await insertAnnouncement(trx, djbh, 'decision', decision, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
+        await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
+        if (ended) await insertStepCompletion(trx, djbh, now);
+        return true;
+      });
+    },
+
+    async finish(djbh, reason, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
+          .where('djbh', '=', djbh)
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        await insertAnnouncement(trx, djbh, reason, null, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
+        await insertStepCompletion(trx, djbh, now);
+        return true;
+      });
+    },
+
+    async giveUp(djbh, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({ tracking: 'gave-up', updated_at: now.getTime(), lease_until: null })
+          .where('djbh', '=', djbh)
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        await insertAnnouncement(trx, djbh, 'gave-up', null, now);
+        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
+        await insertStepCompletion(trx, djbh, now);
+        return true;
+      });
+    },
+
+    async recordReminder(djbh, occurrence, now, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({
+            reminders_sent: occurrence,
+            last_reminded_at: now.getTime(),
+            updated_at: now.getTime(),
+          })
+          .where('djbh', '=', djbh)
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
+        await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+        return true;
+      });
+    },
+
+    unansweredReminders: (djbh, { now, answerWithinMs }) =>
+      unansweredReminders(db, djbh, now, answerWithinMs),
+
+    async recordEscalation(djbh, { to, afterReminders, answerWithinMs, now }, claim) {
+      return db.transaction().execute(async (trx) => {
+        // Counted first, in the transaction, and then said in the messages: the count only grows
+        // (a delivered reminder stays delivered), so the one read here is what the decision used.
+        const unanswered = await unansweredReminders(trx, djbh, now, answerWithinMs);
+        if (unanswered < afterReminders) return false;
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set({
+            escalated_at: now.getTime(),
+            escalated_to_login: to?.login ?? null,
+            escalated_to_slack_id: to?.chatId ?? null,
+            updated_at: now.getTime(),
+          })
+          .where('djbh', '=', djbh)
+          // Once: whoever records it first (another replica, a retried pass) wins, the rest no-op.
+          .where('escalated_at', 'is', null)
+          .where('decision', '=', 'pending')
+          .where('tracking', '=', 'active')
+          .where('approver_unreachable_since', 'is', null)
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        if (to) {
+          await insertAnnouncement(trx, djbh, 'escalation', null, now, unanswered);
+          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, unanswered);
+        }
+        return true;
+      });
+    },
+
+    waitingFor: (login, limit) =>
+      page(db, limit, (eb) =>
+        eb.and([
+          eb('approver_login', '=', login),
+          eb('tracking', '=', 'active'),
+          eb('decision', '=', 'pending'),
+        ]),
+      ),
+    requestedBy: (login, limit) => page(db, limit, (eb) => eb('requester_login', '=', login)),
+  };
+}
+
+/**
+ * Reminders posted to the approver (not merely recorded: one still queued, dropped, failed or
+ * posted to nobody was not left unanswered) by an attempt that started `answerWithinMs` or more
+ * before `now`. The attempt's start, not the reminder's recording: a reminder delivered hours late
+ * still gets its full time to be answered. Both on the app's clock, as everything escalation
+ * measures (the poll pass's `now`).
+ */
+async function unansweredReminders(
+  db: Db,
+  djbh: string,
+  now: Date,
+  answerWithinMs: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('announcements')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('djbh', '=', djbh)
+    .where('kind', '=', 'reminder' satisfies AnnouncementKind)
+    .where('state', '=', 'sent')
+    .where('sent_ts', 'is not', null)
+    .where('sent_ts', '<>', '')
+    .where('attempted_at', '<=', now.getTime() - wholeMs(answerWithinMs))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
+  return db
+    .selectFrom('tracked_approvals')
+    .select('djbh')
+    .where('tracking', '=', 'active')
+    .where('next_check_at', '<=', now.getTime())
+    .where((eb) =>
+      eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<', now.getTime())]),
+    )
+    .where((eb) => leaseIsFree(eb, dialect))
+    .orderBy('next_check_at')
+    .limit(limit);
+}
+
+/** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
+function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
+  return db.transaction().execute(async (trx) => {
+    const due = (
+      await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
+    ).map((r) => r.djbh);
+    if (due.length === 0) return [];
+    return trx
+      .updateTable('tracked_approvals')
+      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
+      .where('djbh', 'in', due)
+      .returningAll()
+      .execute();
+  });
+}
+
+/** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
+function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
+  return db
+    .updateTable('tracked_approvals')
+    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}`, check_token: token })
+    .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit))
+    .returningAll()
+    .execute();
+}
+
+export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
+  await db
+    .insertInto('tracked_approvals')
+    .values({
+      djbh: a.djbh,
+      team_id: a.teamId,
+      channel_id: a.channelId,
+      message_ts: null,
+      thread_ts: a.threadTs ?? null,
+      function_execution_id: a.functionExecutionId ?? null,
+      again_of: a.againOf ?? null,
+      again_of_link: a.againOfLink ?? null,
+      template_name: a.templateName ?? null,
+      requester_slack_id: a.requesterSlackId,
+      requester_login: a.requesterLogin,
+      approver_login: a.approverLogin,
+      approver_slack_id: a.approverSlackId,
+      title: a.title,
+      note: a.note,
+      decision: 'pending',
+      decided_by: null,
+      tracking: 'active',
+      locale: a.locale,
+      created_at: a.createdAt.getTime(),
+      updated_at: now.getTime(),
+      last_checked_at: null,
+      next_check_at: now.getTime(),
+      check_failures: 0,
+      lease_until: null,
+      reminders_sent: 0,
+      last_reminded_at: null,
+      unknown_since: null,
+      approver_unreachable_since: null,
+      check_token: null,
+      escalated_at: null,
+      escalated_to_login: null,
+      escalated_to_slack_id: null,
+    })
+    .execute();
+}
+
+/** The approval has ended: the workflow step that started it (if one did) is owed its outcome. */
+async function insertStepCompletion(db: Db, djbh: string, now: Date): Promise<void> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .select('function_execution_id')
+    .where('djbh', '=', djbh)
+    .executeTakeFirst();
+  if (row?.function_execution_id) await insertAnnouncement(db, djbh, 'step-complete', null, now);
+}
+
+/**
+ * A Slack user just linked `login` (`/approve link`): pending approvals waiting for that login
+ * that were marked unreachable while the app found nobody on Slack for it are reachable again, so
+ * their reminders (and escalation) resume; the request message drops its Request again. Only those
+ * that recorded no Slack account for the approver: one recorded (and found deactivated or gone) is
+ * still who the app would message, link or not. The login is matched exactly, as the link is
+ * looked up (AccountLinks.findByLogin): a mark cleared for a link that is never found would only
+ * be set again. Run in the link's own transaction.
+ */
+export async function markApproverReachable(db: Db, login: string, now: Date): Promise<number> {
+  const cleared = await db
+    .updateTable('tracked_approvals')
+    .set({ approver_unreachable_since: null, updated_at: now.getTime() })
+    .where('approver_login', '=', login)
+    .where('approver_slack_id', 'is', null)
+    .where('approver_unreachable_since', 'is not', null)
+    .where('decision', '=', 'pending')
+    .where('tracking', '=', 'active')
+    .returning('djbh')
+    .execute();
+  // Named by when, so that a mark set again later and cleared again edits the message again.
+  for (const { djbh } of cleared)
+    await insertAnnouncement(
+      db,
+      djbh,
+      'parent-update',
+      null,
+      now,
+      null,
+      `approver-linked-${now.getTime()}`,
+    );
+  return cleared.length;
+}
+
+export async function findApproval(db: Db, djbh: string): Promise<TrackedApproval | undefined> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where('djbh', '=', djbh)
+    .executeTakeFirst();
+  return row ? toApproval(row) : undefined;
+}
+
+type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
+
+async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page> {
+  const rows = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where(where)
+    .orderBy('created_at', 'desc')
+    .orderBy('djbh')
+    .limit(limit)
+    .execute();
+  const count = await db
+    .selectFrom('tracked_approvals')
+    .where(where)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return { approvals: rows.map(toApproval), total: Number(count.n) };
+}

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { Decision } from '../approvals/approval-types.ts';
+import type { Outbox } from '../approvals/outbox.ts';
+import { type AnnouncementKind, announcementId } from '../approvals/tracked-approval.ts';
+import type { DialectName } from './database.ts';
+import { dbNowMs, leaseIsFree } from './db-clock.ts';
+import { claimLane, laneHeads, releaseLane } from './lane-store.ts';
+import { toAnnouncement, toApproval } from './rows.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+/**
+ * The outbox over Kysely: announcements waiting to be delivered, their fenced claims, and what
+ * each delivery recorded. Lanes and their pace are lane-store.ts; the methods here own the
+ * transactions.
+ */
+export function createOutbox(db: Db, dialect: DialectName): Outbox {
+  return {
+    async pendingAnnouncements(limit) {
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('state', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toAnnouncement);
+    },
+
+    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
+        includeHeldLanes,
+        laneLookaheadMs,
+      });
+      if (heads.length === 0) return [];
+      const approvals = await db
+        .selectFrom('tracked_approvals')
+        .selectAll()
+        .where(
+          'djbh',
+          'in',
+          heads.map((h) => h.djbh),
+        )
+        .execute();
+      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
+      return heads.flatMap((head) => {
+        const approval = byDjbh.get(head.djbh);
+        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
+      });
+    },
+
+    async claimAnnouncement({ id, attempts }, now, leaseMs, lane, laneLookaheadMs = 0) {
+      const token = randomUUID();
+      return db.transaction().execute(async (trx) => {
+        const laneWaitMs = lane
+          ? await claimLane(trx, dialect, lane, token, leaseMs, laneLookaheadMs)
+          : 0;
+        if (laneWaitMs === undefined) return undefined;
+        const result = await trx
+          .updateTable('announcements')
+          .set((eb) => ({
+            attempted_at: now.getTime(),
+            first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
+            lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
+            attempt_token: token,
+            attempts: eb('attempts', '+', 1),
+            // Until the attempt says otherwise, a crash leaves its post's fate unknown.
+            uncertain: 1,
+          }))
+          .where('id', '=', id)
+          .where('state', '=', 'pending')
+          .where('attempts', '=', attempts)
+          .where((eb) => leaseIsFree(eb, dialect))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1)
+          return { id, token, ...(lane ? { lane, laneWaitMs } : {}) };
+        if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
+        return undefined;
+      });
+    },
+
+    async markAnnouncementSent(claim, posted, now, laneWaitMs = 0) {
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
+        const row = await trx
+          .updateTable('announcements')
+          .set({
+            state: 'sent',
+            sent_ts: posted.ts,
+            sent_channel: posted.channel,
+            lease_until: null,
+            attempt_token: null,
+            uncertain: 0,
+            last_error: null,
+          })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .returning(['djbh', 'kind'])
+          .executeTakeFirst();
+        if (posted.approverUnreachable && row) {
+          const marked = await trx
+            .updateTable('tracked_approvals')
+            .set({ approver_unreachable_since: now.getTime(), updated_at: now.getTime() })
+            .where('djbh', '=', row.djbh)
+            .where('approver_unreachable_since', 'is', null)
+            .executeTakeFirst();
+          // The first time only: the requester is told once.
+          if (Number(marked.numUpdatedRows) === 1) {
+            await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
+            // The request message offers Request again now (see request-again.ts).
+            await insertAnnouncement(
+              trx,
+              row.djbh,
+              'parent-update',
+              null,
+              now,
+              null,
+              'approver-unreachable',
+            );
+          }
+        }
+        if (row?.kind === 'request' && posted.ts) {
+          await trx
+            .updateTable('tracked_approvals')
+            .set((eb) => ({
+              // Posted somewhere else than asked (the DM): the thread it was to join is not there.
+              // (SET reads the row as it was, so channel_id here is the channel asked for.)
+              thread_ts: eb
+                .case()
+                .when('channel_id', '=', posted.channel)
+                .then(eb.ref('thread_ts'))
+                .else(null)
+                .end(),
+              channel_id: posted.channel,
+              message_ts: posted.ts,
+              updated_at: now.getTime(),
+            }))
+            .where('djbh', '=', row.djbh)
+            .execute();
+          // The approver's DM did not wait for the thread; now it can link to it.
+          await insertAnnouncement(trx, row.djbh, 'approver-dm-update', null, now, null, 'thread');
+        }
+        return row !== undefined;
+      });
+    },
+
+    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }, laneWaitMs = 0) {
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, laneWaitMs);
+        const result = await trx
+          .updateTable('announcements')
+          .set({
+            last_error: error.slice(0, 500),
+            lease_until: null,
+            attempt_token: null,
+            uncertain: uncertain ? 1 : 0,
+            next_attempt_at: nextAttemptAt.getTime(),
+          })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
+    },
+
+    async markAnnouncementFinal(claim, state, reason) {
+      return db.transaction().execute(async (trx) => {
+        await releaseLane(trx, dialect, claim, 0);
+        const result = await trx
+          .updateTable('announcements')
+          .set({ state, last_error: reason.slice(0, 500), lease_until: null, attempt_token: null })
+          .where('id', '=', claim.id)
+          .where('attempt_token', '=', claim.token)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      });
+    },
+
+    async sentPost(id) {
+      const row = await db
+        .selectFrom('announcements')
+        .select(['sent_channel', 'sent_ts'])
+        .where('id', '=', id)
+        .where('state', '=', 'sent')
+        .executeTakeFirst();
+      return row?.sent_channel && row.sent_ts
+        ? { channel: row.sent_channel, ts: row.sent_ts }
+        : undefined;
+    },
+
+    async failedAnnouncements(limit) {
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('state', '=', 'failed')
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toAnnouncement);
+    },
+
+    async redriveAnnouncements(now, ids) {
+      if (ids?.length === 0) return 0;
+      let query = db
+        .updateTable('announcements')
+        // A fresh retry window from now (see the dispatcher); created_at, its place in the
+        // recorded order, stays: moving it could put it behind what waits for it.
+        .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
+        .where('state', '=', 'failed');
+      if (ids) query = query.where('id', 'in', ids);
+      return Number((await query.executeTakeFirst()).numUpdatedRows);
+    },
+  };
+}
+
+export async function insertAnnouncement(
+  db: Db,
+  djbh: string,
+  kind: AnnouncementKind,
+  decision: Decision | null,
+  now: Date,
+  occurrence: number | null = null,
+  /** Names the fact when neither a decision nor an occurrence does (why the request was edited). */
+  detail?: string,
+): Promise<void> {
+  await db
+    .insertInto('announcements')
+    .values({
+      id: announcementId(djbh, kind, decision ?? occurrence ?? detail),
+      djbh,
+      kind,
+      decision,
+      state: 'pending',
+      attempts: 0,
+      attempted_at: null,
+      lease_until: null,
+      sent_ts: null,
+      last_error: null,
+      created_at: now.getTime(),
+      occurrence,
+      next_attempt_at: now.getTime(),
+      attempt_token: null,
+      uncertain: 0,
+      sent_channel: null,
+      first_attempted_at: null,
+      redriven_at: null,
+    })
+    // The id names the fact: recording it again must not announce it twice.
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}

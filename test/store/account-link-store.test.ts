@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { later, T0 } from '../helpers/store-fixtures.ts';
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `account links on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      it('links a Slack user to a service login, replaces and removes the link', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        await links.link({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice@corp.example',
+          name: 'ALICE',
+          linkedAt: T0,
+        });
+        await links.link({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice2@corp.example',
+          name: 'ALICE2',
+          linkedAt: later(1),
+        });
+        expect(await links.get('U1')).toEqual({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'alice2@corp.example',
+          name: 'ALICE2',
+          linkedAt: later(1),
+        });
+        expect((await links.findByLogin('alice2@corp.example'))?.slackUserId).toBe('U1');
+        expect(await links.findByLogin('alice@corp.example')).toBeUndefined();
+        expect(await links.unlink('U1')).toBe(true);
+        expect(await links.unlink('U1')).toBe(false);
+        expect(await links.get('U1')).toBeUndefined();
+      });
+    },
+  );
+}

@@ -1,0 +1,480 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { approval, later, NO_CLAIM, pendingOf, T0 } from '../helpers/store-fixtures.ts';
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `approval repository on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+      let store: ApprovalStores;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+        store = createApprovalStores(testDb.handle.db, testDb.handle.dialect);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      /** The pending announcement of this kind, as the dispatcher reads it before claiming. */
+      const pending = (kind: string) => pendingOf(store, kind);
+
+      it('stores a new approval with its request and approver announcements', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          djbh: 'AAAAAAAAAAAa',
+          title: '扩容 storage',
+          messageTs: null,
+          decision: 'pending',
+          tracking: 'active',
+          createdAt: T0,
+          nextCheckAt: T0,
+          checkFailures: 0,
+        });
+        const pending = await store.pendingAnnouncements(10);
+        expect(pending.map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:request',
+        ]);
+      });
+
+      it('stores nothing when the approval number is already taken', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await expect(
+          store.createApproval(approval('AAAAAAAAAAAa', { title: 'other' }), T0),
+        ).rejects.toThrow();
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.title).toBe('扩容 storage');
+        expect(await store.pendingAnnouncements(10)).toHaveLength(2);
+      });
+
+      it('owes a workflow step its completion once the approval it started ends, and only such a step', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { functionExecutionId: 'Fx1' }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.createApproval(approval('CCCCCCCCCCCc', { functionExecutionId: 'Fx3' }), T0);
+        const steps = async () =>
+          (await store.pendingAnnouncements(100))
+            .filter((a) => a.kind === 'step-complete')
+            .map((a) => a.id);
+        const decided = {
+          decidedBy: 'maria.lopez@corp.example',
+          now: later(5),
+          nextCheckAt: later(5),
+        };
+        // A decision the service has not closed yet owes nothing.
+        await store.recordDecision('AAAAAAAAAAAa', {
+          ...decided,
+          decision: 'approved',
+          ended: false,
+        });
+        expect(await steps()).toEqual([]);
+        await store.recordDecision('AAAAAAAAAAAa', {
+          ...decided,
+          decision: 'approved',
+          ended: true,
+        });
+        await store.recordDecision('BBBBBBBBBBBb', {
+          ...decided,
+          decision: 'approved',
+          ended: true,
+        });
+        await store.giveUp('CCCCCCCCCCCc', later(10));
+        expect((await steps()).sort()).toEqual([
+          'AAAAAAAAAAAa:step-complete',
+          'CCCCCCCCCCCc:step-complete',
+        ]);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          functionExecutionId: 'Fx1',
+        });
+      });
+
+      it('claims only due, active, unleased approvals, and not twice within the lease', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.recordCheck('BBBBBBBBBBBb', {
+          now: T0,
+          nextCheckAt: later(60_000),
+          failed: false,
+        });
+        const first = await store.claimDue(later(1000), 10, 300);
+        expect(first.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
+        expect(await store.claimDue(later(2000), 10, 300)).toEqual([]);
+        // The lease is on the database's clock: a replica whose clock is ahead does not take over.
+        expect((await store.claimDue(later(50_000), 10, 300)).map((a) => a.djbh)).toEqual([]);
+        expect((await store.claimDue(later(65_000), 10, 300)).map((a) => a.djbh)).toEqual([
+          'BBBBBBBBBBBb',
+        ]);
+        // The lease runs out: a replica that died while holding it does not strand the approval.
+        await new Promise((r) => setTimeout(r, 400));
+        expect((await store.claimDue(later(70_000), 10, 300)).map((a) => a.djbh)).toEqual([
+          'AAAAAAAAAAAa',
+          'BBBBBBBBBBBb',
+        ]);
+      });
+
+      it('gives each of two replicas claiming at once a different set of approvals', async () => {
+        const djbhs = Array.from({ length: 20 }, (_, i) => `R${String(i).padStart(10, '0')}x`);
+        for (const djbh of djbhs) await store.createApproval(approval(djbh), T0);
+        const other = await openDatabase(testDb.url);
+        try {
+          const replica = createApprovalStores(other.db, other.dialect);
+          const [a, b] = await Promise.all([
+            store.claimDue(later(1), 12, 30_000),
+            replica.claimDue(later(1), 12, 30_000),
+          ]);
+          const claimed = [...a, ...b].map((x) => x.djbh);
+          expect(new Set(claimed).size).toBe(claimed.length);
+          expect(claimed.length).toBe(20);
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('records a decision and its announcement together, once however often it is recorded', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const change = {
+          decision: 'approved' as const,
+          decidedBy: 'maria.lopez@corp.example',
+          ended: true,
+          now: later(5000),
+          nextCheckAt: later(5000),
+        };
+        await store.recordDecision('AAAAAAAAAAAa', change);
+        await store.recordDecision('AAAAAAAAAAAa', change);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          decision: 'approved',
+          tracking: 'finished',
+          decidedBy: 'maria.lopez@corp.example',
+        });
+        const ids = (await store.pendingAnnouncements(10)).map((a) => a.id);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:decision:approved')).toHaveLength(1);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:parent-update:approved')).toHaveLength(1);
+        expect(ids.filter((id) => id === 'AAAAAAAAAAAa:approver-dm-update:approved')).toHaveLength(
+          1,
+        );
+        expect(await store.claimDue(later(60_000), 10, 1000)).toEqual([]);
+      });
+
+      it('counts failed checks and resets the count after a good one', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
+        await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.checkFailures).toBe(2);
+        await store.recordCheck('AAAAAAAAAAAa', {
+          now: T0,
+          nextCheckAt: later(1000),
+          failed: false,
+        });
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          checkFailures: 0,
+          lastCheckedAt: T0,
+          nextCheckAt: later(1000),
+        });
+      });
+
+      it('gives up on an approval with an announcement saying so', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.giveUp('AAAAAAAAAAAa', later(1000));
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.tracking).toBe('gave-up');
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toContain('gave-up');
+      });
+
+      it('records nothing and announces nothing for a poll pass that lost its claim', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const [mine] = await store.claimDue(later(1), 10, 60_000);
+        // The pass outlives its lease; another replica claims the approval.
+        await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
+        const [theirs] = await store.claimDue(later(2), 10, 60_000);
+        expect(mine?.checkClaim).toBeTruthy();
+        expect(theirs?.checkClaim).not.toBe(mine?.checkClaim);
+        const decision = {
+          decision: 'approved' as const,
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        };
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, mine?.checkClaim)).toBe(false);
+        expect(await store.recordReminder('AAAAAAAAAAAa', 1, later(3), mine?.checkClaim)).toBe(
+          false,
+        );
+        expect(await store.giveUp('AAAAAAAAAAAa', later(3), mine?.checkClaim)).toBe(false);
+        expect(
+          await store.recordCheck(
+            'AAAAAAAAAAAa',
+            { now: later(3), nextCheckAt: later(9), failed: false },
+            mine?.checkClaim,
+          ),
+        ).toBe(false);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind).sort()).toEqual([
+          'approver-dm',
+          'request',
+        ]);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'pending' });
+        // The current claim records as before.
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, theirs?.checkClaim)).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'approved' });
+      });
+
+      it('pages requests by requester and open approvals by approver, newest first, with totals', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', {
+            createdAt: later(1000),
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
+        );
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', {
+            createdAt: later(2000),
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
+        );
+        await store.recordDecision('CCCCCCCCCCCc', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(3000),
+          nextCheckAt: later(3000),
+        });
+        const mine = await store.requestedBy('li.wei@corp.example', 2);
+        expect(mine.approvals.map((a) => a.djbh)).toEqual(['CCCCCCCCCCCc', 'BBBBBBBBBBBb']);
+        expect(mine.total).toBe(3);
+        const waiting = await store.waitingFor('chen.hao@corp.example', 10);
+        expect(waiting).toMatchObject({ total: 1, approvals: [{ djbh: 'BBBBBBBBBBBb' }] });
+      });
+
+      it('records a reminder with its DM and thread note once per occurrence', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          remindersSent: 1,
+          lastRemindedAt: later(86_400_000),
+        });
+        const reminders = (await store.pendingAnnouncements(10)).filter((a) => a.occurrence === 1);
+        expect(reminders.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:reminder-note:1',
+          'AAAAAAAAAAAa:reminder:1',
+        ]);
+      });
+
+      /** Records reminder `n` and delivers its DM to the approver, as the dispatcher would. */
+      async function remindAndDeliver(djbh: string, n: number, at: Date) {
+        await store.recordReminder(djbh, n, at);
+        const dm = (await store.pendingAnnouncements(100)).find(
+          (a) => a.id === `${djbh}:reminder:${n}`,
+        );
+        const claim = dm && (await store.claimAnnouncement(dm, at, 30_000));
+        if (!claim) throw new Error(`could not claim reminder ${n}`);
+        await store.markAnnouncementSent(
+          claim,
+          { channel: 'D0MARIA', ts: `17000000${n}.0001` },
+          at,
+        );
+      }
+
+      const LEADER = { login: 'chen.hao@corp.example', chatId: 'U0CHEN' };
+
+      it('records an escalation once, with the leader’s DM and the thread note, after that many delivered reminders', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const escalate = (at: Date) =>
+          store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 2,
+            answerWithinMs: 0,
+            now: at,
+          });
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        // One reminder delivered is not two.
+        expect(await escalate(later(2000))).toBe(false);
+        // Two recorded, but the second not delivered yet: not unanswered, it was never seen.
+        await store.recordReminder('AAAAAAAAAAAa', 2, later(3000));
+        expect(await escalate(later(4000))).toBe(false);
+        const second = await pending('reminder');
+        const claim = await store.claimAnnouncement(second, later(5000), 30_000);
+        await store.markAnnouncementSent(
+          claim ?? NO_CLAIM,
+          { channel: 'D0MARIA', ts: '1700000002.0001' },
+          later(5000),
+        );
+        expect(await escalate(later(6000))).toBe(true);
+        // Again, from a retried pass or another replica: nothing more.
+        expect(await escalate(later(7000))).toBe(false);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          escalatedAt: later(6000),
+          escalatedTo: LEADER,
+        });
+        const escalation = (await store.pendingAnnouncements(100)).filter((a) =>
+          a.kind.startsWith('escalation'),
+        );
+        expect(escalation.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:escalation-note:2',
+          'AAAAAAAAAAAa:escalation:2',
+        ]);
+        // The leader's DM goes in that person's own DM lane; the note waits for the DM.
+        const lanes = (await store.deliverable(later(8000), { limit: 10, skipLanes: [] })).map(
+          (d) => [d.announcement.kind, d.lane],
+        );
+        expect(lanes).toContainEqual(['escalation', 'dm:chen.hao@corp.example']);
+        expect(lanes.map(([kind]) => kind)).not.toContain('escalation-note');
+      });
+
+      it('does not count a reminder that posted nothing, and never escalates a decided, ended or unreachable approval', async () => {
+        for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          await store.createApproval(approval(djbh), T0);
+        // A reminder delivered as nothing (nobody to post to) was not seen by anyone.
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1000));
+        const nothing = await store.claimAnnouncement(
+          await pending('reminder'),
+          later(1000),
+          30_000,
+        );
+        await store.markAnnouncementSent(nothing ?? NO_CLAIM, { channel: '', ts: '' }, later(1000));
+        expect(
+          await store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 1,
+            answerWithinMs: 0,
+            now: later(2000),
+          }),
+        ).toBe(false);
+
+        for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          await remindAndDeliver(djbh, 1, later(1000));
+        await store.recordDecision('BBBBBBBBBBBb', {
+          decision: 'rejected',
+          decidedBy: null,
+          ended: true,
+          now: later(1500),
+          nextCheckAt: later(1500),
+        });
+        await store.finish('CCCCCCCCCCCc', 'ended', later(1500));
+        await testDb.handle.db
+          .updateTable('tracked_approvals')
+          .set({ approver_unreachable_since: later(1500).getTime() })
+          .where('djbh', '=', 'DDDDDDDDDDDd')
+          .execute();
+        for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'])
+          expect(
+            await store.recordEscalation(djbh, {
+              to: LEADER,
+              afterReminders: 1,
+              answerWithinMs: 0,
+              now: later(2000),
+            }),
+          ).toBe(false);
+        expect(
+          (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
+        ).toEqual([]);
+      });
+
+      it('records once that nobody could be escalated to, announcing nothing, and not for a pass that lost its claim', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        const [mine] = await store.claimDue(later(2000), 10, 60_000);
+        await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
+        const [theirs] = await store.claimDue(later(3000), 10, 60_000);
+        const escalation = { to: LEADER, afterReminders: 1, answerWithinMs: 0, now: later(4000) };
+        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.checkClaim)).toBe(
+          false,
+        );
+        expect(
+          await store.recordEscalation(
+            'AAAAAAAAAAAa',
+            { ...escalation, to: null },
+            theirs?.checkClaim,
+          ),
+        ).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          escalatedAt: later(4000),
+          escalatedTo: null,
+        });
+        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation)).toBe(false);
+        expect(
+          (await store.pendingAnnouncements(100)).filter((a) => a.kind.startsWith('escalation')),
+        ).toEqual([]);
+      });
+
+      it('counts a reminder as unanswered a full interval after the attempt that delivered it, however late, and says the count it escalated on', async () => {
+        const HOUR = 3_600_000;
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const unanswered = (at: Date) =>
+          store.unansweredReminders('AAAAAAAAAAAa', { now: at, answerWithinMs: HOUR });
+        const escalate = (at: Date) =>
+          store.recordEscalation('AAAAAAAAAAAa', {
+            to: LEADER,
+            afterReminders: 2,
+            answerWithinMs: HOUR,
+            now: at,
+          });
+        await remindAndDeliver('AAAAAAAAAAAa', 1, later(1000));
+        // Reminder 2 recorded at once, but Slack took three hours to take it.
+        await store.recordReminder('AAAAAAAAAAAa', 2, later(2000));
+        const second = await pending('reminder');
+        const claim = await store.claimAnnouncement(second, later(3 * HOUR), 30_000);
+        await store.markAnnouncementSent(
+          claim ?? NO_CLAIM,
+          { channel: 'D0MARIA', ts: '1700000002.0001' },
+          later(3 * HOUR),
+        );
+        // Reminder 3 recorded, not delivered yet: not unanswered, and not said to be.
+        await store.recordReminder('AAAAAAAAAAAa', 3, later(3 * HOUR + 1000));
+        // Half an hour after reminder 2 reached the approver: it has not had its hour yet.
+        expect(await unanswered(later(3.5 * HOUR))).toBe(1);
+        expect(await escalate(later(3.5 * HOUR))).toBe(false);
+        expect(await unanswered(later(4 * HOUR))).toBe(2);
+        expect(await escalate(later(4 * HOUR))).toBe(true);
+        const escalation = (await store.pendingAnnouncements(100)).filter((a) =>
+          a.kind.startsWith('escalation'),
+        );
+        expect(escalation.map((a) => a.id).sort()).toEqual([
+          'AAAAAAAAAAAa:escalation-note:2',
+          'AAAAAAAAAAAa:escalation:2',
+        ]);
+      });
+
+      it('makes an approver nobody on Slack had reachable again when their login is linked, not one whose recorded account is gone', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        // Not on Slack when requested; a recorded account Slack said is deactivated; someone else.
+        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', { approverSlackId: null, approverLogin: 'liu@corp.example' }),
+          T0,
+        );
+        await testDb.handle.db
+          .updateTable('tracked_approvals')
+          .set({ approver_unreachable_since: later(1000).getTime() })
+          .execute();
+        await links.link({
+          slackUserId: 'U0MARIAHOME',
+          teamId: 'T1',
+          login: 'maria.lopez@corp.example',
+          name: 'MARIA',
+          linkedAt: later(5000),
+        });
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          approverUnreachableSince: null,
+        });
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          approverUnreachableSince: later(1000),
+        });
+        expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
+          approverUnreachableSince: later(1000),
+        });
+        // The request message is edited again: it no longer offers Request again.
+        expect(
+          (await store.pendingAnnouncements(100))
+            .filter((a) => a.kind === 'parent-update')
+            .map((a) => a.id),
+        ).toEqual([`AAAAAAAAAAAa:parent-update:approver-linked-${later(5000).getTime()}`]);
+      });
+    },
+  );
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApprovalRepository } from '../../src/store/approval-repository.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { approval, T0 } from '../helpers/store-fixtures.ts';
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `migrations on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      it('migrates an existing database again without error', async () => {
+        const again = await openDatabase(testDb.url);
+        const applied = await sql<{
+          name: string;
+        }>`select name from kysely_migration order by name`.execute(again.db);
+        await again.close();
+        expect(applied.rows.map((r) => r.name)).toEqual([
+          '2026-11-21-001-tracked-approvals',
+          '2026-11-22-002-links-and-reminders',
+          '2026-11-22-003-delivery-under-faults',
+          '2026-11-22-004-submission-keys',
+          '2026-11-22-005-entry-points',
+          '2026-11-23-006-step-confirmations',
+          '2026-11-23-007-job-runs',
+          '2026-11-23-008-confirmation-answered-at',
+          '2026-11-23-009-request-again',
+          '2026-11-23-010-fleet-delivery',
+          '2026-11-25-011-escalation',
+          '2026-11-25-012-templates',
+        ]);
+      });
+
+      it('runs on a database a newer release migrated further (a rollback), and says so', async () => {
+        // What release N+1 leaves behind: a migration this code does not know, and its table.
+        await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01-999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(
+          testDb.handle.db,
+        );
+        await sql`create table future_only (id text)`.execute(testDb.handle.db);
+        let stamp: string | undefined;
+        try {
+          const rolledBack = await openDatabase(testDb.url);
+          try {
+            expect(rolledBack.schemaAhead).toEqual(['2099-01-01-999-from-the-future']);
+            const s = createApprovalRepository(rolledBack.db, rolledBack.dialect);
+            await s.createApproval(approval('ROLLBACKxxxx'), T0);
+            expect(await s.getApproval('ROLLBACKxxxx')).toMatchObject({ decision: 'pending' });
+          } finally {
+            await rolledBack.close();
+          }
+          // A database that also lacks one of this release's migrations is not one it can run on.
+          stamp = (
+            await sql<{
+              timestamp: string;
+            }>`select timestamp from kysely_migration where name = '2026-11-23-007-job-runs'`.execute(
+              testDb.handle.db,
+            )
+          ).rows[0]?.timestamp;
+          await sql`delete from kysely_migration where name = '2026-11-23-007-job-runs'`.execute(
+            testDb.handle.db,
+          );
+          await expect(openDatabase(testDb.url)).rejects.toThrow(
+            /2026-11-23-007-job-runs are missing, but a newer release ran 2099-01-01-999-from-the-future/,
+          );
+        } finally {
+          await sql`delete from kysely_migration where name = '2099-01-01-999-from-the-future'`.execute(
+            testDb.handle.db,
+          );
+          if (stamp)
+            await sql`insert into kysely_migration (name, timestamp) values ('2026-11-23-007-job-runs', ${stamp})`.execute(
+              testDb.handle.db,
+            );
+          await sql`drop table future_only`.execute(testDb.handle.db);
+        }
+        const restored = await openDatabase(testDb.url);
+        await restored.close();
+        expect(restored.schemaAhead).toEqual([]);
+      });
+    },
+  );
+}

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { approval, later, NO_CLAIM, pendingOf, T0 } from '../helpers/store-fixtures.ts';
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `outbox on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+      let store: ApprovalStores;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+        store = createApprovalStores(testDb.handle.db, testDb.handle.dialect);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      /** The pending announcement of this kind, as the dispatcher reads it before claiming. */
+      const pending = (kind: string) => pendingOf(store, kind);
+
+      it('ties the thread to the request message once it is sent', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), T0, 30_000);
+        expect(claim).toBeDefined();
+        expect(
+          await store.markAnnouncementSent(
+            claim ?? { id: '', token: '' },
+            { channel: 'D0DM', ts: '1700000000.000100' },
+            T0,
+          ),
+        ).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          channelId: 'D0DM',
+          messageTs: '1700000000.000100',
+        });
+        // …and queues the edit that links the approver's DM to the thread.
+        expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:approver-dm-update:thread',
+        ]);
+      });
+
+      it('keeps the thread a request was to join, unless it went elsewhere', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);
+        const send = async (djbh: string, channel: string) => {
+          const request = (await store.pendingAnnouncements(10)).find(
+            (a) => a.id === `${djbh}:request`,
+          );
+          const claim = request && (await store.claimAnnouncement(request, T0, 30_000));
+          await store.markAnnouncementSent(claim ?? NO_CLAIM, { channel, ts: '1700000001.1' }, T0);
+        };
+        await send('AAAAAAAAAAAa', 'C2147483705');
+        await send('BBBBBBBBBBBb', 'D0DM');
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.threadTs).toBe('1700000000.000001');
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          channelId: 'D0DM',
+          threadTs: null,
+        });
+      });
+
+      it('lets one attempt at a time claim an announcement, on the database clock, until its lease runs out', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const first = await store.claimAnnouncement(await pending('request'), later(10), 300);
+        expect(first).toBeDefined();
+        // Held: neither a second read nor a replica whose clock is 2 minutes ahead gets it.
+        expect(await store.claimAnnouncement(await pending('request'), later(20), 300)).toBe(
+          undefined,
+        );
+        expect(await store.claimAnnouncement(await pending('request'), later(120_000), 300)).toBe(
+          undefined,
+        );
+        await new Promise((r) => setTimeout(r, 400));
+        const second = await store.claimAnnouncement(await pending('request'), later(30), 300);
+        expect(second).toBeDefined();
+        // Fenced: the first attempt, overtaken, can no longer record anything.
+        const posted = { channel: 'C1', ts: '1.000001' };
+        expect(await store.markAnnouncementSent(first ?? NO_CLAIM, posted, later(40))).toBe(false);
+        expect(
+          await store.markAnnouncementRetry(first ?? NO_CLAIM, {
+            error: 'late',
+            uncertain: false,
+            nextAttemptAt: later(50),
+          }),
+        ).toBe(false);
+        expect(await store.markAnnouncementSent(second ?? NO_CLAIM, posted, later(40))).toBe(true);
+        expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toEqual([
+          'approver-dm',
+          'approver-dm-update',
+        ]);
+      });
+
+      it('keeps a retry for later, and marks an attempt that never finished as uncertain', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementRetry(claim ?? NO_CLAIM, {
+          error: 'ratelimited',
+          uncertain: false,
+          nextAttemptAt: later(5000),
+        });
+        expect(await pending('request')).toMatchObject({
+          attempts: 1,
+          attemptedAt: later(10),
+          lastError: 'ratelimited',
+          uncertain: false,
+          nextAttemptAt: later(5000),
+        });
+        const lanes = async (at: Date) =>
+          (await store.deliverable(at, { limit: 10, skipLanes: [] })).map(
+            (d) => d.announcement.kind,
+          );
+        expect(await lanes(later(4999))).toEqual(['approver-dm']);
+        expect((await lanes(later(5000))).sort()).toEqual(['approver-dm', 'request']);
+        // An attempt that dies after its claim leaves the post's fate unknown.
+        await store.claimAnnouncement(await pending('request'), later(5000), 300);
+        expect((await pending('request')).uncertain).toBe(true);
+      });
+
+      it('selects thread replies only once their request message exists or has failed for good', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordDecision('AAAAAAAAAAAa', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(1),
+          nextCheckAt: later(1),
+        });
+        const kinds = async () =>
+          (await store.deliverable(later(10), { limit: 10, skipLanes: [] }))
+            .map((d) => `${d.lane} ${d.announcement.kind}`)
+            .sort();
+        // The approver's DM never waits for the thread; its edit waits for the DM.
+        expect(await kinds()).toEqual([
+          'dm:maria.lopez@corp.example approver-dm',
+          'post:C2147483705 request',
+        ]);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        // Without a thread, the decision goes to the requester's DM: a lane of its own.
+        expect(await kinds()).toEqual([
+          'dm:maria.lopez@corp.example approver-dm',
+          'edit:C2147483705 parent-update',
+          'requester:U2147483697 decision',
+        ]);
+      });
+
+      it('offers one announcement per lane, oldest first, and none from the lanes it is told to skip', async () => {
+        for (const [i, djbh] of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc'].entries())
+          await store.createApproval(approval(djbh), later(i));
+        const heads = await store.deliverable(later(10), { limit: 10, skipLanes: [] });
+        expect(heads.map((d) => d.announcement.id).sort()).toEqual([
+          'AAAAAAAAAAAa:approver-dm',
+          'AAAAAAAAAAAa:request',
+        ]);
+        const others = await store.deliverable(later(10), {
+          limit: 10,
+          skipLanes: ['post:C2147483705'],
+        });
+        expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
+      });
+
+      it('keeps a thread in recorded order: a later reply waits while an earlier one is retrying', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const request = await store.claimAnnouncement(await pending('request'), T0, 30_000);
+        await store.markAnnouncementSent(request ?? NO_CLAIM, { channel: 'C1', ts: '1.1' }, T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1));
+        const reminder = await store.claimAnnouncement(await pending('reminder'), later(2), 30_000);
+        await store.markAnnouncementSent(
+          reminder ?? NO_CLAIM,
+          { channel: 'D1', ts: '1.2' },
+          later(2),
+        );
+        const note = await store.claimAnnouncement(
+          await pending('reminder-note'),
+          later(2),
+          30_000,
+        );
+        await store.markAnnouncementRetry(note ?? NO_CLAIM, {
+          error: 'service_unavailable',
+          uncertain: false,
+          nextAttemptAt: later(60_000),
+        });
+        await store.recordDecision('AAAAAAAAAAAa', {
+          decision: 'approved',
+          decidedBy: null,
+          ended: true,
+          now: later(3),
+          nextCheckAt: later(3),
+        });
+        const thread = async (at: Date) =>
+          (await store.deliverable(at, { limit: 10, skipLanes: [] }))
+            .filter((d) => d.lane === 'post:C1')
+            .map((d) => d.announcement.kind);
+        // The decision was recorded after the note: it does not overtake it.
+        expect(await thread(later(10))).toEqual([]);
+        expect(await thread(later(60_000))).toEqual(['reminder-note']);
+      });
+
+      it('keeps the first attempt through a re-drive, for the search for an earlier post', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        await store.redriveAnnouncements(later(3_600_000));
+        const again = await store.claimAnnouncement(await pending('request'), later(3_600_001), 1);
+        expect(again).toBeDefined();
+        expect(await pending('request')).toMatchObject({
+          firstAttemptedAt: later(10),
+          attemptedAt: later(3_600_001),
+          uncertain: true,
+        });
+      });
+
+      it('lists failed announcements and re-drives them for an operator', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
+        await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
+        expect((await store.failedAnnouncements(10)).map((a) => a.id)).toEqual([
+          'AAAAAAAAAAAa:request',
+        ]);
+        expect(await store.redriveAnnouncements(later(100), ['AAAAAAAAAAAa:nope'])).toBe(0);
+        expect(await store.redriveAnnouncements(later(100))).toBe(1);
+        expect(await store.failedAnnouncements(10)).toEqual([]);
+        expect(await pending('request')).toMatchObject({ nextAttemptAt: later(100) });
+      });
+    },
+  );
+}
