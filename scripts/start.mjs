@@ -1,5 +1,12 @@
-// `npm start`: runs the compiled app (dist/main.js), building it first only when its sources
+// `npm start` and every operator command: runs a compiled entry point of the app from dist/
+// (main.js, or `--entry operator/cli.js` and the like), building it first only when its sources
 // changed since the last build. `npm run build` (`--build-only`) builds without running.
+//   node scripts/start.mjs [--build-only | --entry <file in dist>] [arguments of the entry…]
+//
+// Why compiled, not run from src/ by Node's type stripping: production runs dist/ (the image holds
+// no src/), and an operator command must run the very code of the app it operates on, in the image
+// as on a laptop. Where there is no src/ (the image, a built artifact) or no compiler (only
+// production dependencies installed), what dist/ holds runs as it is.
 //
 // Why not `rm -rf dist && tsc` at every start: a supervisor restarting the app after a crash
 // waited for a full compile each time (7–8 s on 2 cores), and two starts in one folder deleted
@@ -130,15 +137,44 @@ async function build(stamp) {
   }
 }
 
-const stamp = sourceStamp();
-if (built() !== stamp) {
-  try {
-    await build(stamp);
-  } catch (error) {
-    // The compiler said what was wrong above; nothing half-built or locked is left.
-    if (!(error instanceof BuildError)) throw error;
-    process.stderr.write(`Could not compile the app: ${error.message}\n`);
-    process.exit(1);
+const args = process.argv.slice(2);
+const buildOnly = args[0] === '--build-only';
+const entry = args[0] === '--entry' ? args[1] : 'main.js';
+const entryArgs = args[0] === '--entry' ? args.slice(2) : buildOnly ? [] : args;
+const compiler = join(root, 'node_modules/typescript/bin/tsc');
+
+if (existsSync(join(root, 'src'))) {
+  const stamp = sourceStamp();
+  if (built() !== stamp) {
+    if (existsSync(compiler)) {
+      try {
+        await build(stamp);
+      } catch (error) {
+        // The compiler said what was wrong above; nothing half-built or locked is left.
+        if (!(error instanceof BuildError)) throw error;
+        process.stderr.write(`Could not compile the app: ${error.message}\n`);
+        process.exit(1);
+      }
+    } else if (existsSync(join(dist, 'main.js'))) {
+      // Only production dependencies here: run the build that is there, and say it is not src/'s.
+      process.stderr.write(
+        'dist/ was not built from the sources in src/, and the compiler (a dev dependency) is not installed here: running dist/ as it is. Run `npm ci && npm run build` to rebuild it.\n',
+      );
+    } else {
+      process.stderr.write(
+        'Nothing to run: dist/ is not built, and the compiler (a dev dependency) is not installed here. Run `npm ci && npm run build` once (or use the container image, which holds the build).\n',
+      );
+      process.exit(1);
+    }
   }
 }
-if (!process.argv.includes('--build-only')) await import(pathToFileURL(join(dist, 'main.js')).href);
+if (!buildOnly) {
+  const file = join(dist, entry);
+  if (!entry || !existsSync(file)) {
+    process.stderr.write(`No such entry point in dist/: ${entry ?? '(none given)'}\n`);
+    process.exit(2);
+  }
+  // The entry reads its own arguments from process.argv, as if it had been started directly.
+  process.argv = [process.argv[0], file, ...entryArgs];
+  await import(pathToFileURL(file).href);
+}

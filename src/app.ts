@@ -24,6 +24,7 @@ import { type LifecycleParts, type Phase, startLifecycle } from './lifecycle.ts'
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
+import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { socketModeConnection, startSocketMode } from './slack/receivers/slack-app.ts';
 import type { SlackDeps } from './slack/slack-deps.ts';
@@ -142,7 +143,12 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     routes: routes.slackPort,
     inFlight,
   });
+  // A leaner manifest (deploy/slack/) leaves scopes out: give up what needs them, in words.
+  const grants = grantsOf(await grantedScopes(slack.bolt.client).catch(() => undefined));
+  const givenUp = givenUpLine(grants);
+  if (givenUp) logger.warn({ missingScopes: grants.missingHistoryScopes }, givenUp);
   const delivery = createDelivery(config, {
+    searchesForEarlierPosts: grants.searchesForEarlierPosts,
     logger,
     now,
     stores,

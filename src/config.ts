@@ -228,7 +228,7 @@ const envSchema = z.object({
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
-/** Every variable loadConfig reads; each is documented in .env.example and README's settings table. */
+/** Every variable loadConfig reads; each is documented in .env.example and docs/configuration.md's settings table. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /**
@@ -277,8 +277,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   if (mode !== 'sandbox' && !slackNamed) {
+    // The way to the sandbox from here: the sandbox refuses a deployment's settings, so they go.
+    const deploymentSet = ['DATABASE_URL', 'APPROVAL_BASE_URL', ...(asked ? ['APP_MODE'] : [])]
+      .filter(has)
+      .join(' and ');
+    const tryLocally = deployment
+      ? `${deploymentSet} ${deploymentSet.includes(' and ') ? 'are' : 'is'} set, so this is not the sandbox; to try the app locally instead, unset ${deploymentSet} and run \`npm start\``
+      : 'to try the app locally instead, run `npm start -- --sandbox` or set APP_MODE=sandbox';
     problems.push(
-      `SLACK_BOT_TOKEN and ${mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET'}: required to talk to Slack. ${deployment ? 'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox; ' : ''}to try the app locally instead, run \`npm start -- --sandbox\` or set APP_MODE=sandbox`,
+      `SLACK_BOT_TOKEN and ${mode === 'socket' ? 'SLACK_APP_TOKEN' : 'SLACK_SIGNING_SECRET'}: required to talk to Slack. ${tryLocally}`,
     );
   }
   if (slackNamed && mode !== 'sandbox') {

@@ -52,8 +52,8 @@ try {
       `Port ${taken} is already in use. Set ${name} to a free one, e.g. ${name}=${taken + 1} npm start`,
     );
   } else if (error instanceof AppError) {
-    // A known start-up failure: one line saying what and where, no stack.
-    logger.fatal({ code: error.code }, error.message);
+    // A known start-up failure: one line saying what and where, no stack, printed once (as the
+    // configuration's and the port's are) rather than also as a log line beside it.
     console.error(error.message);
   } else {
     logger.fatal({ err: error }, 'could not start');

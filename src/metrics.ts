@@ -24,7 +24,7 @@ export interface LiveGauges {
 /**
  * The app's Prometheus metrics, on a registry of its own (several apps can live in one process,
  * as in the tests), with Node's own (event-loop lag, memory, CPU) beside them. Names are
- * documented in README ("Metrics"); `deploy/` has alert rules and a dashboard built on them.
+ * documented in docs/operating.md#metrics; `deploy/` has alert rules and a dashboard built on them.
  */
 export function createMetrics(
   source: MetricsSource,

@@ -1,10 +1,12 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/app-process.ts';
+import { outcomeOf, started } from './helpers/commands.ts';
+import { composeEnv, filledEnvExample, imageEnv } from './helpers/deploy-files.ts';
 import { startHarness, waitFor } from './helpers/harness.ts';
 
 // The Dockerfile, built and run here. No image registry is reachable, so the base image is made
@@ -94,6 +96,78 @@ describe.skipIf(skipReason)(
       expect((await exec('ls', [join(mounted, 'app')])).stdout.split('\n')).not.toContain('src');
     });
 
+    /** A shell command in the image's /app, as its user, with the image's environment. */
+    const inImage = (command: string, env: Record<string, string> = {}) =>
+      outcomeOf(
+        exec(chroot, ['--userspec=1000:1000', mounted, '/bin/sh', '-c', `cd /app && ${command}`], {
+          // No passwd entry for user 1000 in the image: HOME is / there, and not writable.
+          env: { ...imageEnv(), PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/', ...env },
+        }),
+      );
+    /** The image's command, as its user, with `env` as its whole environment. */
+    const appInImage = (env: Record<string, string>) =>
+      started(
+        chroot,
+        ['--userspec=1000:1000', mounted, '/bin/sh', '-c', 'cd /app && exec node dist/main.js'],
+        { env },
+      );
+
+    it('runs the operator commands the docs and the alerts name, as its user, on its read-only filesystem', async () => {
+      // --help needs nothing: not even a database that answers.
+      const help = await inImage('npm run --silent announcements -- --help', {
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      });
+      expect(help).toMatchObject({ code: 0 });
+      expect(help.stdout).toContain('npm run announcements -- failed');
+      for (const command of ['backup', 'migrate'])
+        expect((await inImage(`npm run --silent ${command} -- --help`)).code, command).toBe(0);
+      const migrated = await inImage('npm run --silent migrate');
+      expect(migrated.stdout).toContain('is migrated');
+      // Every command the alert rules tell on-call to run, as written (an id made up).
+      const alerts = readFileSync(join(root, 'deploy/prometheus/alerts.yml'), 'utf8');
+      const commands = [...alerts.matchAll(/`(npm run [^`]+)`/g)].map((m) => m[1] as string);
+      expect(commands).toContain('npm run announcements -- failed');
+      for (const command of commands) {
+        const answer = await inImage(command.replace('<id>', 'AAAAAAAAAAAa:request'));
+        expect(answer.stderr, command).not.toMatch(/not found|Cannot find|ERR/i);
+        expect(answer.stdout, command).toMatch(/failed announcement|pending again/);
+      }
+      const backup = await inImage('npm run --silent backup -- /app/data/copy.db');
+      expect(backup).toMatchObject({ code: 0 });
+    }, 120_000);
+
+    it('serves the admin listener beyond 127.0.0.1 with compose’s environment and a copy of .env.example', async () => {
+      const h = await startHarness();
+      const adminPort = await freePort();
+      const env = {
+        ...composeEnv(
+          'app-1',
+          filledEnvExample({
+            SLACK_BOT_TOKEN: h.env.SLACK_BOT_TOKEN,
+            SLACK_SIGNING_SECRET: h.env.SLACK_SIGNING_SECRET,
+            APPROVAL_BASE_URL: h.env.APPROVAL_BASE_URL,
+            APPROVAL_APP_NAME: h.env.APPROVAL_APP_NAME,
+            APPROVAL_APP_KEY: h.env.APPROVAL_APP_KEY,
+          }),
+        ),
+        // Not here: compose's Postgres host (SQLite stands in) and its fixed ports.
+        SLACK_API_URL: h.env.SLACK_API_URL,
+        DATABASE_URL: '/app/data/compose.db',
+        PORT: String(await freePort()),
+        ADMIN_PORT: String(adminPort),
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+      };
+      const app = appInImage(env);
+      try {
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+        // A listener on 127.0.0.1 alone refuses 127.0.0.2; the container's must not.
+        expect((await fetch(`http://127.0.0.2:${adminPort}/metrics`)).status).toBe(200);
+      } finally {
+        await app.stop();
+        await h.close();
+      }
+    }, 60_000);
+
     it('answers /healthz and /readyz from the image, as its user, against Slack and the service', async () => {
       const h = await startHarness();
       const port = await freePort();
@@ -104,16 +178,9 @@ describe.skipIf(skipReason)(
         PATH: '/usr/local/bin:/usr/bin:/bin',
         NODE_ENV: 'production',
       };
-      const child = spawn(
-        chroot,
-        ['--userspec=1000:1000', mounted, '/bin/sh', '-c', 'cd /app && exec node dist/main.js'],
-        { env, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const app = appInImage(env);
       try {
-        await waitFor(() => output.includes('slack-approvals is serving'), 30_000, output);
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         await waitFor(
           async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
@@ -121,7 +188,7 @@ describe.skipIf(skipReason)(
           'readiness',
         );
       } finally {
-        child.kill('SIGTERM');
+        await app.stop();
         await h.close();
       }
     }, 60_000);

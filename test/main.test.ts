@@ -173,14 +173,22 @@ describe('npm start', () => {
     }
   });
 
-  it('refuses to run the sandbox when a deployment setting is there but the Slack ones are not', async () => {
+  it('refuses to run the sandbox when a deployment setting is there but the Slack ones are not, and its hint, followed, starts the sandbox', async () => {
     const started = run({ DATABASE_URL: 'postgres://db.internal/approvals' });
     expect(await started.exited).toBe(1);
-    expect(started.output()).toContain(
-      'DATABASE_URL or APPROVAL_BASE_URL is set, so this is not the sandbox',
-    );
-    expect(started.output()).toContain('npm start -- --sandbox');
-  });
+    expect(started.output()).toContain('DATABASE_URL is set, so this is not the sandbox');
+    // It used to suggest `npm start -- --sandbox`, which the sandbox then refused.
+    expect(started.output()).toContain('unset DATABASE_URL and run `npm start`');
+    const dir = mkdtempSync(join(tmpdir(), 'main-hint-'));
+    const followed = run({ PORT: '0', SANDBOX_DATA_DIR: dir });
+    try {
+      await waitFor(() => followed.output().includes('slack-approvals sandbox: open'), 20_000);
+    } finally {
+      followed.child.kill('SIGTERM');
+      await followed.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('refuses the sandbox, asked for in either way, with a deployment setting, naming it in one line', async () => {
     const cases: Array<{ env: Record<string, string>; args: string[] }> = [

@@ -1,18 +1,17 @@
 import { execFile } from 'node:child_process';
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
   rmSync,
   statSync,
-  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject } from './helpers/commands.ts';
 
 // `npm start` (scripts/start.mjs) compiles only when the sources changed, and two starts in one
 // folder never break each other. Run on a copy of the project, so the real dist/ is not touched.
@@ -21,20 +20,7 @@ const root = new URL('..', import.meta.url).pathname;
 const copy = join(root, 'test-artifacts', `start-${process.pid}`);
 const exec = promisify(execFile);
 
-beforeAll(() => {
-  rmSync(copy, { recursive: true, force: true });
-  mkdirSync(copy, { recursive: true });
-  for (const entry of [
-    'src',
-    'scripts',
-    'tsconfig.json',
-    'tsconfig.build.json',
-    'package.json',
-    'package-lock.json',
-  ])
-    cpSync(join(root, entry), join(copy, entry), { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-});
+beforeAll(() => copyProject(copy));
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 const build = () =>

@@ -33,6 +33,8 @@ export function createDelivery(
     service: ApprovalService;
     metrics: Metrics;
     home: HomePublisher;
+    /** False without the history scopes: an unknown outcome is posted again, not searched for. */
+    searchesForEarlierPosts: boolean;
   },
 ) {
   const { logger, metrics, service } = deps;
@@ -56,6 +58,7 @@ export function createDelivery(
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
     sentPost: (id) => store.sentPost(id),
+    searchesForEarlierPosts: deps.searchesForEarlierPosts,
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(

@@ -1,10 +1,17 @@
 import type { Outbox } from '../approvals/outbox.ts';
 
-const USAGE = `Usage:
+export const ANNOUNCEMENTS_USAGE = `Usage:
   npm run announcements -- failed            list announcements that failed for good
   npm run announcements -- redrive <id>…     make these failed announcements pending again
                                              (exits 1 when none was, because an id is unknown)
-  npm run announcements -- redrive --all     make every failed announcement pending again`;
+  npm run announcements -- redrive --all     make every failed announcement pending again
+It reads DATABASE_URL (from the environment or .env, else ./data/approvals.db), as the app does,
+and never creates or migrates a database. In the image: the same command, or
+node dist/operator/cli.js <arguments>.`;
+
+/** Whether the arguments name work on the database (else the usage is the whole answer). */
+export const isAnnouncementsWork = (args: readonly string[]): boolean =>
+  args[0] === 'failed' || (args[0] === 'redrive' && args.length > 1);
 
 /**
  * The operator's view of the outbox: what failed for good and why, and re-driving it once the
@@ -56,6 +63,6 @@ export async function announcementsCommand(
     // A typo must not pass for success in a script; ids that were simply not failed may.
     return count === 0 && unknown.length > 0 ? 1 : 0;
   }
-  deps.out(USAGE);
+  deps.out(ANNOUNCEMENTS_USAGE);
   return 2;
 }

@@ -2,12 +2,20 @@ import { withDotEnv } from '../config.ts';
 import { announcementStates } from '../store/announcement-states.ts';
 import { DatabaseError, openDatabase } from '../store/database.ts';
 import { createOutbox } from '../store/outbox-store.ts';
-import { announcementsCommand } from './announcements-command.ts';
+import {
+  ANNOUNCEMENTS_USAGE,
+  announcementsCommand,
+  isAnnouncementsWork,
+} from './announcements-command.ts';
+import { answeredWithUsage } from './usage.ts';
 
-// `npm run announcements -- …`: the operator's commands, on the database the app uses:
-// DATABASE_URL from the environment or .env, else the app's default file. It never creates a
-// database or migrates one: only the app's start does (a rollback must find the schema it left).
+// `npm run announcements -- …` (in the image too; or `node dist/operator/cli.js …`): the
+// operator's commands, on the database the app uses: DATABASE_URL from the environment or .env,
+// else the app's default file. It never creates a database or migrates one (a rollback must find
+// the schema it left). `--help` needs nothing: no database, no settings.
 
+const args = process.argv.slice(2);
+if (answeredWithUsage(args, ANNOUNCEMENTS_USAGE, isAnnouncementsWork(args))) process.exit();
 const env = withDotEnv(process.env);
 const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
   migrate: false,
@@ -17,7 +25,7 @@ const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
   process.exit(1);
 });
 try {
-  process.exitCode = await announcementsCommand(process.argv.slice(2), {
+  process.exitCode = await announcementsCommand(args, {
     store: createOutbox(database.db, database.dialect),
     states: (ids) => announcementStates(database.db, ids),
     now: () => new Date(),

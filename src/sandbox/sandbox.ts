@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { type Application, startApplication } from '../app.ts';
@@ -60,7 +60,7 @@ export async function startSandbox(
     ensureFolder(dirname(file));
     release = claimSqliteFile(file);
   } catch (error) {
-    if (error instanceof SqliteInUseError) throw error;
+    if (error instanceof SqliteInUseError) throw new SandboxInUseError(config);
     throw new DatabaseError(file, error);
   }
   try {
@@ -68,6 +68,18 @@ export async function startSandbox(
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/** Another sandbox runs in the same folder: a second one needs its own folder and port. */
+export class SandboxInUseError extends AppError {
+  constructor(config: Config) {
+    const dir = (config.sandboxDataDir ?? './data').replace(/\/+$/, '');
+    const port = config.port === 0 ? 0 : config.port + 1;
+    super(
+      'sandbox_in_use',
+      `Another sandbox is running in ${dir} (SANDBOX_DATA_DIR). To run a second one beside it, give it a folder and a port of its own: SANDBOX_DATA_DIR=${dir}-2 PORT=${port} npm start`,
+    );
   }
 }
 
@@ -111,7 +123,14 @@ async function startClaimed(
       return slack;
     },
   });
+  // The probes stay on PORT, as without the sandbox: answered by the app behind it.
+  let appPort: number | undefined;
   const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) {
+      void relayProbe(path, appPort, res);
+      return;
+    }
     route(req, res).catch((error: unknown) => {
       logger.error({ err: error, url: req.url }, 'sandbox request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -140,6 +159,7 @@ async function startClaimed(
     },
     { logger, seed: ({ templates }) => seedTemplates(templates, workspace) },
   );
+  appPort = app.port;
   slack = new SlackRequester({
     workspace,
     eventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
@@ -160,4 +180,19 @@ async function startClaimed(
       release();
     },
   };
+}
+
+/** The app's answer to a probe, as it gave it; 503 while the app is not started yet. */
+async function relayProbe(path: string, appPort: number | undefined, res: ServerResponse) {
+  const answer =
+    appPort === undefined
+      ? undefined
+      : await fetch(`http://127.0.0.1:${appPort}${path}`).catch(() => undefined);
+  if (!answer) {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, reason: 'the sandbox is starting or stopping' }));
+    return;
+  }
+  res.writeHead(answer.status, { 'content-type': 'application/json' });
+  res.end(await answer.text());
 }

@@ -59,6 +59,8 @@ async function handleWebApi(
   if (res.destroyed) return;
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
+    // As Slack does on every answer to a bot token: what it was granted.
+    ...(workspace.grantedScopes ? { 'x-oauth-scopes': workspace.grantedScopes.join(',') } : {}),
     ...reply.headers,
   });
   res.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));

@@ -121,7 +121,20 @@ export interface WorkspaceOptions {
   /** Channels to create; the app is a member of those with `appIsMember`. */
   channels?: Array<{ name: string; kind?: 'public' | 'private'; appIsMember?: boolean }>;
   now?: () => number;
+  /**
+   * The bot scopes the app was granted, as Slack reports them (the `x-oauth-scopes` header) and
+   * enforces them on reading history (`missing_scope`). Unset: everything the manifest asks for.
+   */
+  grantedScopes?: readonly string[];
 }
+
+// The scope reading each kind of conversation's history needs.
+const HISTORY_SCOPE: Record<string, string> = {
+  public: 'channels:history',
+  private: 'groups:history',
+  im: 'im:history',
+  mpim: 'mpim:history',
+};
 
 const TRIGGER_TTL_MS = 3000;
 /**
@@ -133,6 +146,7 @@ export const FUNCTION_TOKEN_TTL_MS = 60_000;
 
 export class Workspace {
   readonly teamId: string;
+  readonly grantedScopes: readonly string[] | undefined;
   readonly enterprise: Enterprise | undefined;
   readonly botUserId = 'U0APPROVALS';
   readonly botId = 'B0APPROVALS';
@@ -161,6 +175,7 @@ export class Workspace {
 
   constructor(options: WorkspaceOptions) {
     this.teamId = options.teamId ?? 'T0SANDBOX';
+    this.grantedScopes = options.grantedScopes;
     this.enterprise = options.enterprise;
     this.now = options.now ?? Date.now;
     this.users.set(this.botUserId, {
@@ -674,6 +689,9 @@ export class Workspace {
 
   private readConversation(method: string, a: Json): Json {
     const channel = this.requireChannel(a.channel);
+    const needed = HISTORY_SCOPE[channel.kind] ?? 'channels:history';
+    if (this.grantedScopes && !this.grantedScopes.includes(needed))
+      throw new SlackApiError('missing_scope');
     if (!channel.members.has(this.botUserId)) throw new SlackApiError('not_in_channel');
     const withMetadata = a.include_all_metadata === true || a.include_all_metadata === 'true';
     const oldest = Number(a.oldest ?? 0);

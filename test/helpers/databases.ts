@@ -16,7 +16,7 @@ export interface TestDatabase {
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
-/** The URL a local Postgres usually answers on, as README and .ci/run use it. */
+/** The URL a local Postgres usually answers on, as docs/developing.md and .ci/run use it. */
 export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**

@@ -26,6 +26,8 @@ export interface HarnessOptions {
   serviceNoteLimit?: number;
   /** An Enterprise Grid workspace: its people get `W…` ids (see Workspace's Enterprise). */
   enterprise?: WorkspaceOptions['enterprise'];
+  /** The bot scopes Slack reports and enforces (a leaner manifest); unset: all of them. */
+  grantedScopes?: readonly string[];
 }
 
 /** Captured log lines (JSON objects), for asserting what was logged and what never was. */
@@ -54,6 +56,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   const notOnSlack = new Set(options.notOnSlack ?? []);
   const workspaceOptions: WorkspaceOptions = {
     ...(options.enterprise ? { enterprise: options.enterprise } : {}),
+    ...(options.grantedScopes ? { grantedScopes: options.grantedScopes } : {}),
     people: [
       ...sim.people
         .filter((p) => !notOnSlack.has(p.login))

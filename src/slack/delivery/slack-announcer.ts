@@ -57,6 +57,11 @@ export interface SlackAnnouncerOptions {
   sentPost?: (announcementId: string) => Promise<Posted | undefined>;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
+  /**
+   * False when the app may not read history (the history scopes were not granted): a post whose
+   * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
+   */
+  searchesForEarlierPosts?: boolean;
 }
 
 /** A message in whichever language its destination reads. */
@@ -409,7 +414,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         throw asAnnounceError(error);
       }
     },
-    findDelivered: createRecoverySearch({ client, slackUserOf }),
+    // Without the history scopes there is nothing to search with: an unknown outcome is posted again.
+    findDelivered:
+      options.searchesForEarlierPosts === false
+        ? async () => undefined
+        : createRecoverySearch({ client, slackUserOf }),
     async checkCredentials() {
       try {
         await call('auth.test', () => client.auth.test());
