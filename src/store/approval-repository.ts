@@ -25,8 +25,9 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     async createApproval(approval, now) {
       await db.transaction().execute(async (trx) => {
         await insertApproval(trx, approval, now);
-        await insertAnnouncement(trx, approval.djbh, 'request', null, now);
-        await insertAnnouncement(trx, approval.djbh, 'approver-dm', null, now);
+        const lanes = { ...approval, messageTs: null, escalatedTo: null };
+        await insertAnnouncement(trx, lanes, 'request', null, now);
+        await insertAnnouncement(trx, lanes, 'approver-dm', null, now);
       });
     },
 

@@ -396,6 +396,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('request_templates').execute();
     },
   },
+  '2026-11-25-013-conversation-lanes': {
+    // The lane (the conversation an announcement goes to, approvals/conversation.ts), computed
+    // when it is recorded. Nullable: a replica of the previous release still records rows without
+    // it during a rolling deploy, and this release fills those in before it reads lanes.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').addColumn('lane_key', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('lane_key').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -84,6 +84,11 @@ export interface AnnouncementRow {
   sent_channel: string | null;
   first_attempted_at: number | null;
   redriven_at: number | null;
+  /**
+   * The conversation it goes to, as its lane (approvals/conversation.ts); null only for rows an
+   * older release recorded, filled in before lanes are read.
+   */
+  lane_key: string | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */

@@ -42,6 +42,57 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it('moves what waited for the thread into the thread’s lane once the request is posted, or into the requester’s DM when it was posted there', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb'])
+          await store.recordDecision(djbh, {
+            decision: 'approved',
+            decidedBy: null,
+            ended: true,
+            now: later(1),
+            nextCheckAt: later(1),
+          });
+        const send = async (djbh: string, channel: string) => {
+          const request = (await store.pendingAnnouncements(100)).find(
+            (a) => a.id === `${djbh}:request`,
+          );
+          const claim = request && (await store.claimAnnouncement(request, T0, 30_000));
+          await store.markAnnouncementSent(claim ?? NO_CLAIM, { channel, ts: '1700000001.1' }, T0);
+        };
+        await send('AAAAAAAAAAAa', 'C2147483705');
+        await send('BBBBBBBBBBBb', 'D0DM');
+        const lanes = Object.fromEntries(
+          (
+            await testDb.handle.db
+              .selectFrom('announcements')
+              .select(['id', 'lane_key'])
+              .where('kind', 'in', ['decision', 'parent-update'])
+              .execute()
+          ).map((r) => [r.id, r.lane_key]),
+        );
+        expect(lanes).toEqual({
+          'AAAAAAAAAAAa:decision:approved': 'post:C2147483705',
+          'AAAAAAAAAAAa:parent-update:approved': 'edit:post:C2147483705',
+          // Posted in the requester's DM: their DM is the thread's conversation, named by person.
+          'BBBBBBBBBBBb:decision:approved': 'dm:U2147483697',
+          'BBBBBBBBBBBb:parent-update:approved': 'edit:dm:U2147483697',
+        });
+      });
+
+      it('gives announcements an older release recorded without a lane theirs before offering them', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        // As a replica of the previous release records them during a rolling deploy.
+        await testDb.handle.db.updateTable('announcements').set({ lane_key: null }).execute();
+        const lanes = (await store.deliverable(later(10), { limit: 10, skipLanes: [] }))
+          .map((d) => `${d.lane} ${d.announcement.kind}`)
+          .sort();
+        expect(lanes).toEqual([
+          'dm:login:maria.lopez@corp.example approver-dm',
+          'post:C2147483705 request',
+        ]);
+      });
+
       it('keeps the thread a request was to join, unless it went elsewhere', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
         await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);
@@ -132,17 +183,14 @@ for (const database of TEST_DATABASES) {
             .map((d) => `${d.lane} ${d.announcement.kind}`)
             .sort();
         // The approver's DM never waits for the thread; its edit waits for the DM.
-        expect(await kinds()).toEqual([
-          'dm:maria.lopez@corp.example approver-dm',
-          'post:C2147483705 request',
-        ]);
+        expect(await kinds()).toEqual(['dm:U0MARIA approver-dm', 'post:C2147483705 request']);
         const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
         await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
-        // Without a thread, the decision goes to the requester's DM: a lane of its own.
+        // Without a thread, the decision goes to the requester's DM: that person's DM lane.
         expect(await kinds()).toEqual([
-          'dm:maria.lopez@corp.example approver-dm',
-          'edit:C2147483705 parent-update',
-          'requester:U2147483697 decision',
+          'dm:U0MARIA approver-dm',
+          'dm:U2147483697 decision',
+          'edit:post:C2147483705 parent-update',
         ]);
       });
 
