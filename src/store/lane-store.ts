@@ -126,7 +126,7 @@ export async function laneHeads(
             or l.next_post_at > ${dbNowMs(dialect)} + ${wholeMs(laneLookaheadMs)}))`;
   const result = await sql<LaneHead>`
     select * from (
-      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
+      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.seq) as lane_rank
       from (
         -- The lane was resolved when the announcement was recorded (approvals/conversation.ts).
         select a.*, a.lane_key as lane
@@ -136,12 +136,13 @@ export async function laneHeads(
           and a.next_attempt_at <= ${now.getTime()}
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
           and (${waitsSql()})
-          -- Within one approval, a lane delivers in the order its announcements were recorded.
+          -- Within one approval, a lane delivers in the order the database recorded its
+          -- announcements (seq), never the order of the clocks of whoever recorded them.
           and not exists (
             select 1 from announcements e
             where e.djbh = a.djbh and e.state = 'pending' and e.id <> a.id
               and e.lane_key = a.lane_key
-              and (e.created_at < a.created_at or (e.created_at = a.created_at and e.id < a.id)))
+              and e.seq < a.seq)
           -- While Slack refuses the app's token, no replica delivers anything.
           and not exists (select 1 from delivery_state p where p.paused_at is not null)
       ) a
@@ -151,7 +152,7 @@ export async function laneHeads(
     -- for its lane holds a delivery slot meanwhile.
     order by (select count(*) from lane_leases l
               where l.lane = heads.lane and l.next_post_at > ${dbNowMs(dialect)}),
-      next_attempt_at, created_at, id
+      next_attempt_at, seq
     limit ${limit}
   `.execute(db);
   return result.rows.map((row) => {

@@ -1,4 +1,11 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresAdapter,
+  sql,
+} from 'kysely';
 
 // Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
 // Types are portable between SQLite and Postgres (text, integer, bigint).
@@ -407,7 +414,65 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('lane_key').execute();
     },
   },
+  '2026-11-25-014-recorded-order': {
+    // Announcements are ordered as the database recorded them, never by a caller's clock (a poll
+    // pass reads `now` once, when it starts; replicas' clocks disagree). The database numbers
+    // each one as it inserts it, in a trigger, so a replica of the previous release gets its rows
+    // numbered too. The counter is one row every recording transaction updates: on Postgres its
+    // row lock is held until commit, so numbers follow commit order (a sequence's would not: a
+    // transaction may draw a number and commit after one that drew a later one); SQLite has one
+    // writer at a time.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').addColumn('seq', 'bigint').execute();
+      await db.schema
+        .createTable('announcement_order')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .execute();
+      // What is there already keeps the order it had: when recorded, then id.
+      await sql`update announcements set seq = ranked.n
+        from (select id, row_number() over (order by created_at, id) as n from announcements) ranked
+        where ranked.id = announcements.id`.execute(db);
+      await sql`insert into announcement_order (id, last_seq)
+        select 'announcements', coalesce(max(seq), 0) from announcements`.execute(db);
+      if (isPostgres(db)) {
+        await sql`create function announcement_seq() returns trigger language plpgsql as $$
+          begin
+            update announcement_order set last_seq = last_seq + 1 where id = 'announcements'
+              returning last_seq into new.seq;
+            return new;
+          end $$`.execute(db);
+        await sql`create trigger announcement_seq before insert on announcements
+          for each row execute function announcement_seq()`.execute(db);
+      } else {
+        await sql`create trigger announcement_seq after insert on announcements begin
+            update announcement_order set last_seq = last_seq + 1 where id = 'announcements';
+            update announcements set seq = (select last_seq from announcement_order where id = 'announcements')
+              where rowid = new.rowid;
+          end`.execute(db);
+      }
+      await db.schema
+        .createIndex('announcements_pending_order')
+        .on('announcements')
+        .columns(['state', 'seq'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop trigger if exists announcement_seq ${sql.raw(isPostgres(db) ? 'on announcements' : '')}`.execute(
+        db,
+      );
+      if (isPostgres(db)) await sql`drop function if exists announcement_seq()`.execute(db);
+      await db.schema.dropIndex('announcements_pending_order').execute();
+      await db.schema.dropTable('announcement_order').execute();
+      await db.schema.alterTable('announcements').dropColumn('seq').execute();
+    },
+  },
 };
+
+/** Postgres or SQLite, for the few statements the two spell differently (triggers). */
+function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

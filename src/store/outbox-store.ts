@@ -25,8 +25,7 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectFrom('announcements')
         .selectAll()
         .where('state', '=', 'pending')
-        .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('seq')
         .limit(limit)
         .execute();
       return rows.map(toAnnouncement);
@@ -202,8 +201,7 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectFrom('announcements')
         .selectAll()
         .where('state', '=', 'failed')
-        .orderBy('created_at', 'desc')
-        .orderBy('id')
+        .orderBy('seq', 'desc')
         .limit(limit)
         .execute();
       return rows.map(toAnnouncement);
@@ -213,8 +211,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       if (ids?.length === 0) return 0;
       let query = db
         .updateTable('announcements')
-        // A fresh retry window from now (see the dispatcher); created_at, its place in the
-        // recorded order, stays: moving it could put it behind what waits for it.
+        // A fresh retry window from now (see the dispatcher); seq, its place in the recorded
+        // order, stays: moving it could put it behind what waits for it.
         .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
@@ -257,6 +255,8 @@ export async function insertAnnouncement(
       sent_channel: null,
       first_attempted_at: null,
       redriven_at: null,
+      // Numbered by the database as it inserts the row (the order lanes deliver in).
+      seq: null,
       // Resolved once, here, by the domain's rule; again only when the conversation changes.
       lane_key: approval ? laneOf(ruleOf(kind), approval) : null,
     })

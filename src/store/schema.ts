@@ -89,6 +89,11 @@ export interface AnnouncementRow {
    * older release recorded, filled in before lanes are read.
    */
   lane_key: string | null;
+  /**
+   * Its place in the order the database recorded announcements (commit order), numbered by the
+   * database itself (a trigger; see the migration `recorded-order`); what lanes deliver in.
+   */
+  seq: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */

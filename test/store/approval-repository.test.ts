@@ -34,10 +34,11 @@ for (const database of TEST_DATABASES) {
           nextCheckAt: T0,
           checkFailures: 0,
         });
+        // In the order they were recorded.
         const pending = await store.pendingAnnouncements(10);
         expect(pending.map((a) => a.id)).toEqual([
-          'AAAAAAAAAAAa:approver-dm',
           'AAAAAAAAAAAa:request',
+          'AAAAAAAAAAAa:approver-dm',
         ]);
       });
 
