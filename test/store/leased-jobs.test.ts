@@ -44,7 +44,7 @@ for (const which of TEST_DATABASES) {
         await store.finishJob('retention', later(DAY), DAY);
         expect(
           await purgeExpired(
-            createRetentionStore(database.handle.db),
+            createRetentionStore(database.handle.db, database.handle.dialect),
             { retentionDays: 400 },
             later(DAY + 60_000),
           ),

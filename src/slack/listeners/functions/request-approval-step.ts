@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bo
 import { z } from 'zod';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
 import { mayConfirmInPlace } from '../../../approvals/step-confirmation.ts';
+import { stepSubmissionKey } from '../../../approvals/submission-guard.ts';
 import { describe } from '../../../errors.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
@@ -52,7 +53,7 @@ export function requestApprovalStep(deps: Deps) {
     const inputs = parsed.data;
     // Slack may send the event again (a retry, or to another replica): one approval per run.
     const taken = await deps.submissions
-      .take(`step:${executionId}`, deps.now())
+      .take(stepSubmissionKey(executionId), deps.now())
       .catch((error: unknown) => {
         deps.logger.warn({ error: describe(error), executionId }, 'replay guard unavailable');
         return undefined;
@@ -66,7 +67,7 @@ export function requestApprovalStep(deps: Deps) {
     }
     // Slack could not say who the requester is: nobody can be asked, so nothing can start.
     if (!requester) {
-      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
       await fail({ error: t.somethingWrong });
       return;
     }
@@ -94,7 +95,7 @@ export function requestApprovalStep(deps: Deps) {
     // The question could not even be recorded (the database): nothing waits, so end the run.
     if ((await asked.catch(() => undefined)) === undefined) {
       deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
-      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
       await fail({ error: t.somethingWrong });
       return;
     }
