@@ -244,6 +244,7 @@ function slackDepsOf(
     templates: stores.templates,
     home: slack.home,
     access: slack.access,
+    membership: slack.membership,
     confirmations: stores.confirmations,
     confirmer: slack.confirmer,
     logger: parts.logger,

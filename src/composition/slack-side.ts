@@ -42,10 +42,8 @@ export async function createSlackSide(
   const people = createSlackPeople(bolt.client);
   const links = deps.stores.links;
   const identities = createIdentities({ people, links });
-  const access = createAccess({
-    identities,
-    membership: createConversationMembership(bolt.client, () => now().getTime()),
-  });
+  const membership = createConversationMembership(bolt.client, () => now().getTime());
+  const access = createAccess({ identities, membership });
   const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
   const home = createHomePublisher(
     { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },
@@ -58,7 +56,7 @@ export async function createSlackSide(
     logger,
     confirmMs: config.workflow.confirmMs,
   });
-  return { bolt, people, identities, access, home, confirmer, webUrl };
+  return { bolt, people, identities, access, membership, home, confirmer, webUrl };
 }
 
 export type SlackSide = Awaited<ReturnType<typeof createSlackSide>>;

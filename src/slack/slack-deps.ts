@@ -9,6 +9,7 @@ import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
 import type { HomePublisher } from './delivery/home-publisher.ts';
 import type { Access } from './people/access.ts';
+import type { CachedMembership } from './people/conversation-members.ts';
 import type { Identities } from './people/identities.ts';
 import type { SlackPeople } from './people/slack-people.ts';
 import type { StepConfirmer } from './workflow/step-confirmer.ts';
@@ -29,6 +30,8 @@ export interface SlackDeps {
   templates: TemplateStore;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */
   access: Access;
+  /** What is kept of conversations' members, dropped when Slack says someone joined or left. */
+  membership: Pick<CachedMembership, 'forget'>;
   /** Workflow steps waiting for their requester's confirmation. */
   confirmations: StepConfirmations;
   confirmer: StepConfirmer;

@@ -207,6 +207,25 @@ describe('/approve templates', () => {
     expect(opens()).toBe(before);
   });
 
+  it('opens the templates of a channel the app was just invited to, within a second of the invite', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const random = hh.channel('random');
+    hh.workspace.channels.get(random)?.members.add(sam);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    await hh.slack.command(sam, random, 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the answer before the invite');
+    expect(toSam()[0]?.text).toContain('The app is not in <#');
+
+    // `/invite @Approvals`: Slack adds the app and sends it member_joined_channel.
+    const invited = Date.now();
+    await hh.slack.invite(sam, random, hh.workspace.botUserId);
+    const modal = await openTemplates(hh, SAM, 'random');
+    expect(Date.now() - invited).toBeLessThan(1000);
+    expect(text(modal.view)).not.toContain('The app is not in');
+    expect(toSam()).toHaveLength(1);
+  });
+
   it('checks again on save that the person is still in the channel', async () => {
     const hh = await harness();
     const list = await openTemplates(hh, SAM);
