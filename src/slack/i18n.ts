@@ -225,6 +225,9 @@ const en = {
   approverWithoutEmail:
     'This person has no e-mail address in Slack that the app can read, so they cannot be found in the approval service.',
   approverIsBot: 'Choose a person, not an app.',
+  templateApproverDeactivated: (name: string) =>
+    `${name}’s Slack account is deactivated, so requests from this template could not reach them. Choose someone else, or no one.`,
+  templateNoteShown: (skeleton: string) => `Note starts as:\n${skeleton}`,
   requesterUnknown:
     'The app could not read your e-mail address from Slack, so it cannot start an approval for you.',
   serviceDown:
@@ -525,6 +528,9 @@ const zh: Messages = {
         : '不能审批自己的申请，请选择其他人。',
   approverWithoutEmail: '应用无法读取此人在 Slack 中的邮箱，因此无法在审批系统中找到他。',
   approverIsBot: '请选择一个人，而不是应用。',
+  templateApproverDeactivated: (name) =>
+    `${name} 的 Slack 账号已停用，使用此模板的申请无法送达此人。请选择其他人，或不选。`,
+  templateNoteShown: (skeleton) => `说明预填：\n${skeleton}`,
   requesterUnknown: '应用无法从 Slack 读取你的邮箱，因此无法为你发起审批。',
   serviceDown: '审批系统暂时没有响应，审批未发起。你填写的内容已保留，请稍后再试。',
   serviceMaybeCreated: (web) =>

@@ -116,6 +116,8 @@ describe('/approve templates', () => {
     expect(text(saved.view)).toContain('*Access request*');
     expect(text(saved.view)).toContain(`Added by <@${hh.user(SAM)}> on 25 Nov`);
     expect(text(saved.view)).toContain(`Approver: <@${hh.user('olivia.brown@corp.example')}>`);
+    // The list shows what each template's note starts as.
+    expect(text(saved.view)).toContain('Note starts as:\\n>System:\\n>Why:');
 
     // Someone else in the channel edits it.
     const list = await openTemplates(hh, LI);
@@ -159,6 +161,12 @@ describe('/approve templates', () => {
       template_approver_select: hh.workspace.botUserId,
     });
     expect(bot.errors).toEqual({ template_approver: 'Choose a person, not an app.' });
+    // As the request form warns about a deactivated approver, so does the editor, and it saves nothing.
+    const gone = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Billing',
+      template_approver_select: hh.user('gao.yu@corp.example'),
+    });
+    expect(gone.errors?.template_approver).toContain('Slack account is deactivated');
     const names = text(await openTemplates(hh, SAM));
     expect(names).toContain('1 of at most 20');
 

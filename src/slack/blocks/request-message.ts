@@ -197,9 +197,10 @@ export function buildApproverDm(
 
 /** An approval number, linked to its request message when Slack gave a permalink. */
 function approvalRef(djbh: string, link: string | null | undefined): string {
-  const number = `\`${escapeMrkdwn(djbh)}\``;
+  const number = escapeMrkdwn(djbh);
   // A permalink from chat.getPermalink; anything that could break out of <url|label> is dropped.
-  return link && /^https:\/\/[^\s<>|]+$/.test(link) ? `<${link}|${number}>` : number;
+  // Slack shows code marks inside a link's label as literal backticks, so a linked number is plain.
+  return link && /^https:\/\/[^\s<>|]+$/.test(link) ? `<${link}|${number}>` : `\`${number}\``;
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {
