@@ -90,6 +90,8 @@ export interface Config {
      */
     confirmMs: number;
   };
+  /** Who may change a channel's request templates: its members, or the workspace's admins and owners. */
+  templateManagers: 'members' | 'admins';
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -225,6 +227,7 @@ const envSchema = z.object({
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
+  TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
@@ -373,6 +376,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
+    templateManagers: e.TEMPLATE_MANAGERS,
     // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
     // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {

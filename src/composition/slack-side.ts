@@ -43,7 +43,12 @@ export async function createSlackSide(
   const links = deps.stores.links;
   const identities = createIdentities({ people, links });
   const membership = createConversationMembership(bolt.client, () => now().getTime());
-  const access = createAccess({ identities, membership });
+  const access = createAccess({
+    identities,
+    membership,
+    people,
+    templateManagers: config.templateManagers,
+  });
   const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
   const home = createHomePublisher(
     { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },

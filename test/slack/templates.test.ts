@@ -234,6 +234,26 @@ describe('/approve templates', () => {
     expect(toSam()).toHaveLength(1);
   });
 
+  it('lets only workspace admins and owners change templates with TEMPLATE_MANAGERS=admins', async () => {
+    const hh = await harness({ env: { TEMPLATE_MANAGERS: 'admins' } });
+    const sam = hh.user(SAM);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.command(sam, hh.channel('general'), 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the refusal');
+    expect(toSam()[0]?.text).toContain('only its admins and owners may change request templates');
+    expect(hh.workspace.callsOf('views.open')).toHaveLength(opens);
+
+    // Tom Baker is a workspace admin (users.info is_admin), Zhou Lan its owner.
+    const saved = await addTemplate(hh, 'tom.baker@corp.example', { name: 'Purchase' });
+    expect(text(saved.view)).toContain('*Purchase*');
+    const owner = await openTemplates(hh, 'zhou.lan@corp.example');
+    expect(text(owner.view)).toContain('*Purchase*');
+    // Everyone in the channel is still offered them in the form.
+    const form = await hh.openModal(SAM);
+    expect(text(form.view)).toContain('Purchase');
+  });
+
   it('checks again on save that the person is still in the channel', async () => {
     const hh = await harness();
     const list = await openTemplates(hh, SAM);

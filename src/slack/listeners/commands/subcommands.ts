@@ -180,7 +180,8 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
       deps.people.get(userId),
     ]);
     const t = messagesFor(person.locale);
-    if (verdict !== 'allowed') return { t, refusal: templateRefusal(verdict, channelId, t) };
+    if (verdict !== 'allowed')
+      return { t, refusal: templateRefusal(verdict, channelId, t, deps.access.templateManagers) };
     return { t, view: await templatesView(deps, channelId, userId) };
   };
   // A failure (the database, Slack) still gets words: the modal, or the "Checking…" it replaces,

@@ -87,7 +87,7 @@ export function templateSubmission(deps: Deps) {
         errors: { [BLOCK.templateName]: t.templatesUnsure },
       });
     if (verdict !== 'allowed') {
-      const refusal = templateRefusal(verdict, metadata.channelId, t);
+      const refusal = templateRefusal(verdict, metadata.channelId, t, deps.access.templateManagers);
       return ack({
         response_action: 'update',
         view: buildMessageModal([refusal], t, t.templatesTitle),
