@@ -1,4 +1,5 @@
 import { type WebAPICallResult, WebClient } from '@slack/web-api';
+import { approverListUrl } from '../approval-service/web-links.ts';
 import { createAnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import { announcementId } from '../approvals/tracked-approval.ts';
@@ -54,6 +55,7 @@ export function createDelivery(
     identities: createIdentities({ people, links }),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),

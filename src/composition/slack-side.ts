@@ -1,3 +1,4 @@
+import { approverListUrl } from '../approval-service/web-links.ts';
 import type { Config } from '../config.ts';
 import type { InFlight } from '../in-flight.ts';
 import type { Logger } from '../logger.ts';
@@ -49,7 +50,11 @@ export async function createSlackSide(
     people,
     templateManagers: config.templateManagers,
   });
-  const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
+  const listUrl = approverListUrl(config.approval);
+  const webUrl = {
+    ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...(listUrl ? { webListUrl: listUrl } : {}),
+  };
   const home = createHomePublisher(
     { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },
     bolt.client,

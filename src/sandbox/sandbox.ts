@@ -155,7 +155,9 @@ async function startClaimed(
         signingSecret,
         apiUrl: `${url}/api/`,
       },
-      approval: { ...config.approval, baseUrl: simulator.url },
+      // The simulator serves the service's web UI too: "Open in approval service" leads to the
+      // approver's list there (sign in as the approver first, as with the real service).
+      approval: { ...config.approval, baseUrl: simulator.url, webUrl: `${simulator.url}/` },
     },
     { logger, seed: ({ templates }) => seedTemplates(templates, workspace) },
   );

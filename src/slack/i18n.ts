@@ -283,6 +283,8 @@ const en = {
     `The app cannot reach the approver ${approver} on Slack (their account is deactivated or cannot be found), so they get no message or reminder here; the approval service still notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
+  lookForNumber: (djbh: string) =>
+    `In the approval service, *Open in approval service* shows your approvals, newest first: decide the one numbered \`${djbh}\`.`,
   reminderDm: (requester: string, waited: string) =>
     `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
@@ -579,6 +581,8 @@ const zh: Messages = {
     `应用在 Slack 上联系不到审批人 ${approver}（其账号已停用或无法找到），因此不会在此向其发送消息或提醒；审批系统仍会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
+  lookForNumber: (djbh) =>
+    `点击“在审批系统中打开”可看到你的审批列表（最新的在最上面）：请处理编号为 \`${djbh}\` 的那一条。`,
   reminderDm: (requester, waited) =>
     `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,

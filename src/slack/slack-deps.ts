@@ -36,7 +36,9 @@ export interface SlackDeps {
   confirmations: StepConfirmations;
   confirmer: StepConfirmer;
   logger: Logger;
+  /** The approval service's web UI: its front page, and the approver's list (web-links.ts). */
   webUrl?: string;
+  webListUrl?: string;
   now: () => Date;
   /** False once a stop leaves too little time to see a start through (see startTrackedApproval). */
   mayStart?: () => boolean;

@@ -20,6 +20,8 @@ export interface HomeState {
   mine: Page;
   permalinks: Map<string, string>;
   webUrl?: string;
+  /** The approver's list on the service's web UI, for what waits for them (web-links.ts). */
+  webListUrl?: string;
   now: Date;
 }
 
@@ -71,6 +73,8 @@ function section(
 
 function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counterpart): KnownBlock {
   const link = s.permalinks.get(a.djbh);
+  // What waits for me is in my list on the service; my own requests are in someone else's.
+  const service = counterpart === 'requester' ? (s.webListUrl ?? s.webUrl) : s.webUrl;
   const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
   const details = [
@@ -86,8 +90,8 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
       type: 'mrkdwn',
       text: fitMrkdwn(`${heading}  \`${a.djbh}\`\n${details.join(' · ')}`, SECTION_MAX),
     },
-    ...(s.webUrl
-      ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, s.webUrl) }
+    ...(service
+      ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, service) }
       : {}),
   };
 }

@@ -9,7 +9,15 @@ import type { SlackDeps } from '../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'store' | 'logger' | 'webUrl' | 'now' | 'access'
+  | 'people'
+  | 'identities'
+  | 'links'
+  | 'store'
+  | 'logger'
+  | 'webUrl'
+  | 'webListUrl'
+  | 'now'
+  | 'access'
 >;
 
 const EMPTY: Page = { approvals: [], total: 0 };
@@ -63,6 +71,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
         permalinks,
         now: deps.now(),
         ...(deps.webUrl ? { webUrl: deps.webUrl } : {}),
+        ...(deps.webListUrl ? { webListUrl: deps.webListUrl } : {}),
       },
       t,
     );
