@@ -241,6 +241,7 @@ function slackDepsOf(
     people: slack.people,
     identities: slack.identities,
     links: stores.links,
+    accountLinking: config.accountLinking,
     templates: stores.templates,
     home: slack.home,
     access: slack.access,

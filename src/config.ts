@@ -98,6 +98,8 @@ export interface Config {
   };
   /** Who may change a channel's request templates: its members, or the workspace's admins and owners. */
   templateManagers: 'members' | 'admins';
+  /** Who may link a Slack person to a service login (src/approvals/account-links.ts). */
+  accountLinking: 'self' | 'admin' | 'off';
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -242,6 +244,7 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
   TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
+  ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
@@ -392,6 +395,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
     templateManagers: e.TEMPLATE_MANAGERS,
+    accountLinking: e.ACCOUNT_LINKING,
     // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
     // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {

@@ -52,7 +52,7 @@ export function createDelivery(
   const announcer = createSlackAnnouncer({
     client: background,
     people,
-    identities: createIdentities({ people, links }),
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
@@ -84,7 +84,11 @@ export function createDelivery(
     },
   );
   // Found with the outbox's own Slack client, so the lookups never slow an interaction down.
-  return { dispatcher, people, identities: createIdentities({ people, links }) };
+  return {
+    dispatcher,
+    people,
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
+  };
 }
 
 /** A WebClient that counts its failed calls by method and code. */

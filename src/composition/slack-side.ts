@@ -42,7 +42,7 @@ export async function createSlackSide(
   });
   const people = createSlackPeople(bolt.client);
   const links = deps.stores.links;
-  const identities = createIdentities({ people, links });
+  const identities = createIdentities({ people, links, linking: config.accountLinking });
   const membership = createConversationMembership(bolt.client, () => now().getTime());
   const access = createAccess({
     identities,
@@ -56,7 +56,17 @@ export async function createSlackSide(
     ...(listUrl ? { webListUrl: listUrl } : {}),
   };
   const home = createHomePublisher(
-    { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },
+    {
+      people,
+      identities,
+      links,
+      accountLinking: config.accountLinking,
+      store: deps.stores.approvals,
+      logger,
+      now,
+      access,
+      ...webUrl,
+    },
     bolt.client,
   );
   // Workflow steps waiting for their requester's confirmation, asked on the same client.

@@ -1,5 +1,5 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
-import type { AccountLinks } from '../approvals/account-links.ts';
+import type { AccountLinking, AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
@@ -26,6 +26,8 @@ export interface SlackDeps {
   identities: Identities;
   home: HomePublisher;
   links: AccountLinks;
+  /** Who may link a person to a service login (ACCOUNT_LINKING). */
+  accountLinking: AccountLinking;
   /** Channels' request templates (src/approvals/request-templates.ts). */
   templates: TemplateStore;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */

@@ -1,5 +1,5 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { LinkedAccount } from '../../approvals/account-links.ts';
+import type { AccountLinking, LinkedAccount } from '../../approvals/account-links.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
@@ -16,6 +16,8 @@ export const HOME_ROWS = 20;
 export interface HomeState {
   login: string | null;
   linked: LinkedAccount | undefined;
+  /** What to say to someone without a login (ACCOUNT_LINKING). */
+  linking: AccountLinking;
   waiting: Page;
   mine: Page;
   permalinks: Map<string, string>;
@@ -30,7 +32,7 @@ export function buildHomeView(s: HomeState, t: Messages): HomeView {
     ? t.homeLinkedAs(escapeMrkdwn(s.linked.name), escapeMrkdwn(s.linked.login))
     : s.login
       ? t.homeLoginFromEmail(escapeMrkdwn(s.login))
-      : t.noLogin;
+      : t.noLogin(s.linking);
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: t.homeIntro } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: who }] },

@@ -12,6 +12,7 @@ type Deps = Pick<
   | 'people'
   | 'identities'
   | 'links'
+  | 'accountLinking'
   | 'store'
   | 'logger'
   | 'webUrl'
@@ -69,6 +70,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
         waiting,
         mine,
         permalinks,
+        linking: deps.accountLinking,
         now: deps.now(),
         ...(deps.webUrl ? { webUrl: deps.webUrl } : {}),
         ...(deps.webListUrl ? { webListUrl: deps.webListUrl } : {}),
