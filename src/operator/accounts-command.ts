@@ -142,7 +142,7 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
       let same = 0;
       for (const row of parsed.rows) {
         const before = await deps.links.get(row.slackUserId);
-        if (before && before.login === row.login && before.name === row.name) {
+        if (before && sameLogin(before.login, row.login) && before.name === row.name) {
           same++;
           continue;
         }
@@ -159,6 +159,13 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
 }
 
 type Row = Omit<LinkedAccount, 'linkedAt'>;
+
+/**
+ * Whether two logins are the same person's, as the store and the access policy compare them
+ * (exactly, as recorded). A local stand-in: it belongs with the Person value
+ * (src/approvals/person.ts) once that lands, so every surface compares logins one way.
+ */
+const sameLogin = (a: string, b: string): boolean => a === b;
 
 /** A row made usable (the name defaulted as the service names people), or what is wrong with it. */
 function checkRow(raw: {
