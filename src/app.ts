@@ -26,7 +26,11 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
 import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
 import { registerListeners } from './slack/listeners/index.ts';
-import { socketModeConnection, startSocketMode } from './slack/receivers/slack-app.ts';
+import {
+  socketModeAnswered,
+  socketModeConnection,
+  startSocketMode,
+} from './slack/receivers/slack-app.ts';
 import type { SlackDeps } from './slack/slack-deps.ts';
 import type { DatabaseHandle } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
@@ -211,6 +215,7 @@ function lifecyclePartsOf(
       socketMode: config.mode === 'socket',
       // A refused SLACK_APP_TOKEN is one line naming it, like a refused bot token.
       connectSocket: () => startSocketMode(slack.bolt, config.slack.apiUrl),
+      socketAnswered: (deadline) => socketModeAnswered(slack.bolt, deadline),
       port: config.port,
       host: config.host,
       routes: routes.slackPort,
