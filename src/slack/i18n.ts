@@ -168,12 +168,21 @@ const en = {
     p.code === 'required'
       ? 'Please give it a name.'
       : p.code === 'too-long'
-        ? `Too long: ${p.length} characters, at most ${p.limit}.`
+        ? p.asSent
+          ? `Too long as the approval service stores it (emoji become :name: codes): ${p.length} characters, at most ${p.limit}.`
+          : `Too long: ${p.length} characters, at most ${p.limit}.`
         : p.code === 'name-taken'
           ? 'This channel already has a template of that name.'
           : p.code === 'too-many'
             ? `This channel has ${p.limit} templates, the most it may have: remove one first.`
             : 'This template was removed meanwhile; close this and add it again.',
+  templateMakesTooLong: (
+    name: string,
+    field: 'title' | 'note',
+    part: 'titlePrefix' | 'noteSkeleton',
+    p: { length: number; limit: number },
+  ) =>
+    `The template “${name}” makes the ${field} too long for the approval service: its ${part === 'titlePrefix' ? 'title prefix' : 'note skeleton'} is ${p.length} characters as sent (emoji become :name: codes), at most ${p.limit}. Pick no template, or ask a channel member to shorten it (/approve templates).`,
   templatesInDm:
     'Templates belong to a channel. Run `/approve templates` in the channel whose templates you want to see or change.',
   templatesAppNotIn: (channel: string) =>
@@ -513,12 +522,16 @@ const zh: Messages = {
     p.code === 'required'
       ? '请填写名称。'
       : p.code === 'too-long'
-        ? `太长：${p.length} 个字符，最多 ${p.limit} 个。`
+        ? p.asSent
+          ? `按审批系统保存的形式太长（表情会写成 :名称: 代码）：${p.length} 个字符，最多 ${p.limit} 个。`
+          : `太长：${p.length} 个字符，最多 ${p.limit} 个。`
         : p.code === 'name-taken'
           ? '本频道已有同名模板。'
           : p.code === 'too-many'
             ? `本频道已有 ${p.limit} 个模板，已达上限：请先删除一个。`
             : '该模板已被删除；请关闭后重新添加。',
+  templateMakesTooLong: (name, field, part, p) =>
+    `模板“${name}”使${field === 'title' ? '标题' : '说明'}超出审批系统的长度限制：其${part === 'titlePrefix' ? '标题前缀' : '说明模板'}按发送形式为 ${p.length} 个字符（表情会写成 :名称: 代码），最多 ${p.limit} 个。请不选模板，或请频道成员缩短它（/approve templates）。`,
   templatesInDm: '模板属于频道。请在要查看或修改模板的频道中输入 `/approve templates`。',
   templatesAppNotIn: (channel) =>
     `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createTemplateStore } from '../../src/store/template-store.ts';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 
 // Request templates (/approve templates, and the form's template picker), through the app's HTTP
@@ -669,5 +671,63 @@ describe('the form’s template picker, for whom and after what', () => {
       'the request message',
     );
     expect(text(message.blocks)).not.toContain('From template');
+  });
+});
+
+describe('template limits, counted on the text as it is sent', () => {
+  it('refuses a title prefix and a skeleton whose emoji, written as :name: codes for the service, pass their limits', async () => {
+    const hh = await harness();
+    const editor = await press(hh, SAM, await openTemplates(hh, SAM), 'template_add');
+    // Ten characters as typed, 220 as the service stores them (`:closed_lock_with_key:`).
+    const { errors } = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Locked',
+      template_prefix_input: '🔐'.repeat(10),
+      template_skeleton_input: '🔐'.repeat(100),
+    });
+    expect(errors).toEqual({
+      template_prefix:
+        'Too long as the approval service stores it (emoji become :name: codes): 220 characters, at most 100.',
+      template_skeleton:
+        'Too long as the approval service stores it (emoji become :name: codes): 2200 characters, at most 2000.',
+    });
+  });
+
+  it('names the template, not the person’s title, when a template saved before makes the title too long', async () => {
+    const hh = await harness();
+    // Saved by an earlier release, which counted the prefix as typed.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    let id = '';
+    try {
+      const added = await createTemplateStore(db.db, db.dialect).add(
+        hh.channel('general'),
+        { name: 'Locked', titlePrefix: '🔐'.repeat(10), noteSkeleton: '', approverChatId: null },
+        hh.user(SAM),
+        new Date(),
+      );
+      if (!added.ok) throw new Error('not added');
+      id = added.template.id;
+    } finally {
+      await db.close();
+    }
+    const form = await hh.openModal(SAM, 'general', 'VPN');
+    const filled = await pickTemplate(hh, SAM, form, id);
+    const { errors } = await hh.slack.submitView(filled.id, { note_input: 'For the new hire.' });
+    expect(errors).toEqual({
+      'title.1':
+        'The template “Locked” makes the title too long for the approval service: its title prefix is 220 characters as sent (emoji become :name: codes), at most 100. Pick no template, or ask a channel member to shorten it (/approve templates).',
+    });
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('opens the editor of a template named with 50 ampersands: its Remove confirmation fits once escaped', async () => {
+    const hh = await harness();
+    const name = '&'.repeat(50);
+    const saved = await addTemplate(hh, SAM, { name });
+    const id = templateIdIn(saved, '&amp;'.repeat(50));
+    expect(id).not.toBe('');
+    const editor = await press(hh, SAM, saved, 'template_edit', id);
+    expect(editor.view.callback_id).toBe('request_template_edit');
+    const confirm = text(blocksOf(editor).find((b) => b.type === 'actions'));
+    expect(confirm).toContain('Remove *&amp;&amp;');
   });
 });

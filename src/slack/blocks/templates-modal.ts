@@ -193,7 +193,7 @@ export function buildTemplateEditor(
             title: { type: 'plain_text', text: t.templateRemoveConfirmTitle },
             text: {
               type: 'mrkdwn',
-              text: t.templateRemoveConfirm(escapeMrkdwn(template.name)),
+              text: removeConfirmText(template.name, t),
             },
             confirm: { type: 'plain_text', text: t.templateRemoveYes },
             deny: { type: 'plain_text', text: t.cancel },
@@ -231,4 +231,16 @@ export function parseTemplatesMetadata(raw: string): TemplatesMetadata | undefin
   } catch {
     return undefined;
   }
+}
+
+/** Slack's most for a confirmation dialog's text. */
+const CONFIRM_TEXT_MAX = 300;
+
+/**
+ * The Remove confirmation naming the template: the name is escaped, then cut to what the dialog
+ * leaves it, so a name of 50 `&` (250 characters once escaped) cannot make Slack refuse the editor.
+ */
+function removeConfirmText(name: string, t: Messages): string {
+  const room = CONFIRM_TEXT_MAX - [...t.templateRemoveConfirm('')].length;
+  return t.templateRemoveConfirm(fitMrkdwn(escapeMrkdwn(name), room));
 }

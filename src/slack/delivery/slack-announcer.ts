@@ -205,6 +205,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     const thread = approval.messageTs ?? undefined;
     attempt.check();
     const approver = await call('users.info', () => people.get(approverId));
+    // Deactivated: Slack may still take a post to an existing DM with them, which nobody reads.
+    // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
+    // tells the requester once.
+    if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
@@ -231,6 +235,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     try {
       attempt.check();
       const leader = await call('users.info', () => people.get(to.chatId));
+      // Deactivated since they were chosen: a DM nobody reads is not an escalation.
+      if (leader.presence.deactivated) return NOTHING_POSTED;
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
       const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
