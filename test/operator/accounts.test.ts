@@ -173,6 +173,23 @@ describe('npm run accounts', () => {
     expect(await answer(hh, PERSONAL, 'help')).toContain('linking another is turned off');
   });
 
+  it('links nobody from a session-token form opened before ACCOUNT_LINKING became admin', async () => {
+    const hh = await harness({ extraSlackUsers });
+    const userId = hh.workspace.userByLogin(PERSONAL).id;
+    await hh.slack.command(userId, hh.channel('general'), 'link');
+    const form = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === userId && v.view.callback_id === 'link_account',
+      ),
+    );
+    settings(hh).ACCOUNT_LINKING = 'admin';
+    await hh.restart();
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const { response } = await hh.slack.submitView(form.id, { session_token_input: token });
+    expect(JSON.stringify(response.json)).toContain('an admin links Slack accounts');
+    expect((await accounts(dbEnv(hh), 'list')).out).toBe('0 linked accounts\n');
+  });
+
   it('with ACCOUNT_LINKING=self (the default) still opens the form that takes a session token', async () => {
     const hh = await harness({ extraSlackUsers });
     await answer(hh, PERSONAL, 'help').then((help) => {
