@@ -336,9 +336,13 @@ describe('the Workflow Builder step', () => {
     expect(execution?.completionCalls).toBe(1);
   });
 
-  it('suggests the approver from the org chart when the step names none', async () => {
+  it('suggests the approver from the org chart when the step names none, and names them in the confirmation', async () => {
     const hh = await harness();
-    await runConfirmed(hh, inputs(hh, { approver: null, channel: null }));
+    await hh.slack.functionExecuted(STEP, inputs(hh, { approver: null, channel: null }));
+    const modal = await confirmationModal(hh);
+    expect(JSON.stringify(modal.view)).toContain(`*Approver*\\n<@${hh.user(MARIA)}>`);
+    expect(JSON.stringify(modal.view)).not.toContain('nearest leader in the org chart');
+    await hh.slack.submitView(modal.id);
     const approval = await startedApproval(hh, 0);
     expect(approval.approver).toBe(MARIA);
     // No channel: the requester's DM.

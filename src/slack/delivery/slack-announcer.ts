@@ -45,6 +45,8 @@ export interface SlackAnnouncerOptions {
   /** Republished for requester and approver after their approval changed. */
   home?: HomePublisher;
   webUrl?: string;
+  /** The approver's list of approvals on the service's web UI (approval-service/web-links.ts). */
+  webListUrl?: string;
   /** The language of posts in channels and their threads; DMs speak their reader's locale. */
   channelLanguage: Language;
   giveUpAfterDays: number;
@@ -210,7 +212,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
-      ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+      ...(options.webListUrl ? { listUrl: options.webListUrl } : {}),
     };
     const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
     if (!sent) return post(attempt, approverId, dm, a);
@@ -296,7 +298,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
   ): Promise<Posted> {
     const thread = replyThread(approval) ?? undefined;
-    const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
+    // Its button leads to the approver's list: the approver is who acts on it in the service.
+    const request: Compose = (t) => buildRequestMessage(approval, t, options.webListUrl);
     switch (a.kind) {
       case 'request': {
         const channel = approval.channelId;
