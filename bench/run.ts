@@ -144,7 +144,15 @@ if (process.env.BENCH_POSTGRES_URL)
   await storeBench('Postgres', process.env.BENCH_POSTGRES_URL, 2000);
 await pollBench(500);
 rmSync(dir, { recursive: true, force: true });
-await sweepBench(10_000, { latencyMs: 20, concurrency: 16 });
+// Issue 31's targets: a sweep close to N·L/c, a quarter of a millisecond of CPU per check, flat memory.
+const sweepAt = { latencyMs: 20, concurrency: 16 };
+await sweepBench(10_000, sweepAt, { ratio: 1.1, cpuUs: 250, rssMb: 160 });
+if (process.env.BENCH_POSTGRES_URL)
+  await sweepBench(
+    10_000,
+    { ...sweepAt, databaseUrl: process.env.BENCH_POSTGRES_URL },
+    { ratio: 1.1, cpuUs: 300, rssMb: 180 },
+  );
 await deliveryBench(60);
 // Issue 19's fleet targets: several replicas on one Postgres share one channel's pace.
 const fleetUrl = process.env.BENCH_POSTGRES_URL;

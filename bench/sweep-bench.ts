@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,19 +11,38 @@ import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 import { quiet, rows, verdict } from './table.ts';
 
+export interface SweepResult {
+  tookMs: number;
+  checked: number;
+  /** The app's own CPU (user + system) per check during the pass, µs. */
+  cpuUsPerCheck: number;
+  /** The process's peak resident set during the pass, MB. */
+  peakRssMb: number;
+}
+
 /**
  * One poll pass over `count` due approvals against the simulator answering after `latencyMs`,
- * with `concurrency` checks in flight. The floor is N·L/c (every check waits on the service);
- * the target is 1.3 × that: claiming and recording may cost at most 30 % on top.
+ * with `concurrency` checks in flight, on SQLite (a fresh file) or on `databaseUrl` (Postgres: a
+ * scratch database, emptied). The floor is N·L/c (every check waits on the service). With
+ * `profileTo`, a CPU profile of the pass alone is written there (open it in Chrome's DevTools).
  */
-export async function sweepBench(
+export async function sweep(
   count: number,
-  { latencyMs, concurrency }: { latencyMs: number; concurrency: number },
-): Promise<void> {
+  {
+    latencyMs,
+    concurrency,
+    databaseUrl,
+    profileTo,
+  }: { latencyMs: number; concurrency: number; databaseUrl?: string; profileTo?: string },
+): Promise<SweepResult> {
   // The service runs elsewhere in production: the simulator gets a process (and core) of its own.
   const sim = await simulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
-  const db = await openDatabase(join(dir, 'sweep.db'));
+  const db = await openDatabase(databaseUrl ?? join(dir, 'sweep.db'));
+  if (databaseUrl) {
+    await db.db.deleteFrom('announcements').execute();
+    await db.db.deleteFrom('tracked_approvals').execute();
+  }
   const store = createApprovalStores(db.db, db.dialect);
   const service = createApprovalServiceClient({
     baseUrl: sim.url,
@@ -43,6 +63,18 @@ export async function sweepBench(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ endpoint: 'approval-status', latencyMs }),
   });
+  globalThis.gc?.();
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 50);
+  const session = profileTo ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const cpu0 = process.cpuUsage();
   const started = performance.now();
   const counts = await pollOnce(
     { store, service, logger: quiet },
@@ -56,17 +88,53 @@ export async function sweepBench(
     now,
   );
   const tookMs = performance.now() - started;
-  const floorMs = (count * latencyMs) / concurrency;
-  rows.push({
-    case: `poll sweep: ${count} due, ${latencyMs} ms upstream, concurrency ${concurrency}`,
-    n: counts.checked,
-    'ms total': tookMs.toFixed(0),
-    'µs each': ((tookMs * 1000) / Math.max(1, counts.checked)).toFixed(0),
-    target: `${verdict(tookMs / floorMs, 1.3)} × N·L/c (${floorMs.toFixed(0)} ms)${counts.checked === count ? '' : '; NOT ALL CHECKED'}`,
-  });
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  if (session && profileTo) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(profileTo, JSON.stringify(profile));
+    session.disconnect();
+  }
   await db.close();
   sim.close();
   rmSync(dir, { recursive: true, force: true });
+  return {
+    tookMs,
+    checked: counts.checked,
+    cpuUsPerCheck: (cpu.user + cpu.system) / Math.max(1, counts.checked),
+    peakRssMb: peakRss / 1e6,
+  };
+}
+
+/** The sweep's rows: time against N·L/c, CPU per check and peak memory against their targets. */
+export async function sweepBench(
+  count: number,
+  options: { latencyMs: number; concurrency: number; databaseUrl?: string },
+  targets: { ratio: number; cpuUs: number; rssMb: number },
+): Promise<SweepResult> {
+  const result = await sweep(count, options);
+  const floorMs = (count * options.latencyMs) / options.concurrency;
+  const name = options.databaseUrl ? 'Postgres' : 'SQLite';
+  const all = result.checked === count ? '' : '; NOT ALL CHECKED';
+  rows.push({
+    case: `sweep ${name}: ${count} due, ${options.latencyMs} ms upstream, c=${options.concurrency}`,
+    n: result.checked,
+    'ms total': result.tookMs.toFixed(0),
+    target: `${verdict(result.tookMs / floorMs, targets.ratio)} × N·L/c (${floorMs.toFixed(0)} ms)${all}`,
+  });
+  rows.push({
+    case: `sweep ${name}: app CPU per check`,
+    n: result.checked,
+    'µs each': result.cpuUsPerCheck.toFixed(0),
+    target: `${verdict(result.cpuUsPerCheck, targets.cpuUs)} µs`,
+  });
+  rows.push({
+    case: `sweep ${name}: peak RSS`,
+    n: result.checked,
+    target: `${verdict(result.peakRssMb, targets.rssMb)} MB`,
+  });
+  return result;
 }
 
 /** `npm run simulator` as a child process on a free port. */
