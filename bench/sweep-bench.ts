@@ -1,15 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
-import { pollOnce } from '../src/poller/poll-once.ts';
 import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
-import { quiet, rows, verdict } from './table.ts';
+import { rows, verdict } from './table.ts';
 
 export interface SweepResult {
   tookMs: number;
@@ -23,8 +20,9 @@ export interface SweepResult {
 /**
  * One poll pass over `count` due approvals against the simulator answering after `latencyMs`,
  * with `concurrency` checks in flight, on SQLite (a fresh file) or on `databaseUrl` (Postgres: a
- * scratch database, emptied). The floor is N·L/c (every check waits on the service). With
- * `profileTo`, a CPU profile of the pass alone is written there (open it in Chrome's DevTools).
+ * scratch database, emptied). The floor is N·L/c (every check waits on the service). The pass
+ * runs compiled, in a process of its own (bench/sweep-pass.mjs: build first), so CPU and memory
+ * are the app's. With `profileTo`, a CPU profile of the pass alone is written there.
  */
 export async function sweep(
   count: number,
@@ -44,11 +42,6 @@ export async function sweep(
     await db.db.deleteFrom('tracked_approvals').execute();
   }
   const store = createApprovalStores(db.db, db.dialect);
-  const service = createApprovalServiceClient({
-    baseUrl: sim.url,
-    appName: 'slack-approvals',
-    appKey: 'sandbox-app-key',
-  });
   const now = new Date();
   // Numbers the simulator never issued: it answers each after the same latency (data: null),
   // which is all a sweep needs, and the store holds 10,000 rows in seconds.
@@ -63,48 +56,27 @@ export async function sweep(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ endpoint: 'approval-status', latencyMs }),
   });
-  globalThis.gc?.();
-  let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  }, 50);
-  const session = profileTo ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
-  const cpu0 = process.cpuUsage();
-  const started = performance.now();
-  const counts = await pollOnce(
-    { store, service, logger: quiet },
-    {
-      concurrency,
-      maxIntervalMs: 3_600_000,
-      giveUpAfterMs: 30 * 86_400_000,
-      passBudgetMs: 600_000,
-      leaseMs: 660_000,
-    },
-    now,
-  );
-  const tookMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpu0);
-  clearInterval(sampler);
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  if (session && profileTo) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(profileTo, JSON.stringify(profile));
-    session.disconnect();
-  }
+  const dbUrl = databaseUrl ?? db.location;
+  // The pass runs as the app would, in a process of its own (SQLite: one process owns the file).
   await db.close();
+  const result = await passProcess([dbUrl, sim.url, String(concurrency), profileTo ?? '']);
   sim.close();
   rmSync(dir, { recursive: true, force: true });
-  return {
-    tookMs,
-    checked: counts.checked,
-    cpuUsPerCheck: (cpu.user + cpu.system) / Math.max(1, counts.checked),
-    peakRssMb: peakRss / 1e6,
-  };
+  return result;
+}
+
+/** `bench/sweep-pass.mjs` on the compiled app; its one line of JSON. */
+async function passProcess(args: string[]): Promise<SweepResult> {
+  const child = spawn(process.execPath, ['bench/sweep-pass.mjs', ...args.filter(Boolean)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the sweep's pass exited with ${code}`);
+  return JSON.parse(out) as SweepResult;
 }
 
 /** The sweep's rows: time against N·L/c, CPU per check and peak memory against their targets. */

@@ -154,6 +154,10 @@ export function encodeValue(value: string): string {
   return value.replaceAll('\\', '\\\\');
 }
 
+function isRefusal(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && (json as { stat?: unknown }).stat === false;
+}
+
 async function send(
   http: AxiosInstance,
   endpoint: Endpoint,
@@ -190,8 +194,10 @@ async function send(
       maybeCreated: method === 'POST',
     });
   }
-  const failure = failureBody.safeParse(json);
-  if (failure.success) throw refusal(endpoint, failure.data, columnLimits);
+  // Only an answer with `stat: false` can be a refusal; asking zod of every good answer cost a
+  // failed parse (issues and all) per status check.
+  const failure = isRefusal(json) ? failureBody.safeParse(json) : undefined;
+  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits);
   if (status !== 200) {
     throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
       kind: 'protocol',

@@ -42,10 +42,14 @@ export interface ApprovalRepository {
   ): Promise<boolean>;
   /**
    * Several checks that found nothing new, recorded at once (one statement): each as
-   * recordCheck with `failed: false`, fenced by its own claim. Answers the numbers recorded (one
-   * whose claim another pass took since records nothing). What a sweep mostly writes, so batched.
+   * recordCheck with `failed: false`, fenced by its own claim. Answers those recorded, each with
+   * the claim it held (one whose claim another pass took since records nothing). What a sweep
+   * mostly writes, so batched.
    */
-  recordChecks(checks: readonly UnchangedCheck[], now: Date): Promise<string[]>;
+  recordChecks(
+    checks: readonly UnchangedCheck[],
+    now: Date,
+  ): Promise<Array<{ djbh: string; claim: string | null }>>;
   /**
    * A new decision, stored together with the announcements that will post it and refresh the
    * request message, in one transaction:

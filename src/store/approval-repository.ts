@@ -68,7 +68,7 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     async recordChecks(checks, now) {
       if (checks.length === 0) return [];
       const result = await recordUnchanged(db, dialect, checks, now);
-      return result.rows.map((row) => row.djbh);
+      return result.rows.map((row) => ({ djbh: row.djbh, claim: row.check_token }));
     },
 
     async releaseClaim(djbh, claim) {
@@ -230,7 +230,7 @@ function recordUnchanged(
     dialect === 'postgres'
       ? sql`select * from unnest(${checks.map((c) => c.djbh)}::text[], ${checks.map((c) => c.claim)}::text[], ${checks.map((c) => c.nextCheckAt.getTime())}::bigint[], ${checks.map((c) => (c.unknown ? 1 : 0))}::int[])`
       : sql`values ${sql.join(checks.map((c) => sql`(${c.djbh}, ${c.claim}, ${c.nextCheckAt.getTime()}, ${c.unknown ? 1 : 0})`))}`;
-  return sql<{ djbh: string }>`
+  return sql<{ djbh: string; check_token: string | null }>`
     with v(djbh, claim, next_at, unknown) as (${v})
     update tracked_approvals set
       last_checked_at = ${at},
@@ -241,7 +241,7 @@ function recordUnchanged(
     from v
     where tracked_approvals.djbh = v.djbh
       and (v.claim is null or tracked_approvals.check_token = v.claim)
-    returning tracked_approvals.djbh`.execute(db);
+    returning tracked_approvals.djbh, tracked_approvals.check_token`.execute(db);
 }
 
 async function unansweredReminders(
@@ -277,20 +277,18 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
     .limit(limit);
 }
 
-/** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
+/**
+ * Replicas sharing Postgres skip the rows another one is claiming at the same moment. One
+ * statement (its subquery locks what it picks), so a claim is one round trip and holds its locks
+ * no longer than the statement.
+ */
 function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
-  return db.transaction().execute(async (trx) => {
-    const due = (
-      await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
-    ).map((r) => r.djbh);
-    if (due.length === 0) return [];
-    return trx
-      .updateTable('tracked_approvals')
-      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
-      .where('djbh', 'in', due)
-      .returningAll()
-      .execute();
-  });
+  return db
+    .updateTable('tracked_approvals')
+    .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
+    .where('djbh', 'in', dueApprovals(db, 'postgres', now, limit).forUpdate().skipLocked())
+    .returningAll()
+    .execute();
 }
 
 /** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */

@@ -552,9 +552,19 @@ class World {
       }
       if (key === 'claimDue') this.claims.claimed(replica, result as TrackedApproval[]);
       if (key === 'recordChecks') {
-        const recorded = new Set(result as string[]);
+        const recorded = new Set(
+          (result as Array<{ djbh: string; claim: string | null }>).map(
+            (r) => `${r.djbh} ${r.claim}`,
+          ),
+        );
         for (const check of args[0] as UnchangedCheck[])
-          this.claims.recorded(key, check.djbh, check.claim, recorded.has(check.djbh), true);
+          this.claims.recorded(
+            key,
+            check.djbh,
+            check.claim,
+            recorded.has(`${check.djbh} ${check.claim}`),
+            true,
+          );
       }
       const fenced = FENCED_WRITES[key];
       if (fenced)

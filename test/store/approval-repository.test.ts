@@ -209,7 +209,10 @@ for (const database of TEST_DATABASES) {
           ],
           later(5),
         );
-        expect(recorded.sort()).toEqual(['AAAAAAAAAAAa', 'BBBBBBBBBBBb']);
+        expect(recorded.map((r) => r.djbh).sort()).toEqual(['AAAAAAAAAAAa', 'BBBBBBBBBBBb']);
+        expect(recorded.find((r) => r.djbh === 'AAAAAAAAAAAa')?.claim).toBe(
+          claimOf('AAAAAAAAAAAa'),
+        );
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
           checkFailures: 0,
           lastCheckedAt: later(5),
