@@ -31,7 +31,15 @@ export async function sweep(
     concurrency,
     databaseUrl,
     profileTo,
-  }: { latencyMs: number; concurrency: number; databaseUrl?: string; profileTo?: string },
+    replicas = 1,
+  }: {
+    latencyMs: number;
+    concurrency: number;
+    databaseUrl?: string;
+    profileTo?: string;
+    /** Passes run at once, each in its own process, on one Postgres (as replicas would). */
+    replicas?: number;
+  },
 ): Promise<SweepResult> {
   // The service runs elsewhere in production: the simulator gets a process (and core) of its own.
   const sim = await simulatorProcess();
@@ -59,10 +67,22 @@ export async function sweep(
   const dbUrl = databaseUrl ?? db.location;
   // The pass runs as the app would, in a process of its own (SQLite: one process owns the file).
   await db.close();
-  const result = await passProcess([dbUrl, sim.url, String(concurrency), profileTo ?? '']);
+  const tick = String(Date.now());
+  const passes = await Promise.all(
+    Array.from({ length: replicas }, () =>
+      passProcess([dbUrl, sim.url, String(concurrency), tick, profileTo ?? '']),
+    ),
+  );
   sim.close();
   rmSync(dir, { recursive: true, force: true });
-  return result;
+  const checked = passes.reduce((sum, p) => sum + p.checked, 0);
+  return {
+    tookMs: Math.max(...passes.map((p) => p.tookMs)),
+    checked,
+    cpuUsPerCheck:
+      passes.reduce((sum, p) => sum + p.cpuUsPerCheck * p.checked, 0) / Math.max(1, checked),
+    peakRssMb: Math.max(...passes.map((p) => p.peakRssMb)),
+  };
 }
 
 /** `bench/sweep-pass.mjs` on the compiled app; its one line of JSON. */
@@ -107,6 +127,38 @@ export async function sweepBench(
     target: `${verdict(result.peakRssMb, targets.rssMb)} MB`,
   });
   return result;
+}
+
+/**
+ * Whether a sweep is linear in N (the time per approval at `small` within `tolerance` of that at
+ * `large`, given as the larger run's result), and, on Postgres, whether two replicas sweep `large`
+ * approvals `atLeast` times faster than one, every approval checked exactly once between them.
+ */
+export async function scalingBench(
+  large: { count: number; result: SweepResult },
+  small: number,
+  options: { latencyMs: number; concurrency: number; databaseUrl?: string },
+  targets: { tolerance: number; replicasAtLeast: number },
+): Promise<void> {
+  const name = options.databaseUrl ? 'Postgres' : 'SQLite';
+  const few = await sweep(small, options);
+  const perLarge = large.result.tookMs / large.count;
+  const perSmall = few.tookMs / small;
+  rows.push({
+    case: `sweep ${name}: linear in N (${small} vs ${large.count}, time per approval)`,
+    n: few.checked,
+    'µs each': `${(perSmall * 1000).toFixed(0)} vs ${(perLarge * 1000).toFixed(0)}`,
+    target: `${verdict(Math.abs(perSmall / perLarge - 1), targets.tolerance)} apart`,
+  });
+  if (!options.databaseUrl) return;
+  const two = await sweep(large.count, { ...options, replicas: 2 });
+  const speedup = large.result.tookMs / two.tookMs;
+  rows.push({
+    case: `sweep Postgres: two replicas vs one, ${large.count} due`,
+    n: two.checked,
+    'ms total': two.tookMs.toFixed(0),
+    target: `${speedup.toFixed(2)}× faster: ${verdict(speedup, targets.replicasAtLeast, true)}${two.checked === large.count ? '' : `; ${two.checked} checks, NOT EXACTLY ONCE`}`,
+  });
 }
 
 /** `npm run simulator` as a child process on a free port. */

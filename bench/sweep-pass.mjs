@@ -9,7 +9,7 @@ import { pollOnce } from '../dist/poller/poll-once.js';
 import { createApprovalStores } from '../dist/store/approval-stores.js';
 import { openDatabase } from '../dist/store/database.js';
 
-const [databaseUrl, serviceUrl, concurrency, profileTo] = process.argv.slice(2);
+const [databaseUrl, serviceUrl, concurrency, nowMs, profileTo] = process.argv.slice(2);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const db = await openDatabase(databaseUrl);
 const store = createApprovalStores(db.db, db.dialect);
@@ -21,7 +21,7 @@ const service = createApprovalServiceClient({
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
-}, 20);
+}, 100);
 const session = profileTo ? new Session() : undefined;
 if (session) {
   session.connect();
@@ -39,7 +39,8 @@ const counts = await pollOnce(
     passBudgetMs: 600_000,
     leaseMs: 660_000,
   },
-  new Date(),
+  // One tick's `now`, the same for every replica (as the schedule gives them).
+  new Date(Number(nowMs)),
 );
 const tookMs = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
