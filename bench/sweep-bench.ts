@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,11 +85,21 @@ export async function sweep(
   };
 }
 
-/** `bench/sweep-pass.mjs` on the compiled app; its one line of JSON. */
+/** Node's flags as `npm start` gives them to the app (package.json's start script). */
+const APP_NODE_FLAGS: string[] =
+  (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.match(/--[\w-]+=\S+/g) ?? [];
+
+/** `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags; its one line of JSON. */
 async function passProcess(args: string[]): Promise<SweepResult> {
-  const child = spawn(process.execPath, ['bench/sweep-pass.mjs', ...args.filter(Boolean)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...APP_NODE_FLAGS, 'bench/sweep-pass.mjs', ...args.filter(Boolean)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
