@@ -12,7 +12,7 @@ type Db = Kysely<Database>;
 /** The RetentionStore over Kysely: the purge's deletes, on the once-per-period job claim (leased-jobs.ts). */
 export function createRetentionStore(db: Db, dialect: DialectName): RetentionStore {
   return {
-    ...createLeasedJobs(db),
+    ...createLeasedJobs(db, dialect),
 
     async deleteEndedApprovals(before, limit) {
       return db.transaction().execute(async (trx) => {
