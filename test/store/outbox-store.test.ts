@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { insertAnnouncement } from '../../src/store/outbox-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { approval, later, NO_CLAIM, pendingOf, T0 } from '../helpers/store-fixtures.ts';
 
@@ -208,6 +209,52 @@ for (const database of TEST_DATABASES) {
         });
         expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
       });
+
+      it.skipIf(database.name !== 'postgres')(
+        'numbers announcements in commit order: one recorded while another transaction has numbered its own waits for that one to commit',
+        async () => {
+          await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+          await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+          let commit = () => {};
+          const committing = new Promise<void>((resolve) => {
+            commit = resolve;
+          });
+          let numbered = () => {};
+          const firstNumbered = new Promise<void>((resolve) => {
+            numbered = resolve;
+          });
+          const first = testDb.handle.db.transaction().execute(async (trx) => {
+            await insertAnnouncement(trx, 'AAAAAAAAAAAa', 'decision', 'approved', later(10));
+            numbered();
+            await committing;
+          });
+          await firstNumbered;
+          let secondDone = false;
+          // Recorded with an earlier clock, and started before the first commits.
+          const second = testDb.handle.db
+            .transaction()
+            .execute((trx) =>
+              insertAnnouncement(trx, 'BBBBBBBBBBBb', 'decision', 'approved', later(5)),
+            )
+            .then(() => {
+              secondDone = true;
+            });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect(secondDone).toBe(false);
+          commit();
+          await Promise.all([first, second]);
+          const seqs = await testDb.handle.db
+            .selectFrom('announcements')
+            .select(['id', 'seq'])
+            .where('kind', '=', 'decision')
+            .orderBy('seq')
+            .execute();
+          expect(seqs.map((r) => r.id)).toEqual([
+            'AAAAAAAAAAAa:decision:approved',
+            'BBBBBBBBBBBb:decision:approved',
+          ]);
+        },
+      );
 
       it('keeps a thread in recorded order: a later reply waits while an earlier one is retrying', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
