@@ -349,6 +349,8 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       escalated_at: null,
       escalated_to_login: null,
       escalated_to_slack_id: null,
+      // Numbered by the database as their announcements are recorded (see announcements.seq).
+      announcements_recorded: 0,
     })
     .execute();
 }

@@ -126,7 +126,7 @@ export async function laneHeads(
             or l.next_post_at > ${dbNowMs(dialect)} + ${wholeMs(laneLookaheadMs)}))`;
   const result = await sql<LaneHead>`
     select * from (
-      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.seq) as lane_rank
+      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.djbh, a.seq) as lane_rank
       from (
         -- The lane was resolved when the announcement was recorded (approvals/conversation.ts).
         select a.*, a.lane_key as lane
@@ -137,7 +137,8 @@ export async function laneHeads(
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
           and (${waitsSql()})
           -- Within one approval, a lane delivers in the order the database recorded its
-          -- announcements (seq), never the order of the clocks of whoever recorded them.
+          -- announcements (seq), never the order of the clocks of whoever recorded them. Across
+          -- approvals a lane only has to be fair: due first, then as recorded by the app.
           and not exists (
             select 1 from announcements e
             where e.djbh = a.djbh and e.state = 'pending' and e.id <> a.id
@@ -152,7 +153,7 @@ export async function laneHeads(
     -- for its lane holds a delivery slot meanwhile.
     order by (select count(*) from lane_leases l
               where l.lane = heads.lane and l.next_post_at > ${dbNowMs(dialect)}),
-      next_attempt_at, seq
+      next_attempt_at, created_at, djbh, seq
     limit ${limit}
   `.execute(db);
   return result.rows.map((row) => {

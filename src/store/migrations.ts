@@ -415,46 +415,50 @@ const migrations: Record<string, Migration> = {
     },
   },
   '2026-11-25-014-recorded-order': {
-    // Announcements are ordered as the database recorded them, never by a caller's clock (a poll
-    // pass reads `now` once, when it starts; replicas' clocks disagree). The database numbers
-    // each one as it inserts it, in a trigger, so a replica of the previous release gets its rows
-    // numbered too. The counter is one row every recording transaction updates: on Postgres its
-    // row lock is held until commit, so numbers follow commit order (a sequence's would not: a
-    // transaction may draw a number and commit after one that drew a later one); SQLite has one
-    // writer at a time.
+    // An approval's announcements are ordered as the database recorded them, never by a caller's
+    // clock (a poll pass reads `now` once, when it starts; replicas' clocks disagree). The
+    // database numbers each one as it inserts it, in a trigger (so a replica of the previous
+    // release gets its rows numbered too), from a counter on the approval's row: the update
+    // locks that row until commit on Postgres, so one approval's numbers follow commit order (a
+    // sequence's would not: a transaction may draw a number and commit after one that drew a
+    // later one), and approvals do not wait for each other; SQLite has one writer at a time.
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('announcements').addColumn('seq', 'bigint').execute();
       await db.schema
-        .createTable('announcement_order')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .alterTable('tracked_approvals')
+        .addColumn('announcements_recorded', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
       // What is there already keeps the order it had: when recorded, then id.
       await sql`update announcements set seq = ranked.n
-        from (select id, row_number() over (order by created_at, id) as n from announcements) ranked
+        from (select id, row_number() over (partition by djbh order by created_at, id) as n
+              from announcements) ranked
         where ranked.id = announcements.id`.execute(db);
-      await sql`insert into announcement_order (id, last_seq)
-        select 'announcements', coalesce(max(seq), 0) from announcements`.execute(db);
+      await sql`update tracked_approvals set announcements_recorded = coalesce(
+          (select max(seq) from announcements a where a.djbh = tracked_approvals.djbh), 0)`.execute(
+        db,
+      );
       if (isPostgres(db)) {
         await sql`create function announcement_seq() returns trigger language plpgsql as $$
           begin
-            update announcement_order set last_seq = last_seq + 1 where id = 'announcements'
-              returning last_seq into new.seq;
+            update tracked_approvals set announcements_recorded = announcements_recorded + 1
+              where djbh = new.djbh returning announcements_recorded into new.seq;
             return new;
           end $$`.execute(db);
         await sql`create trigger announcement_seq before insert on announcements
           for each row execute function announcement_seq()`.execute(db);
       } else {
         await sql`create trigger announcement_seq after insert on announcements begin
-            update announcement_order set last_seq = last_seq + 1 where id = 'announcements';
-            update announcements set seq = (select last_seq from announcement_order where id = 'announcements')
+            update tracked_approvals set announcements_recorded = announcements_recorded + 1
+              where djbh = new.djbh;
+            update announcements set seq = (
+                select announcements_recorded from tracked_approvals where djbh = new.djbh)
               where rowid = new.rowid;
           end`.execute(db);
       }
       await db.schema
-        .createIndex('announcements_pending_order')
+        .createIndex('announcements_approval_order')
         .on('announcements')
-        .columns(['state', 'seq'])
+        .columns(['djbh', 'seq'])
         .execute();
     },
     async down(db: Kysely<unknown>) {
@@ -462,8 +466,11 @@ const migrations: Record<string, Migration> = {
         db,
       );
       if (isPostgres(db)) await sql`drop function if exists announcement_seq()`.execute(db);
-      await db.schema.dropIndex('announcements_pending_order').execute();
-      await db.schema.dropTable('announcement_order').execute();
+      await db.schema.dropIndex('announcements_approval_order').execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .dropColumn('announcements_recorded')
+        .execute();
       await db.schema.alterTable('announcements').dropColumn('seq').execute();
     },
   },
@@ -513,6 +520,15 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationRep
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
     ahead: [],
   };
+}
+
+/**
+ * Undoes this release's last migration, as a test of it does to put a database back where the
+ * previous release left it; never run by the app.
+ */
+export async function migrateDownOnce(db: Kysely<unknown>): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateDown();
+  if (error) throw error;
 }
 
 /** The migrations this database has run, by name; none for a database never migrated. */

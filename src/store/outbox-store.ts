@@ -25,6 +25,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectFrom('announcements')
         .selectAll()
         .where('state', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('djbh')
         .orderBy('seq')
         .limit(limit)
         .execute();
@@ -201,6 +203,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectFrom('announcements')
         .selectAll()
         .where('state', '=', 'failed')
+        .orderBy('created_at', 'desc')
+        .orderBy('djbh')
         .orderBy('seq', 'desc')
         .limit(limit)
         .execute();
@@ -255,7 +259,7 @@ export async function insertAnnouncement(
       sent_channel: null,
       first_attempted_at: null,
       redriven_at: null,
-      // Numbered by the database as it inserts the row (the order lanes deliver in).
+      // Numbered by the database as it inserts the row (the order the approval's lanes deliver in).
       seq: null,
       // Resolved once, here, by the domain's rule; again only when the conversation changes.
       lane_key: approval ? laneOf(ruleOf(kind), approval) : null,

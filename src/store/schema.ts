@@ -36,6 +36,8 @@ export interface TrackedApprovalRow {
   escalated_to_slack_id: string | null;
   /** The name of the template the request was made from; null when none. */
   template_name: string | null;
+  /** How many announcements of it the database has numbered (announcements.seq; a trigger's). */
+  announcements_recorded: number;
 }
 
 export interface RequestTemplateRow {
@@ -90,8 +92,9 @@ export interface AnnouncementRow {
    */
   lane_key: string | null;
   /**
-   * Its place in the order the database recorded announcements (commit order), numbered by the
-   * database itself (a trigger; see the migration `recorded-order`); what lanes deliver in.
+   * Its place among its approval's announcements in the order the database recorded them (commit
+   * order), numbered by the database itself (a trigger; see the migration `recorded-order`): the
+   * order an approval's lanes deliver in.
    */
   seq: number | null;
 }

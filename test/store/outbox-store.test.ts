@@ -211,7 +211,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it.skipIf(database.name !== 'postgres')(
-        'numbers announcements in commit order: one recorded while another transaction has numbered its own waits for that one to commit',
+        'numbers an approval’s announcements in commit order: one recorded while another transaction has numbered one of the same approval waits for that one to commit, other approvals do not',
         async () => {
           await store.createApproval(approval('AAAAAAAAAAAa'), T0);
           await store.createApproval(approval('BBBBBBBBBBBb'), T0);
@@ -229,12 +229,18 @@ for (const database of TEST_DATABASES) {
             await committing;
           });
           await firstNumbered;
+          // Another approval's announcement is recorded meanwhile, without waiting.
+          await testDb.handle.db
+            .transaction()
+            .execute((trx) =>
+              insertAnnouncement(trx, 'BBBBBBBBBBBb', 'decision', 'approved', later(5)),
+            );
           let secondDone = false;
           // Recorded with an earlier clock, and started before the first commits.
           const second = testDb.handle.db
             .transaction()
             .execute((trx) =>
-              insertAnnouncement(trx, 'BBBBBBBBBBBb', 'decision', 'approved', later(5)),
+              insertAnnouncement(trx, 'AAAAAAAAAAAa', 'reminder', null, later(5), 1),
             )
             .then(() => {
               secondDone = true;
@@ -246,12 +252,14 @@ for (const database of TEST_DATABASES) {
           const seqs = await testDb.handle.db
             .selectFrom('announcements')
             .select(['id', 'seq'])
-            .where('kind', '=', 'decision')
+            .where('djbh', '=', 'AAAAAAAAAAAa')
             .orderBy('seq')
             .execute();
           expect(seqs.map((r) => r.id)).toEqual([
+            'AAAAAAAAAAAa:request',
+            'AAAAAAAAAAAa:approver-dm',
             'AAAAAAAAAAAa:decision:approved',
-            'BBBBBBBBBBBb:decision:approved',
+            'AAAAAAAAAAAa:reminder:1',
           ]);
         },
       );
