@@ -19,6 +19,12 @@ export interface DispatcherOptions {
   /** Posts in one lane (one channel, one DM) are at least this far apart: Slack allows ~1/s. */
   laneIntervalMs: number;
   /**
+   * A 429's Retry-After is honoured up to this long (for the announcement and its lane): a
+   * far-future value, from Slack or a proxy, must not hold a channel past the retry window with
+   * nothing failed or alerted. Unset: no cap.
+   */
+  retryAfterMaxMs?: number;
+  /**
    * A lane may be claimed this long before its pace allows the next post; the attempt then waits
    * out the rest and posts on time. Claiming takes database round trips (tens of ms on a busy
    * Postgres) that would otherwise add to every gap between two posts of a busy channel.
@@ -235,8 +241,12 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     } catch (thrown) {
       const error = asAnnounceError(thrown);
       const uncertain = mayBePosted || error.uncertain;
+      const retryAfterMs =
+        error.retryAfterMs === undefined
+          ? undefined
+          : Math.min(error.retryAfterMs, options.retryAfterMaxMs ?? Number.POSITIVE_INFINITY);
       // The lane waits for Slack's Retry-After, or its usual pace when the call may have posted.
-      const laneWaitMs = error.retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
+      const laneWaitMs = retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
       if (laneWaitMs > 0) pacer.pause(lane, laneWaitMs - lookaheadMs);
       const reason = error.message;
       if (error.credentials) {
@@ -249,7 +259,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         await pauseEverything(reason, now);
         return done('paused');
       }
-      const expired = now.getTime() - (a.redrivenAt ?? a.createdAt).getTime() >= options.retryForMs;
+      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + options.retryForMs;
+      const expired = now.getTime() >= windowEnds;
       if (!error.retryable || expired) {
         const why = error.retryable
           ? `still failing after ${hours(options.retryForMs)}: ${reason}`
@@ -261,7 +272,11 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         );
         return done('failed');
       }
-      const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random));
+      // Never past the retry window: the last attempt comes at its end, and fails if it fails too.
+      const delay = Math.min(
+        Math.max(retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random)),
+        Math.max(0, windowEnds - now.getTime()),
+      );
       await deps.store.markAnnouncementRetry(
         claim,
         { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },

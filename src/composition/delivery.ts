@@ -76,6 +76,7 @@ export function createDelivery(
       callTimeoutMs: config.slack.timeoutMs,
       retryForMs: config.delivery.retryForMs,
       laneIntervalMs: config.delivery.channelIntervalMs,
+      retryAfterMaxMs: config.delivery.retryAfterMaxMs,
       concurrency: config.delivery.concurrency,
       idleMs: DELIVERY_IDLE_MS,
       laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),

@@ -46,6 +46,11 @@ export class SlackFaults {
     this.rules.push({ kind: 'rate-limited', method, retryAfterS, left: count });
   }
 
+  /** Forgets the rules not used up yet: Slack behaves again. */
+  clearRules(): void {
+    this.rules.length = 0;
+  }
+
   readonly interceptor: WebApiInterceptor = async ({ method, args }, answer) => {
     if (this.outageStatus !== undefined)
       return { status: this.outageStatus, body: '<html>Service Unavailable</html>' };

@@ -335,6 +335,41 @@ describe('delivery under production faults', () => {
     expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(3);
   }, 60_000);
 
+  it('honours a Retry-After of 30 days only up to its cap, fails the post at the end of the retry window, counts it and frees the channel', async () => {
+    const clock = movableClock();
+    const h = await harness({
+      now: clock.now,
+      env: {
+        ANNOUNCEMENT_RETRY_HOURS: '1',
+        // Scaled down so the lane's pace, on the database's real clock, is waited out in a second.
+        SLACK_RETRY_AFTER_MAX_SECONDS: '1',
+        ADMIN_PORT: '0',
+      },
+    });
+    const { approval, parent } = await h.startApproval();
+    // Slack (or a proxy in front of it) answers every post with a month's Retry-After.
+    h.faults.rateLimit('chat.postMessage', 2_592_000, 1000);
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const id = `${approval.djbh}:decision:approved`;
+    expect(await announcementState(h, id)).toBe('pending');
+    // Tried again within the cap, again and again, until the hour's window ends: then failed.
+    for (let i = 0; i < 8 && (await announcementState(h, id)) === 'pending'; i++) {
+      clock.advance(10 * MINUTE);
+      await h.app.deliver();
+    }
+    expect(await announcementState(h, id)).toBe('failed');
+    expect(h.faults.rateLimited.length).toBeGreaterThan(2);
+    const failure = h.logs.entries().find((e) => e.announcement === id && e.level === 50);
+    expect(failure?.reason).toContain('still failing after 1 h');
+    const metrics = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
+    expect(metrics).toContain('slack_approvals_announcements_failed_total{kind="decision"} 1');
+    // The channel is not held: once Slack takes posts again, the next request goes out at once.
+    h.faults.clearRules();
+    const next = await h.startApproval('sam.taylor@corp.example', 'general', 'After the storm');
+    expect(next.parent.channel).toBe(parent.channel);
+  });
+
   it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {
     const h = await harness();
     const { approval, parent } = await h.startApproval();
