@@ -259,7 +259,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         await pauseEverything(reason, now);
         return done('paused');
       }
-      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + options.retryForMs;
+      // The window stands still while delivery is paused fleet-wide (see resumeDelivery).
+      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + a.pausedMs + options.retryForMs;
       const expired = now.getTime() >= windowEnds;
       if (!error.retryable || expired) {
         const why = error.retryable
@@ -312,7 +313,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     if (!pause) return false;
     const verdict = await deps.announcer.checkCredentials().catch(() => 'unknown' as const);
     if (verdict !== 'ok') return true;
-    if (await deps.store.resumeDelivery())
+    if (await deps.store.resumeDelivery(deps.now()))
       deps.logger.info(
         { pausedSince: pause.since.toISOString() },
         'Slack accepts the app’s token again: delivery resumed',

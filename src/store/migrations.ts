@@ -396,6 +396,23 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('request_templates').execute();
     },
   },
+  '2026-11-25-013-paused-time': {
+    // Expand only: a nullable and a defaulted column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // When the fleet-wide pause began on the database's clock: how long it lasted is measured
+      // there, whichever replicas set and lifted it.
+      await db.schema.alterTable('delivery_state').addColumn('paused_at_db', 'bigint').execute();
+      // How long the announcement's retry window stood still while delivery was paused.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('paused_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('paused_ms').execute();
+      await db.schema.alterTable('delivery_state').dropColumn('paused_at_db').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -209,7 +209,12 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .updateTable('announcements')
         // A fresh retry window from now (see the dispatcher); created_at, its place in the
         // recorded order, stays: moving it could put it behind what waits for it.
-        .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
+        .set({
+          state: 'pending',
+          next_attempt_at: now.getTime(),
+          redriven_at: now.getTime(),
+          paused_ms: 0,
+        })
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
       return Number((await query.executeTakeFirst()).numUpdatedRows);
@@ -248,6 +253,7 @@ export async function insertAnnouncement(
       sent_channel: null,
       first_attempted_at: null,
       redriven_at: null,
+      paused_ms: 0,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())

@@ -370,6 +370,42 @@ describe('delivery under production faults', () => {
     expect(next.parent.channel).toBe(parent.channel);
   });
 
+  it('fails nothing for a 30-hour token outage: after it, a 429 burst is waited out and every decision posted once', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const started = [];
+    for (let i = 0; i < 3; i++)
+      started.push(await h.startApproval('sam.taylor@corp.example', 'general', `Outage ${i}`));
+    // Slack refuses the app's token: delivery pauses fleet-wide.
+    h.workspace.beforeCall = () => {
+      throw new SlackApiError('token_revoked');
+    };
+    for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    expect(await withStore(h, (store) => store.deliveryPause())).toBeDefined();
+    // Thirty hours pass, on the app's clock and on the database's (the pause is moved back).
+    clock.advance(30 * 60 * MINUTE);
+    await withStore(h, (_store, db) =>
+      db.db
+        .updateTable('delivery_state')
+        .set((eb) => ({ paused_at_db: eb('paused_at_db', '-', 30 * 60 * MINUTE) }))
+        .execute(),
+    );
+    // The token works again, and the catch-up meets a burst of 429s.
+    h.workspace.beforeCall = undefined;
+    h.faults.rateLimit('chat.postMessage', 1, 4);
+    for (let i = 0; i < 10 && (await withStore(h, (s) => s.pendingAnnouncements(1))).length; i++) {
+      await h.app.deliver();
+      clock.advance(MINUTE);
+    }
+    expect(await withStore(h, (store) => store.failedAnnouncements(10))).toEqual([]);
+    expect(h.faults.rateLimited.length).toBe(4);
+    for (const { approval, parent } of started) {
+      expect(replies(h, parent, 'Approved')).toHaveLength(1);
+      expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('sent');
+    }
+  });
+
   it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {
     const h = await harness();
     const { approval, parent } = await h.startApproval();
