@@ -25,6 +25,13 @@ export interface DispatcherOptions {
    */
   retryAfterMaxMs?: number;
   /**
+   * After a post whose outcome is unknown, Slack may still commit it this long after the client
+   * gave up (or after a dead attempt's lease ended). Until then a retry only searches for it and
+   * looks again later; it posts again only when a search begun after the horizon finds nothing.
+   * Per announcement: its lane serves other approvals meanwhile. Unset: 0 (no wait).
+   */
+  commitHorizonMs?: number;
+  /**
    * A lane may be claimed this long before its pace allows the next post; the attempt then waits
    * out the rest and posts on time. Claiming takes database round trips (tens of ms on a busy
    * Postgres) that would otherwise add to every gap between two posts of a busy channel.
@@ -120,6 +127,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const pacer = createLanePacer(options.laneIntervalMs, monotonic);
   const pauseCheckMs = options.pauseCheckMs ?? 30_000;
   const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
+  const horizonMs = Math.max(0, Math.round(options.commitHorizonMs ?? 0));
   let lastPauseCheck = Number.NEGATIVE_INFINITY;
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
@@ -177,7 +185,14 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     const { announcement: a, approval, lane } = d;
     const rule = ruleOf(a.kind);
     const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane, lookaheadMs);
+    const claim = await deps.store.claimAnnouncement(
+      a,
+      now,
+      options.leaseMs,
+      lane,
+      lookaheadMs,
+      horizonMs,
+    );
     if (!claim) return 'lost';
     // Claimed ahead of the lane's pace: the first call waits for it. Stopped meanwhile, the
     // attempt gives the announcement back untouched (the lane keeps its pace) for the next one.
@@ -209,6 +224,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     // and found nothing: a search that failed or ran out of time proves nothing. Edits and
     // completions are simply done again.
     let mayBePosted = a.uncertain && !rule.repeatable;
+    // Whether this attempt has sent its own post (which Slack may then commit late).
+    let posting = false;
     try {
       if (rule.onlyWhilePending && !(await worthReminding(approval))) {
         await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
@@ -221,9 +238,26 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
           deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
           return done('recovered');
         }
+        const horizonLeftMs = claim.commitHorizonLeftMs ?? 0;
+        if (horizonLeftMs > 0) {
+          // Slack may still commit the earlier post: not found yet proves nothing. Look again
+          // later (with backoff, and once more just after the horizon); the lane is free meanwhile.
+          const delay = Math.min(retryDelayMs(a.attempts + 1, random), horizonLeftMs);
+          await deps.store.markAnnouncementRetry(claim, {
+            error: a.lastError ?? 'the earlier post may still appear',
+            uncertain: true,
+            nextAttemptAt: new Date(now.getTime() + delay),
+          });
+          deps.logger.debug(
+            { announcement: a.id, horizonLeftMs, retryInMs: delay },
+            'earlier post not found yet; Slack may still commit it, so looking again before posting',
+          );
+          return done('retry');
+        }
         mayBePosted = false;
       }
       clock.check();
+      posting = true;
       const posted = await deps.announcer.deliver(a, approval, clock);
       // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
       // apart), and recording the post falls inside the interval rather than adding to it.
@@ -280,7 +314,13 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       );
       await deps.store.markAnnouncementRetry(
         claim,
-        { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },
+        {
+          error: reason,
+          uncertain,
+          nextAttemptAt: new Date(now.getTime() + delay),
+          // Our own post may have been taken: Slack may commit it up to the horizon from now.
+          ...(posting && error.uncertain ? { commitHorizonMs: horizonMs } : {}),
+        },
         laneWaitMs,
       );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.

@@ -413,6 +413,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('delivery_state').dropColumn('paused_at_db').execute();
     },
   },
+  '2026-11-25-014-commit-horizon': {
+    // Expand only: a nullable column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // Until when (database clock) Slack may still commit a post of an earlier attempt whose
+      // outcome is unknown: no post again before a search after it has found nothing.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('commit_horizon_at', 'bigint')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('commit_horizon_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

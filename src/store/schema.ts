@@ -86,6 +86,8 @@ export interface AnnouncementRow {
   redriven_at: number | null;
   /** How long the retry window stood still while delivery was paused (see resumeDelivery). */
   paused_ms: number;
+  /** Until when Slack may still commit an earlier post whose outcome is unknown (database clock). */
+  commit_horizon_at: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */
