@@ -89,7 +89,7 @@ describe('request again', () => {
       'the new request message',
     );
     const permalink = `https://sandbox.slack.local/archives/${parent.channel}/p${parent.ts.replace('.', '')}`;
-    expect(text(message.blocks)).toContain(`Requested again after <${permalink}|\`${djbh}\`>`);
+    expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
   });
 
   it('lets only the requester request it again, telling anyone else and opening nothing', async () => {
