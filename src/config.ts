@@ -86,6 +86,17 @@ export interface Config {
     retryForMs: number;
     /** Posts to one channel (or DM) at least this far apart; Slack allows about one per second. */
     channelIntervalMs: number;
+    /**
+     * The longest wait a 429's Retry-After is honoured for: a far-future value (from Slack or a
+     * proxy) must not silence a channel past the retry window, with nothing failed or alerted.
+     */
+    retryAfterMaxMs: number;
+    /**
+     * After a post whose outcome is unknown (timeout, 5xx, a crash), Slack may still commit it
+     * this long after the client gave up: until then the retry only searches for it, and posts
+     * again only once a search after this horizon finds nothing.
+     */
+    commitHorizonMs: number;
     /** Channels served at the same time. */
     concurrency: number;
   };
@@ -235,6 +246,8 @@ const envSchema = z.object({
   ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(120),
   ANNOUNCEMENT_RETRY_HOURS: integer(1, 24 * 30).default(24),
   SLACK_CHANNEL_INTERVAL_MS: integer(0, 60_000).default(1000),
+  SLACK_RETRY_AFTER_MAX_SECONDS: integer(1, 3600).default(300),
+  SLACK_COMMIT_HORIZON_MS: integer(0, 600_000).default(60_000),
   DELIVERY_CONCURRENCY: integer(1, 64).default(4),
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).optional(),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).optional(),
@@ -391,6 +404,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
       retryForMs: e.ANNOUNCEMENT_RETRY_HOURS * 3_600_000,
       channelIntervalMs: e.SLACK_CHANNEL_INTERVAL_MS,
+      retryAfterMaxMs: e.SLACK_RETRY_AFTER_MAX_SECONDS * 1000,
+      commitHorizonMs: e.SLACK_COMMIT_HORIZON_MS,
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },

@@ -78,6 +78,9 @@ export function createDelivery(
       callTimeoutMs: config.slack.timeoutMs,
       retryForMs: config.delivery.retryForMs,
       laneIntervalMs: config.delivery.channelIntervalMs,
+      retryAfterMaxMs: config.delivery.retryAfterMaxMs,
+      // Waiting for a late commit helps only a search for it; without one, it is delay for nothing.
+      commitHorizonMs: deps.searchesForEarlierPosts ? config.delivery.commitHorizonMs : 0,
       concurrency: config.delivery.concurrency,
       idleMs: DELIVERY_IDLE_MS,
       laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),

@@ -80,11 +80,17 @@ const RECORD_WITHIN_MS = 1000;
  * time) while its budget lasts, asks the service about each with `concurrency` checks in flight,
  * and records each change together with its announcements. Delivery happens elsewhere (the
  * dispatcher), so a slow chat never holds up the checks.
+ *
+ * `stop` (SIGTERM) ends the pass early: nothing more is claimed, what was claimed but not yet
+ * started is given back at once (another replica takes it at its next pass, not after a lease),
+ * escalation lookups under way are abandoned, and the checks under way finish and record; the
+ * pass returns after its last write, so the database may close then.
  */
 export async function pollOnce(
   deps: PollDeps,
   options: PollOptions,
   now: Date,
+  stop?: AbortSignal,
 ): Promise<PollCounts> {
   const counts: PollCounts = {
     checked: 0,
@@ -109,7 +115,8 @@ export async function pollOnce(
     for (;;) {
       const item = queue.shift();
       if (item) return item;
-      if (exhausted || outage() || performance.now() > stopClaimingAt) return undefined;
+      if (exhausted || outage() || stop?.aborted || performance.now() > stopClaimingAt)
+        return undefined;
       claiming ??= deps.store
         .claimDue(now, batch, options.leaseMs)
         .then((rows) => {
@@ -132,8 +139,9 @@ export async function pollOnce(
     claimedAt: number;
   }): Promise<void> {
     // The claim's lease covers the pass's budget plus one check: a check that starts later could
-    // outlive the claim and overlap another replica's. It is given back for the next pass.
-    if (performance.now() > claimedAt + options.passBudgetMs) {
+    // outlive the claim and overlap another replica's. It is given back for the next pass, as is
+    // one not started when the stop came.
+    if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
       counts.deferred++;
       await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
       return;
@@ -261,7 +269,7 @@ export async function pollOnce(
     escalation: EscalationOptions,
     claimedAt: number,
   ): Promise<void> {
-    if (!deps.escalationTarget) return;
+    if (!deps.escalationTarget || stop?.aborted) return;
     // Due by what was recorded, but the store counts only reminders delivered a full interval ago
     // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
     // store would refuse costs one query per check, not a walk up the chain.
@@ -285,6 +293,7 @@ export async function pollOnce(
       to = await withinTime(
         (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
         timeLeft,
+        stop,
       );
     } catch (error) {
       deps.logger.warn(
@@ -352,22 +361,34 @@ function batchedRecorder(
 }
 
 /**
- * `work`, given up after `ms`: rejects then, and aborts the signal `work` was given, so that it
- * starts nothing more (a call already under way ends on its own timeout, and its answer is unused).
+ * `work`, given up after `ms` or at `stop`: rejects then, and aborts the signal `work` was given,
+ * so that it starts nothing more (a call already under way ends on its own timeout, and its answer
+ * is unused).
  */
-async function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+async function withinTime<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  stop?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reason = new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`);
+    const giveUp = (reason: Error) => {
       controller.abort(reason);
       reject(reason);
-    }, ms);
+    };
+    timer = setTimeout(
+      () => giveUp(new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`)),
+      ms,
+    );
+    onStop = () => giveUp(new Error('Escalation lookups abandoned: the app is stopping'));
+    stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
     return await Promise.race([work(controller.signal), timeout]);
   } finally {
     clearTimeout(timer);
+    if (onStop) stop?.removeEventListener('abort', onStop);
   }
 }

@@ -396,6 +396,37 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('request_templates').execute();
     },
   },
+  '2026-11-25-013-paused-time': {
+    // Expand only: a nullable and a defaulted column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // When the fleet-wide pause began on the database's clock: how long it lasted is measured
+      // there, whichever replicas set and lifted it.
+      await db.schema.alterTable('delivery_state').addColumn('paused_at_db', 'bigint').execute();
+      // How long the announcement's retry window stood still while delivery was paused.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('paused_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('paused_ms').execute();
+      await db.schema.alterTable('delivery_state').dropColumn('paused_at_db').execute();
+    },
+  },
+  '2026-11-25-014-commit-horizon': {
+    // Expand only: a nullable column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // Until when (database clock) Slack may still commit a post of an earlier attempt whose
+      // outcome is unknown: no post again before a search after it has found nothing.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('commit_horizon_at', 'bigint')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('commit_horizon_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -84,6 +84,10 @@ export interface AnnouncementRow {
   sent_channel: string | null;
   first_attempted_at: number | null;
   redriven_at: number | null;
+  /** How long the retry window stood still while delivery was paused (see resumeDelivery). */
+  paused_ms: number;
+  /** Until when Slack may still commit an earlier post whose outcome is unknown (database clock). */
+  commit_horizon_at: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */
@@ -91,6 +95,8 @@ export interface DeliveryStateRow {
   id: string;
   paused_at: number | null;
   paused_reason: string | null;
+  /** When the pause began, on the database's clock (how long it lasted is measured there). */
+  paused_at_db: number | null;
 }
 
 /** Who serves a lane now, and when the lane may post next (both on the database's clock). */
