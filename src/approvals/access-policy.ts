@@ -1,3 +1,4 @@
+import { sameLogin } from './person.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -77,7 +78,7 @@ export function partiesOf(approval: TrackedApproval, currentApprover?: string): 
     requesterLogin: approval.requesterLogin,
     approverChatId: approval.approverSlackId,
     approverLogin: approval.approverLogin,
-    ...(currentApprover && currentApprover !== approval.approverLogin
+    ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
     postedIn: approval.messageTs ? approval.channelId : null,
@@ -189,11 +190,11 @@ async function plays(
 
 /**
  * The same person by chat id, or by service login (the approver of an approval may not have been
- * on Slack when it started). Logins compare exactly, as they were recorded.
+ * on Slack when it started). Logins compare as everywhere else (person.ts: case-insensitively).
  */
 async function is(asker: Asker, chatId: string | null, login: string | null): Promise<boolean> {
   if (chatId !== null && chatId === asker.chatId) return true;
   if (!login) return false;
   const own = await asker.login();
-  return own !== null && own === login;
+  return sameLogin(own, login);
 }

@@ -396,6 +396,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('request_templates').execute();
     },
   },
+  '2026-11-25-013-logins-any-case': {
+    // Logins compare case-insensitively (approvals/person.ts): the lookups by login compare
+    // lower(column) = lower(?), so these indexes serve them. Expand only: the previous release
+    // keeps its exact lookups on the indexes it had.
+    async up(db: Kysely<unknown>) {
+      await sql`create index tracked_approvals_approver_lower on tracked_approvals (lower(approver_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index tracked_approvals_requester_lower on tracked_approvals (lower(requester_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index linked_accounts_login_lower on linked_accounts (lower(login))`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>) {
+      for (const index of [
+        'linked_accounts_login_lower',
+        'tracked_approvals_requester_lower',
+        'tracked_approvals_approver_lower',
+      ])
+        await db.schema.dropIndex(index).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -36,6 +36,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-010-fleet-delivery',
           '2026-11-25-011-escalation',
           '2026-11-25-012-templates',
+          '2026-11-25-013-logins-any-case',
         ]);
       });
 

@@ -6,6 +6,7 @@ import {
   NOTHING_POSTED,
   type Posted,
 } from '../../approvals/announcer.ts';
+import type { Person } from '../../approvals/person.ts';
 import { stepOutcome } from '../../approvals/step-outcome.ts';
 import {
   type Announcement,
@@ -130,6 +131,24 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt.check();
     // Typed in as a login: they may still be on Slack under that e-mail.
     return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
+  }
+
+  /**
+   * The person behind a login of this approval (the approver's when none is given), with their
+   * Slack account when one is found; a lookup that fails names them by login, unless the token
+   * itself is refused.
+   */
+  async function personOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login: string | null = approval.approverLogin,
+  ): Promise<Person> {
+    const wanted = login ?? approval.approverLogin;
+    const chatId = await slackUserOf(attempt, approval, wanted).catch((error) => {
+      if (classOf(error) === 'pause') throw error;
+      return null;
+    });
+    return { chatId, login: wanted };
   }
 
   /** Tells the requester in their DM, prefixed with which request it is about. */
@@ -313,8 +332,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const t = languageAt(approval.channelId, approval);
         return post(attempt, approval.channelId, buildReminderNote(a, approval, t), a, thread);
       }
-      case 'decision':
-        return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
+      case 'decision': {
+        // Credits whoever the service says decided, never the recorded approver's account when
+        // the service gave the approval to someone else (decidedBy is its reported login).
+        const decider = await personOf(attempt, approval, approval.decidedBy);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildDecisionAnnouncement(a, approval, t, decider),
+          a,
+        );
+      }
       case 'gave-up':
         return replyOrDm(attempt, approval, (t) => buildGaveUpReply(t, options.giveUpAfterDays), a);
       case 'ended':
