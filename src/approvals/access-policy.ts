@@ -1,4 +1,4 @@
-import { sameLogin } from './person.ts';
+import { type Person, sameLogin } from './person.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -8,22 +8,32 @@ import type { TrackedApproval } from './tracked-approval.ts';
  */
 
 /** The part a person plays toward an approval. */
-export type Role = 'requester' | 'approver' | 'conversation-member';
+export type Role = 'requester' | 'approver' | 'escalated-to' | 'conversation-member';
 
 /** What a person may want to do with an approval, and which parts allow it. */
 export const WHO_MAY: Readonly<
   Record<
-    'see' | 'confirm-start' | 'request-again' | 'manage-templates' | 'use-templates',
+    | 'see'
+    | 'confirm-start'
+    | 'request-again'
+    | 'post-request-in'
+    | 'manage-templates'
+    | 'use-templates',
     readonly Role[]
   >
 > = {
   // The requester and the approver, and whoever can read the message it was posted in: the
-  // channel's members, or, for a request only ever posted in a DM, nobody else.
-  see: ['requester', 'approver', 'conversation-member'],
+  // channel's members, or, for a request only ever posted in a DM, nobody else. And the leader it
+  // was escalated to: the escalation DM asks them to act on it, so they must be able to open it
+  // (status, list, Home) wherever it was posted; a private channel's request included.
+  see: ['requester', 'approver', 'escalated-to', 'conversation-member'],
   // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
   'confirm-start': ['requester'],
   // "Request again" starts a new approval in the old one's requester's name: theirs alone.
   'request-again': ['requester'],
+  // Posting a request in a conversation makes its members its readers (see): only someone who is
+  // a member now may, so "Request again" by someone who left a private channel goes to their DM.
+  'post-request-in': ['conversation-member'],
   // A channel's request templates (request-templates.ts): whoever is in that channel, as its
   // parties say (see channelParties); templates belong to the channel, not to a person.
   'manage-templates': ['conversation-member'],
@@ -44,6 +54,8 @@ export interface ApprovalParties {
    * given to someone else): they are its approver too.
    */
   currentApproverLogin?: string | null;
+  /** The leader the approval was escalated to (escalation.ts), when it was. */
+  escalatedTo?: Person | null;
   /** The conversation its request message was posted in; null until it is posted. */
   postedIn: string | null;
 }
@@ -81,6 +93,9 @@ export function partiesOf(approval: TrackedApproval, currentApprover?: string): 
     ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
+    escalatedTo: approval.escalatedTo
+      ? { chatId: approval.escalatedTo.chatId, login: approval.escalatedTo.login }
+      : null,
     postedIn: approval.messageTs ? approval.channelId : null,
   };
 }
@@ -183,6 +198,10 @@ async function plays(
         (await is(asker, parties.approverChatId, parties.approverLogin)) ||
         (await is(asker, null, parties.currentApproverLogin ?? null))
       );
+    case 'escalated-to': {
+      const to = parties.escalatedTo;
+      return Boolean(to) && is(asker, to?.chatId ?? null, to?.login ?? null);
+    }
     case 'conversation-member':
       return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
   }

@@ -195,6 +195,8 @@ const en = {
   onlyRequesterAgain: (requester: string) =>
     `Only ${requester}, who requested it, can request it again.`,
   againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
+  againNotInChannel: (channel: string) =>
+    `You are no longer a member of <#${channel}>, where the first request was posted, so the new one is in your direct messages with the app instead: posted there, the channel's members would read it.`,
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -498,6 +500,8 @@ const zh: Messages = {
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
   againUnknown: '应用已不再记录该审批，无法重新发起。',
+  againNotInChannel: (channel) =>
+    `你已不在首次申请所在的 <#${channel}> 中，因此新申请发到了你与本应用的私信：若发在该频道，其成员都会看到。`,
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,

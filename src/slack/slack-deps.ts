@@ -54,4 +54,5 @@ export type StartingDeps = Pick<
   | 'logger'
   | 'webUrl'
   | 'now'
+  | 'access'
 >;

@@ -10,6 +10,7 @@ import {
   type WHO_MAY,
 } from '../../approvals/access-policy.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
+import { mayPostRequestIn } from '../../approvals/audience.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import { isDirectMessage } from '../ids.ts';
 import type { Identities } from './identities.ts';
@@ -29,6 +30,11 @@ export interface Access {
   ): Promise<TemplatePlaceVerdict>;
   /** Whether the Slack user `userId` may be offered, and apply, the templates of `channelId`. */
   useTemplates(channelId: string, userId: string): Promise<Verdict>;
+  /**
+   * Whether a request of the Slack user `userId` may be posted in `channelId` (its members would
+   * read it): the audience rule (approvals/audience.ts), as a member of it now.
+   */
+  postRequestIn(channelId: string, userId: string): Promise<Verdict>;
 }
 
 export function createAccess(deps: {
@@ -60,6 +66,9 @@ export function createAccess(deps: {
     },
     useTemplates(channelId, userId) {
       return mayUseTemplates(channelId, askerOf(userId), deps.membership);
+    },
+    postRequestIn(channelId, userId) {
+      return mayPostRequestIn(channelId, askerOf(userId), deps.membership);
     },
   };
 }
