@@ -75,6 +75,10 @@ const en = {
     `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
   stepNotAsked:
     'The requester could not be asked to confirm this workflow step (their direct messages with the app could not be reached). Nothing was started.',
+  stepTooLongToShow:
+    'The title and note of this step are too long to show the requester in full, and nothing is started that they have not seen whole. Shorten the note. Nothing was started.',
+  confirmNotAsShown:
+    'What would start is not exactly what you were shown, so nothing was started. Run the workflow again.',
   stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
     reason === 'gave-up'
       ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
@@ -404,6 +408,9 @@ const zh: Messages = {
   stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
   stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
   stepNotAsked: '无法请申请人确认该工作流步骤（无法联系到其与本应用的私信），没有发起任何审批。',
+  stepTooLongToShow:
+    '该步骤的标题和说明过长，无法完整展示给申请人；未被完整查看的内容不会发起。请缩短说明。没有发起任何审批。',
+  confirmNotAsShown: '将要发起的内容与你看到的不完全一致，因此没有发起任何审批。请重新运行工作流。',
   stepFailed: (reason, djbh, days) =>
     reason === 'gave-up'
       ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`

@@ -420,6 +420,15 @@ const migrations: Record<string, Migration> = {
         await db.schema.dropIndex(index).execute();
     },
   },
+  '2026-11-25-014-confirmation-digest': {
+    // Expand only: a nullable column the previous release ignores (its questions have none).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').addColumn('shown_digest', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

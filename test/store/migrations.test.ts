@@ -37,6 +37,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-011-escalation',
           '2026-11-25-012-templates',
           '2026-11-25-013-logins-any-case',
+          '2026-11-25-014-confirmation-digest',
         ]);
       });
 

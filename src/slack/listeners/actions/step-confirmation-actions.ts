@@ -7,9 +7,11 @@ import type {
 import {
   confirmationParties,
   type StepConfirmation,
+  shownDigest,
 } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
 import { logFailure } from '../../../logger.ts';
+import { escapeMrkdwn, FIELD_MAX } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
@@ -114,6 +116,8 @@ async function start(deps: Deps, { c, theirs, tell, t }: Answering): Promise<voi
           title: c.title,
           note: c.note,
           channel: c.channelId,
+          // A question an older release asked (no digest) was shown whole only if it fit then.
+          shownDigest: c.shownDigest ?? legacyDigest(c),
         },
         requester,
         theirs,
@@ -132,6 +136,17 @@ async function start(deps: Deps, { c, theirs, tell, t }: Answering): Promise<voi
   const failed: StepConfirmation = { ...c, state: 'failed', reason: refusal };
   await deps.confirmer.showOutcome(failed, theirs.confirmFailed(refusal));
   await deps.confirmer.closeStep(failed);
+}
+
+/**
+ * The digest of what a question asked before digests were recorded showed: its title and note
+ * when they fit the fields it had (1,000 and 1,980 characters escaped), else nothing matches and
+ * nothing starts (it was shown cut).
+ */
+function legacyDigest(c: StepConfirmation): string {
+  const whole =
+    escapeMrkdwn(c.title).length <= 1000 && escapeMrkdwn(c.note).length <= FIELD_MAX - 20;
+  return whole ? shownDigest(c.title, c.note) : 'shown-cut';
 }
 
 export function registerConfirmationActions(app: App, deps: Deps): void {
