@@ -191,7 +191,8 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     waitingFor: (login, limit) =>
       page(db, limit, (eb) =>
         eb.and([
-          loginIs('approver_login', login),
+          // The leader it was escalated to is asked to act on it too (WHO_MAY['see']).
+          eb.or([loginIs('approver_login', login), loginIs('escalated_to_login', login)]),
           eb('tracking', '=', 'active'),
           eb('decision', '=', 'pending'),
         ]),

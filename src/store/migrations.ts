@@ -410,9 +410,14 @@ const migrations: Record<string, Migration> = {
       await sql`create index linked_accounts_login_lower on linked_accounts (lower(login))`.execute(
         db,
       );
+      // What waits for a leader includes what was escalated to them (approval-repository.ts).
+      await sql`create index tracked_approvals_escalated_lower on tracked_approvals (lower(escalated_to_login), created_at)`.execute(
+        db,
+      );
     },
     async down(db: Kysely<unknown>) {
       for (const index of [
+        'tracked_approvals_escalated_lower',
         'linked_accounts_login_lower',
         'tracked_approvals_requester_lower',
         'tracked_approvals_approver_lower',

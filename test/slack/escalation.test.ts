@@ -153,10 +153,20 @@ describe('escalation', () => {
     for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
     const [dm] = dmsTo(hh, PRIYA, 'escalation');
     expect(text(dm?.blocks)).toContain('Termination of J. Doe');
-    // She is asked to act on it, so she may open it: what the DM told her, status shows her.
+    // She is asked to act on it, so she may open it: what the DM told her, status shows her,
+    // and her list and Home name it among what waits for her.
     const answer = await status();
     expect(answer).toContain('Termination of J. Doe');
     expect(answer).toContain('Pending');
+    const priya = hh.user(PRIYA);
+    const seen = hh.workspace.ephemeral(priya).length;
+    await hh.slack.command(priya, hh.channel('general'), 'list');
+    const list = await waitFor(() => hh.workspace.ephemeral(priya)[seen], 5000, 'the list');
+    expect(text(list)).toContain(approval.djbh);
+    const published = hh.workspace.callsOf('views.publish').length;
+    await hh.slack.event({ type: 'app_home_opened', user: priya, channel: 'D0HOME', tab: 'home' });
+    await waitFor(() => hh.workspace.callsOf('views.publish').length > published, 5000, 'Home');
+    expect(text(hh.workspace.homes.get(priya))).toContain(approval.djbh);
   });
 
   it('speaks Chinese to a zh-CN leader, and in the thread when APP_LANGUAGE is zh', async () => {
