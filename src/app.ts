@@ -25,8 +25,13 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
 import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
+import { resumeConfirmedStarts } from './slack/listeners/actions/step-confirmation-actions.ts';
 import { registerListeners } from './slack/listeners/index.ts';
-import { socketModeConnection, startSocketMode } from './slack/receivers/slack-app.ts';
+import {
+  socketModeAnswered,
+  socketModeConnection,
+  startSocketMode,
+} from './slack/receivers/slack-app.ts';
 import type { SlackDeps } from './slack/slack-deps.ts';
 import type { DatabaseHandle } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
@@ -157,11 +162,17 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     home: slack.home,
   });
   const { dispatcher } = delivery;
-  registerListeners(slack.bolt, slackDepsOf(config, parts, slack, dispatcher, state.mayStart));
+  const slackDeps = slackDepsOf(config, parts, slack, dispatcher, state.mayStart);
+  registerListeners(slack.bolt, slackDeps);
+  const sweepSteps = async (at: Date) => {
+    await slack.confirmer.sweep(at);
+    // Not while this replica stops: it would only hand them on again.
+    if (state.phase() !== 'stopping') await resumeConfirmedStarts(slackDeps, at);
+  };
   const schedules = createSchedules(config, {
     ...parts,
     dispatcher,
-    confirmer: slack.confirmer,
+    sweepSteps,
     background: delivery,
     lastServiceOk: parts.health.lastOk,
   });
@@ -179,7 +190,7 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     logger,
     async poll(at = now()) {
       const counts = await schedules.pollOnce(at);
-      await slack.confirmer.sweep(at);
+      await sweepSteps(at);
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),
@@ -211,6 +222,7 @@ function lifecyclePartsOf(
       socketMode: config.mode === 'socket',
       // A refused SLACK_APP_TOKEN is one line naming it, like a refused bot token.
       connectSocket: () => startSocketMode(slack.bolt, config.slack.apiUrl),
+      socketAnswered: (deadline) => socketModeAnswered(slack.bolt, deadline),
       port: config.port,
       host: config.host,
       routes: routes.slackPort,
@@ -241,9 +253,11 @@ function slackDepsOf(
     people: slack.people,
     identities: slack.identities,
     links: stores.links,
+    accountLinking: config.accountLinking,
     templates: stores.templates,
     home: slack.home,
     access: slack.access,
+    membership: slack.membership,
     confirmations: stores.confirmations,
     confirmer: slack.confirmer,
     logger: parts.logger,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
+import { DEFAULT_WEB_LIST_PATH } from './approval-service/web-links.ts';
 import { DEFAULT_CONFIRM_MS } from './approvals/step-confirmation.ts';
 import { AppError } from './errors.ts';
 import { maskSecret, redactUrl } from './redact.ts';
@@ -51,6 +52,11 @@ export interface Config {
     appName: string;
     appKey: string;
     webUrl?: string;
+    /**
+     * The route of the signed-in person's list of approvals on webUrl (APPROVAL_WEB_LIST_PATH),
+     * where the approver's button leads: see approval-service/web-links.ts.
+     */
+    webListPath: string;
     timeoutMs: number;
     /** Characters the service's note column holds: 20,000, or 5,000 on installs that missed an update. */
     noteLimit: number;
@@ -90,6 +96,10 @@ export interface Config {
      */
     confirmMs: number;
   };
+  /** Who may change a channel's request templates: its members, or the workspace's admins and owners. */
+  templateManagers: 'members' | 'admins';
+  /** Who may link a Slack person to a service login (src/approvals/account-links.ts). */
+  accountLinking: 'self' | 'admin' | 'off';
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -191,6 +201,14 @@ const envSchema = z.object({
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
   APPROVAL_WEB_URL: url.optional(),
+  // A route or path on APPROVAL_WEB_URL, never another site: the button's target is the service.
+  APPROVAL_WEB_LIST_PATH: z
+    .string()
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:|^\/\/|\s/i.test(v), {
+      error:
+        'must be a route or path on APPROVAL_WEB_URL (e.g. #/approval/4000000000 or /ui/#/approval/0), not a URL',
+    })
+    .default(DEFAULT_WEB_LIST_PATH),
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
@@ -225,6 +243,8 @@ const envSchema = z.object({
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
+  TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
+  ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
@@ -348,6 +368,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       appName: e.APPROVAL_APP_NAME ?? sandboxCredentials.appName,
       appKey: e.APPROVAL_APP_KEY ?? sandboxCredentials.appKey,
       ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
+      webListPath: e.APPROVAL_WEB_LIST_PATH,
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
       noteLimit: e.APPROVAL_NOTE_LIMIT,
     },
@@ -373,6 +394,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
+    templateManagers: e.TEMPLATE_MANAGERS,
+    accountLinking: e.ACCOUNT_LINKING,
     // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
     // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {

@@ -16,7 +16,8 @@ import type { Route } from './slack/receivers/http-receiver.ts';
  *
  * Stop (SIGTERM): /readyz answers 503 at once → no new work is claimed (the schedules and the
  * outbox each finish what they have under way) → requests a load balancer still sends are
- * answered for `drainMs` → the Slack port closes → requests under way finish (a submission's
+ * answered for `drainMs` → the Slack port closes (in Socket Mode, once every envelope received
+ * has been acknowledged) → requests under way finish (a submission's
  * call to the service and its recording) → the scheduled work and deliveries finish → the admin
  * listener and the database close. Everything after the SIGTERM fits in `graceMs`; what did not
  * finish is logged, and its leases hand it to another replica.
@@ -37,6 +38,11 @@ export interface LifecycleParts {
     socketMode: boolean;
     /** Opens the Socket Mode connection (Socket Mode only). */
     connectSocket(): Promise<void>;
+    /**
+     * Socket Mode: waits until every envelope received has been acknowledged (or `deadline`
+     * passes); the socket is the only way an answer goes back.
+     */
+    socketAnswered?(deadline: number): Promise<boolean>;
     port: number;
     host: string | undefined;
     /** Served on PORT beside Slack's endpoint (the probes, when there is no admin listener). */
@@ -103,7 +109,9 @@ export async function startLifecycle(parts: LifecycleParts): Promise<Running> {
       // A load balancer takes a moment to see readiness go 503: answer what it still sends.
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       // Closing waits for open connections; a client that keeps one busy (or half-sent) must not
-      // hold the stop past its grace, so each close gets the time left and no more.
+      // hold the stop past its grace, so each close gets the time left and no more. A socket has
+      // no such wait of its own: it stays open until what came over it has been answered.
+      if (slack.socketMode) await slack.socketAnswered?.(deadline);
       await withinDeadline(slack.bolt.stop(), deadline);
       if (slackServer) await closeServer(slackServer, deadline);
       const requests = await parts.inFlight.settled(deadline);

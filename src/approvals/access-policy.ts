@@ -7,21 +7,40 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * here; adapters only supply the facts (who is asking, who is in a conversation).
  */
 
-/** The part a person plays toward an approval. */
-export type Role = 'requester' | 'approver' | 'escalated-to' | 'conversation-member';
+/**
+ * The part a person plays toward an approval (or a channel's templates); `workspace-admin` is an
+ * admin or owner of the whole workspace, whatever they play toward the approval.
+ */
+export type Role =
+  | 'requester'
+  | 'approver'
+  | 'escalated-to'
+  | 'conversation-member'
+  | 'workspace-admin';
+
+/** What may be done, each allowed to the roles WHO_MAY lists for it. */
+export type Action =
+  | 'see'
+  | 'confirm-start'
+  | 'request-again'
+  | 'post-request-in'
+  | 'manage-templates'
+  | 'use-templates';
+
+/** Who may do what: a table like WHO_MAY, as a deployment's settings choose it (see whoMay). */
+export type AccessRules = Readonly<Record<Action, readonly Role[]>>;
+
+/** Who may change a channel's request templates, as TEMPLATE_MANAGERS names the choice. */
+export type TemplateManagers = 'members' | 'admins';
+
+/** The roles each TEMPLATE_MANAGERS choice stands for. */
+export const TEMPLATE_MANAGER_ROLES: Readonly<Record<TemplateManagers, readonly Role[]>> = {
+  members: ['conversation-member'],
+  admins: ['workspace-admin'],
+};
 
 /** What a person may want to do with an approval, and which parts allow it. */
-export const WHO_MAY: Readonly<
-  Record<
-    | 'see'
-    | 'confirm-start'
-    | 'request-again'
-    | 'post-request-in'
-    | 'manage-templates'
-    | 'use-templates',
-    readonly Role[]
-  >
-> = {
+export const WHO_MAY: AccessRules = {
   // The requester and the approver, and whoever can read the message it was posted in: the
   // channel's members, or, for a request only ever posted in a DM, nobody else. And the leader it
   // was escalated to: the escalation DM asks them to act on it, so they must be able to open it
@@ -35,13 +54,27 @@ export const WHO_MAY: Readonly<
   // a member now may, so "Request again" by someone who left a private channel goes to their DM.
   'post-request-in': ['conversation-member'],
   // A channel's request templates (request-templates.ts): whoever is in that channel, as its
-  // parties say (see channelParties); templates belong to the channel, not to a person.
-  'manage-templates': ['conversation-member'],
+  // parties say (see channelParties); templates belong to the channel, not to a person. A
+  // workspace may keep this to its admins and owners instead (TEMPLATE_MANAGERS, see whoMay).
+  'manage-templates': TEMPLATE_MANAGER_ROLES.members,
   // Being offered a channel's templates in the request form, and applying one: the same members.
   // A private channel's templates say what its members ask for; someone who left (the form can
   // still be opened on it, e.g. by "Request again") is not shown them.
   'use-templates': ['conversation-member'],
 };
+
+/**
+ * The rules with a deployment's choices applied: who may change a channel's templates is its
+ * members (the default: templates belong to the channel), or only the workspace's admins and
+ * owners, for a company that wants a default approver such as "Purchase"'s kept out of anyone's
+ * reach. Each choice is a set of roles, so the adapters stay the same whichever is chosen.
+ */
+export function whoMay(choices: { templateManagers?: TemplateManagers } = {}): AccessRules {
+  return {
+    ...WHO_MAY,
+    'manage-templates': TEMPLATE_MANAGER_ROLES[choices.templateManagers ?? 'members'],
+  };
+}
 
 /** The facts about an approval the rules read. Null where the approval has no such party yet. */
 export interface ApprovalParties {
@@ -65,6 +98,11 @@ export interface Asker {
   chatId: string;
   /** Rejects when the chat cannot say who they are right now. */
   login(): Promise<string | null>;
+  /**
+   * Whether they are an admin or owner of the workspace, looked up only when a rule needs it;
+   * rejects when the chat cannot say now. Absent: nobody is.
+   */
+  isWorkspaceAdmin?(): Promise<boolean>;
 }
 
 /** Who is in a conversation, as the chat knows it. */
@@ -140,6 +178,7 @@ export async function mayManageTemplates(
   place: { conversationId: string; direct: boolean; appChatId: string | undefined },
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<TemplatePlaceVerdict> {
   if (place.direct) return 'not-a-channel';
   if (place.appChatId) {
@@ -149,7 +188,7 @@ export async function mayManageTemplates(
     if (appIn === undefined) return 'unsure';
     if (!appIn) return 'app-not-in-channel';
   }
-  return decide('manage-templates', channelParties(place.conversationId), asker, membership);
+  return decide('manage-templates', channelParties(place.conversationId), asker, membership, rules);
 }
 
 /**
@@ -160,8 +199,9 @@ export function mayUseTemplates(
   conversationId: string,
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<Verdict> {
-  return decide('use-templates', channelParties(conversationId), asker, membership);
+  return decide('use-templates', channelParties(conversationId), asker, membership, rules);
 }
 
 /**
@@ -170,13 +210,14 @@ export function mayUseTemplates(
  * and one could not be checked. Never throws.
  */
 export async function decide(
-  what: keyof typeof WHO_MAY,
+  what: Action,
   parties: ApprovalParties,
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<Verdict> {
   let unsure = false;
-  for (const role of WHO_MAY[what]) {
+  for (const role of rules[what]) {
     const holds = await plays(role, parties, asker, membership).catch(() => undefined);
     if (holds === true) return 'allowed';
     if (holds === undefined) unsure = true;
@@ -204,6 +245,8 @@ async function plays(
     }
     case 'conversation-member':
       return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
+    case 'workspace-admin':
+      return asker.isWorkspaceAdmin ? asker.isWorkspaceAdmin() : false;
   }
 }
 

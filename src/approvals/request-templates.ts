@@ -1,4 +1,4 @@
-import { serviceLength } from './acceptable-text.ts';
+import { adaptText, serviceLength } from './acceptable-text.ts';
 
 /**
  * Request templates of a channel: a name, a title prefix, a note skeleton and a default approver,
@@ -47,7 +47,8 @@ export type TemplateField = 'name' | 'titlePrefix' | 'noteSkeleton';
 
 export type TemplateProblem =
   | { code: 'required' }
-  | { code: 'too-long'; limit: number; length: number }
+  /** `asSent`: within the limit as typed, past it as the service stores it (emoji as `:name:`). */
+  | { code: 'too-long'; limit: number; length: number; asSent?: boolean }
   | { code: 'name-taken' }
   | { code: 'too-many'; limit: number }
   | { code: 'gone' };
@@ -92,8 +93,10 @@ export type CheckedDraft =
 
 /**
  * Checks what was typed: a name is required; each text within its limit, counted as the service
- * counts (code points). Text is trimmed and kept as typed otherwise: it is escaped wherever it
- * is shown, and adapted for the service (quotes, emoji) only when a request is made.
+ * counts (code points) both as typed (what the editor's inputs hold) and, for the prefix and the
+ * skeleton, as they will be sent (adapted: an emoji becomes its longer `:name:`), since a request
+ * made from the template carries them so. Text is trimmed and kept as typed otherwise: it is
+ * escaped wherever it is shown, and adapted for the service only when a request is made.
  */
 export function checkTemplateDraft(draft: TemplateDraft): CheckedDraft {
   const trimmed: TemplateDraft = {
@@ -104,12 +107,32 @@ export function checkTemplateDraft(draft: TemplateDraft): CheckedDraft {
   };
   const problems: Partial<Record<TemplateField, TemplateProblem>> = {};
   if (trimmed.name === '') problems.name = { code: 'required' };
-  for (const field of ['name', 'titlePrefix', 'noteSkeleton'] as const) {
-    const length = serviceLength(trimmed[field]);
-    if (length > TEMPLATE_LIMITS[field])
-      problems[field] = { code: 'too-long', limit: TEMPLATE_LIMITS[field], length };
-  }
+  const length = serviceLength(trimmed.name);
+  if (length > TEMPLATE_LIMITS.name)
+    problems.name = { code: 'too-long', limit: TEMPLATE_LIMITS.name, length };
+  Object.assign(problems, templateOverLimits(trimmed));
   return Object.keys(problems).length > 0 ? { ok: false, problems } : { ok: true, draft: trimmed };
+}
+
+/**
+ * The parts of a template a request carries to the service, past their limits as typed or as
+ * sent. Empty for a template saved by this release's checks; one saved by an earlier release,
+ * which counted only as typed, may be past them, and a request made from it is then told that
+ * the template is what to change.
+ */
+export function templateOverLimits(
+  template: Pick<TemplateDraft, 'titlePrefix' | 'noteSkeleton'>,
+): Partial<Record<'titlePrefix' | 'noteSkeleton', TemplateProblem>> {
+  const problems: Partial<Record<'titlePrefix' | 'noteSkeleton', TemplateProblem>> = {};
+  for (const field of ['titlePrefix', 'noteSkeleton'] as const) {
+    const limit = TEMPLATE_LIMITS[field];
+    const typed = serviceLength(template[field]);
+    const sent = serviceLength(adaptText(template[field]).text);
+    if (typed > limit) problems[field] = { code: 'too-long', limit, length: typed };
+    else if (sent > limit)
+      problems[field] = { code: 'too-long', limit, length: sent, asSent: true };
+  }
+  return problems;
 }
 
 /**

@@ -31,12 +31,16 @@ export function mayConfirmInPlace(requester: string, interactor: string | null):
 /**
  * - `pending`: the requester was asked and has not answered.
  * - `starting`: they pressed Start; the approval is being started (only one press gets here).
+ * - `confirmed`: they pressed Start on a replica that was stopping and started nothing; any
+ *   replica's next sweep starts it (a workflow run cannot be submitted again, so it is never
+ *   failed for a restart).
  * - `started`: the approval exists; its outcome completes the step, as for any step.
  * - `declined`, `expired`, `failed`: nothing was started; the step ends with `reason`.
  */
 export type ConfirmationState =
   | 'pending'
   | 'starting'
+  | 'confirmed'
   | 'started'
   | 'declined'
   | 'expired'
@@ -127,6 +131,16 @@ export interface StepConfirmations {
     now: Date,
     reason?: string,
   ): Promise<boolean>;
+  /**
+   * A Start this replica could not see through (it is stopping; nothing was started): back from
+   * `starting` to `confirmed`, for another replica's sweep to start.
+   */
+  defer(executionId: string): Promise<void>;
+  /**
+   * Up to `limit` Starts left `confirmed`, each moved to `starting` at `now` by this caller only
+   * (two replicas sweeping claim each once); returned as claimed.
+   */
+  claimConfirmed(now: Date, limit: number): Promise<StepConfirmation[]>;
   /** How a Start ended: the approval started, or could not (with the reason). */
   settle(executionId: string, to: 'started' | 'failed', reason?: string): Promise<void>;
   /** Pending confirmations past their time at `now`, now `expired` with `reason(c)`; returned. */

@@ -1,4 +1,5 @@
 import { type WebAPICallResult, WebClient } from '@slack/web-api';
+import { approverListUrl } from '../approval-service/web-links.ts';
 import { createAnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import { announcementId } from '../approvals/tracked-approval.ts';
@@ -52,10 +53,11 @@ export function createDelivery(
   const announcer = createSlackAnnouncer({
     client: background,
     people,
-    identities: createIdentities({ people, links }),
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
     membership: createConversationMembership(background, () => deps.now().getTime()),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
@@ -84,7 +86,11 @@ export function createDelivery(
     },
   );
   // Found with the outbox's own Slack client, so the lookups never slow an interaction down.
-  return { dispatcher, people, identities: createIdentities({ people, links }) };
+  return {
+    dispatcher,
+    people,
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
+  };
 }
 
 /** A WebClient that counts its failed calls by method and code. */

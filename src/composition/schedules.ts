@@ -13,7 +13,6 @@ import { startPollSchedule } from '../poller/poll-schedule.ts';
 import { startRetentionSchedule } from '../poller/retention-schedule.ts';
 import type { Identities } from '../slack/people/identities.ts';
 import type { SlackPeople } from '../slack/people/slack-people.ts';
-import type { StepConfirmer } from '../slack/workflow/step-confirmer.ts';
 import { reprobeService } from './service.ts';
 import type { Stores } from './stores.ts';
 
@@ -24,7 +23,8 @@ export interface ScheduleDeps {
   service: ApprovalService;
   metrics: Metrics;
   dispatcher: AnnouncementDispatcher;
-  confirmer: StepConfirmer;
+  /** The sweep of workflow confirmations: unanswered ones end, Starts handed on start. */
+  sweepSteps: (now: Date) => Promise<unknown>;
   /** Found with the outbox's own Slack client (see createDelivery). */
   background: { people: SlackPeople; identities: Identities };
   lastServiceOk: () => number | undefined;
@@ -36,7 +36,7 @@ export interface ScheduleDeps {
  * and `purge` run a pass now, as the schedule would.
  */
 export function createSchedules(config: Config, deps: ScheduleDeps) {
-  const { logger, now, service, metrics, confirmer } = deps;
+  const { logger, now, service, metrics, sweepSteps } = deps;
   const pollDeps = pollDepsOf(deps);
   const pollOptions = pollOptionsOf(config);
   let retention: ReturnType<typeof startRetentionSchedule> | undefined;
@@ -48,8 +48,9 @@ export function createSchedules(config: Config, deps: ScheduleDeps) {
           ...pollOptions,
           cron: config.poll.cron,
           onPass: (ms) => metrics.pollPass(ms),
-          // Unanswered confirmations of workflow steps end on the same beat as the checks.
-          alongside: (at) => confirmer.sweep(at),
+          // Unanswered confirmations of workflow steps end, and Starts a stopping replica handed
+          // on start, on the same beat as the checks.
+          alongside: sweepSteps,
         },
         now,
       );

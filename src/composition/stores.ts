@@ -41,7 +41,7 @@ export function createStores(database: DatabaseHandle) {
     links: createAccountLinkStore(db),
     confirmations: createStepConfirmationStore(db),
     submissions: createSubmissionGuard(db),
-    retention: createRetentionStore(db),
+    retention: createRetentionStore(db, dialect),
   };
 }
 

@@ -115,6 +115,17 @@ function checkElement(element: Json, where: string): string[] {
     if (typeof element.initial_value === 'string' && len(element.initial_value) > max)
       problems.push(`${where}: initial_value is longer than max_length`);
   }
+  if (typeof element.confirm === 'object' && element.confirm !== null) {
+    const confirm = element.confirm as Json;
+    for (const [key, max] of [
+      ['title', 100],
+      ['text', 300],
+      ['confirm', 30],
+      ['deny', 30],
+    ] as const)
+      if (len(textOf(confirm[key])) > max)
+        problems.push(`${where}: confirm ${key} is longer than ${max}`);
+  }
   const options = asArray(element.options);
   if (options.length > 100) problems.push(`${where}: more than 100 options`);
   for (const option of options) {

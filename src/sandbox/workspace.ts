@@ -21,6 +21,8 @@ export interface SlackUser {
   status?: { text: string; emoji: string; expiresAt: number | null };
   /** A deactivated account: users.info says `deleted: true`, users.lookupByEmail finds nobody. */
   deleted?: boolean;
+  /** A workspace admin or owner (users.info `is_admin`; an owner is an admin too, `is_owner`). */
+  role?: 'admin' | 'owner';
 }
 
 /** How a person's Slack profile starts out in the sandbox (the directory's `slack` field). */
@@ -30,6 +32,8 @@ export interface SandboxProfile {
   /** The status clears this many days after the workspace starts; absent: it never does. */
   statusDays?: number;
   deactivated?: boolean;
+  /** A workspace admin or owner. */
+  role?: 'admin' | 'owner';
 }
 
 export interface Channel {
@@ -216,6 +220,7 @@ export class Workspace {
             }
           : {}),
         ...(person.slack?.deactivated ? { deleted: true } : {}),
+        ...(person.slack?.role ? { role: person.slack.role } : {}),
       });
     }
     const everyone = [...this.users.values()].filter((u) => !u.isBot).map((u) => u.id);
@@ -772,6 +777,9 @@ export class Workspace {
       real_name: u.realName,
       is_bot: u.isBot,
       deleted: u.deleted === true,
+      // As Slack says it: an owner is an admin too.
+      is_admin: u.role !== undefined,
+      is_owner: u.role === 'owner',
       tz: 'Asia/Shanghai',
       ...(withLocale ? { locale: u.locale } : {}),
       ...(this.enterprise && !u.isBot

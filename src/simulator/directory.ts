@@ -28,6 +28,8 @@ export const personSchema = z.object({
       statusEmoji: z.string().max(100).optional(),
       statusDays: z.number().positive().optional(),
       deactivated: z.boolean().optional(),
+      /** A workspace admin or owner (TEMPLATE_MANAGERS=admins lets them change templates). */
+      role: z.enum(['admin', 'owner']).optional(),
     })
     .optional(),
 });

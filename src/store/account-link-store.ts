@@ -46,6 +46,14 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
         .executeTakeFirst();
       return row ? toLinkedAccount(row) : undefined;
     },
+    async list() {
+      const rows = await db
+        .selectFrom('linked_accounts')
+        .selectAll()
+        .orderBy('slack_user_id')
+        .execute();
+      return rows.map(toLinkedAccount);
+    },
     async findByLogin(login) {
       const row = await db
         .selectFrom('linked_accounts')

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { AppError } from '../errors.ts';
@@ -15,10 +15,17 @@ export interface BackupResult {
  * unlike `cp` of a WAL-mode file, which can take the main file and its `-wal` from different
  * moments. The copy is made in one step (one read transaction): copied in small steps, every write
  * of the app in between would start it over, and on a large, busy database it would never end.
- * The copy is written beside the target and renamed into place once checked, so a failed backup
- * leaves nothing behind, and it needs no `-wal` of its own. Never overwrites.
+ * The copy is written beside the target and put in place once checked, so a failed backup
+ * leaves nothing behind, and it needs no `-wal` of its own. Never overwrites, even a file created
+ * at the target during the copy: the copy is put in place with link(), which fails when the name
+ * exists (a rename would replace it).
  */
-export async function backupSqlite(source: string, target: string): Promise<BackupResult> {
+export async function backupSqlite(
+  source: string,
+  target: string,
+  /** `copied` runs once the copy is checked, before it is put in place (tests race it there). */
+  hooks: { copied?: () => void } = {},
+): Promise<BackupResult> {
   const from = resolve(source);
   const to = resolve(target);
   if (!existsSync(from)) throw new BackupError(`there is no database at ${from}`);
@@ -41,7 +48,9 @@ export async function backupSqlite(source: string, target: string): Promise<Back
     } finally {
       copy.close();
     }
-    renameSync(partial, to);
+    hooks.copied?.();
+    placeWithoutReplacing(partial, to);
+    rmSync(partial, { force: true });
     return { target: to, pages: totalPages };
   } catch (error) {
     removePartial();
@@ -49,6 +58,29 @@ export async function backupSqlite(source: string, target: string): Promise<Back
     throw new BackupError(`could not copy ${from} to ${to}: ${(error as Error).message}`, error);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * Gives the file at `from` the name `to` only while nothing has that name: a hard link where the
+ * filesystem has them, else a copy opened with O_EXCL (COPYFILE_EXCL). Either fails when `to`
+ * exists, however late it appeared.
+ */
+function placeWithoutReplacing(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new BackupError(`${to} exists already; name a new file`, error);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV')
+      throw error;
+    try {
+      copyFileSync(from, to, constants.COPYFILE_EXCL);
+    } catch (copyError) {
+      if ((copyError as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new BackupError(`${to} exists already; name a new file`, copyError);
+      throw copyError;
+    }
   }
 }
 

@@ -443,7 +443,7 @@ export interface MigrationReport {
   applied: string[];
   /**
    * Migrations a newer release ran that this one does not know: a rollback. Migrations only
-   * ever expand the schema (README: "Upgrades and rollbacks"), so this release runs on it as is.
+   * ever expand the schema (docs/deploying.md, "Upgrades and rollbacks"), so this release runs on it as is.
    */
   ahead: string[];
 }

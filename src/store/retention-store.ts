@@ -1,15 +1,16 @@
 import type { Kysely } from 'kysely';
 import { ENDED_TRACKING, type RetentionStore } from '../approvals/retention.ts';
 import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
+import type { DialectName } from './database.ts';
 import { createLeasedJobs } from './leased-jobs.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 /** The RetentionStore over Kysely: the purge's deletes, on the once-per-period job claim (leased-jobs.ts). */
-export function createRetentionStore(db: Db): RetentionStore {
+export function createRetentionStore(db: Db, dialect: DialectName): RetentionStore {
   return {
-    ...createLeasedJobs(db),
+    ...createLeasedJobs(db, dialect),
 
     async deleteEndedApprovals(before, limit) {
       return db.transaction().execute(async (trx) => {

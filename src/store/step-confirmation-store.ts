@@ -67,6 +67,38 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
       return Number(result.numUpdatedRows) === 1;
     },
 
+    async defer(executionId) {
+      await db
+        .updateTable('step_confirmations')
+        .set({ state: 'confirmed' })
+        .where('execution_id', '=', executionId)
+        .where('state', '=', 'starting')
+        .execute();
+    },
+
+    async claimConfirmed(now, limit) {
+      const rows = await db
+        .selectFrom('step_confirmations')
+        .selectAll()
+        .where('state', '=', 'confirmed')
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      const claimed: StepConfirmation[] = [];
+      for (const row of rows) {
+        // answered_at restarts the time a Start may take before the sweep calls it interrupted.
+        const result = await db
+          .updateTable('step_confirmations')
+          .set({ state: 'starting', answered_at: now.getTime() })
+          .where('execution_id', '=', row.execution_id)
+          .where('state', '=', 'confirmed')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1)
+          claimed.push({ ...toConfirmation(row), state: 'starting' });
+      }
+      return claimed;
+    },
+
     async settle(executionId, to, reason) {
       await db
         .updateTable('step_confirmations')

@@ -1,5 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +17,7 @@ import { SlackRequester } from '../../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
+import { backupSqlite } from '../../src/store/backup.ts';
 import { AppProcess, freePort } from '../helpers/app-process.ts';
 import { SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
 
@@ -178,6 +187,21 @@ describe('npm run backup', () => {
       await backup({ DATABASE_URL: 'postgres://u:secret@127.0.0.1:1/x' }, join(dir, 'c.db')),
     ).toMatchObject({ code: 2, out: expect.stringContaining('pg_dump') });
     expect((await backup({ DATABASE_URL: live })).out).toContain('Usage:');
+  });
+
+  it('never replaces a file created at the target while it was copying', async () => {
+    const live = join(dir, 'live.db');
+    const db = new SQLite(live);
+    db.exec('create table t (id integer primary key)');
+    db.close();
+    const target = join(dir, 'raced.db');
+    await expect(
+      backupSqlite(live, target, {
+        copied: () => writeFileSync(target, 'another backup, written meanwhile'),
+      }),
+    ).rejects.toThrow(`${target} exists already; name a new file`);
+    expect(readFileSync(target, 'utf8')).toBe('another backup, written meanwhile');
+    expect(readdirSync(dir).filter((f) => f.includes('partial'))).toEqual([]);
   });
 
   it('finishes on a large database another process keeps writing, and leaves only the copy', async () => {

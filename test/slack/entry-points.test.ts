@@ -336,9 +336,13 @@ describe('the Workflow Builder step', () => {
     expect(execution?.completionCalls).toBe(1);
   });
 
-  it('suggests the approver from the org chart when the step names none', async () => {
+  it('suggests the approver from the org chart when the step names none, and names them in the confirmation', async () => {
     const hh = await harness();
-    await runConfirmed(hh, inputs(hh, { approver: null, channel: null }));
+    await hh.slack.functionExecuted(STEP, inputs(hh, { approver: null, channel: null }));
+    const modal = await confirmationModal(hh);
+    expect(JSON.stringify(modal.view)).toContain(`*Approver*\\n<@${hh.user(MARIA)}>`);
+    expect(JSON.stringify(modal.view)).not.toContain('nearest leader in the org chart');
+    await hh.slack.submitView(modal.id);
     const approval = await startedApproval(hh, 0);
     expect(approval.approver).toBe(MARIA);
     // No channel: the requester's DM.
@@ -395,6 +399,42 @@ describe('the Workflow Builder step', () => {
     await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
     expect(execution?.outputs).toMatchObject({ decision: 'rejected' });
     expect(execution?.completionCalls).toBe(1);
+  });
+
+  it('hands a Start pressed on a stopping replica to another, which starts it once: the run is never failed', async () => {
+    const hh = await harness();
+    const other = await hh.startReplica();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const modal = await confirmationModal(hh);
+    // The replica the Start reaches is told to stop while it handles it, with too little grace
+    // left to see a start through (a call to the service may take 2 s, and its recording).
+    let stopping: Promise<void> | undefined;
+    hh.workspace.beforeCall = async () => {
+      if (stopping) return;
+      stopping = hh.app.stop({ graceMs: 4000 });
+      await new Promise((r) => setTimeout(r, 100));
+    };
+    const { errors } = await hh.slack.submitView(modal.id);
+    expect(errors).toBeUndefined();
+    await waitFor(() => stopping !== undefined, 5000, 'the stop during the Start');
+    await stopping;
+    hh.workspace.beforeCall = undefined;
+    const execution = hh.workspace.executions.get(executionId);
+    expect(hh.sim.approvals()).toEqual([]);
+    expect(execution?.state).toBe('running');
+    // The other replica's next sweep starts it, in the requester's name, once.
+    await other.poll();
+    const approval = await startedApproval(hh, 0);
+    expect(approval).toMatchObject({ title: 'Quarterly budget', requester: SAM, approver: MARIA });
+    await requestOf(hh, approval.djbh);
+    await other.poll();
+    expect(hh.sim.approvals()).toHaveLength(1);
+    expect(execution?.state).toBe('running');
+    hh.sim.decide(approval.djbh, 'agree');
+    await other.poll();
+    await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
+    expect(execution?.outputs).toMatchObject({ decision: 'approved' });
+    await hh.restart();
   });
 
   it('completes the step once when Slack answers 5xx after taking the completion', async () => {

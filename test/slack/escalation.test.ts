@@ -21,6 +21,7 @@ const SAM = 'sam.taylor@corp.example';
 const MARIA = 'maria.lopez@corp.example';
 const CHEN = 'chen.hao@corp.example'; // Maria's leader (zh-CN)
 const ZHOU = 'zhou.lan@corp.example'; // Chen Hao's leader, the top of the chain
+const GAO = 'gao.yu@corp.example'; // a deactivated Slack account
 
 /** Reminders every hour, escalation after two of them, unless the test says otherwise. */
 const ESCALATING: HarnessOptions = {
@@ -448,6 +449,77 @@ describe('an approver who cannot be reached', () => {
     );
     // The requester was told once, and is not told again.
     expect(threadNotes(hh, parent, 'is not on Slack')).toHaveLength(1);
+  });
+
+  it('treats an approver picked in the form whose Slack account is deactivated as unreachable: no DM, the requester told once', async () => {
+    const hh = await harness(ESCALATING);
+    const { approval, parent } = await startWith(hh, SAM, GAO);
+    await hh.app.deliver();
+    // Posting to an existing DM with a deactivated account may still go through in Slack.
+    expect(dmsTo(hh, GAO, 'approver-dm')).toEqual([]);
+    const told = threadNotes(hh, parent, 'cannot reach the approver');
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toContain('deactivated');
+    expect(buttons(told[0]?.blocks)).toEqual([{ action: 'request_again' }]);
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3, 4.4]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(dmsTo(hh, GAO, 'reminder')).toEqual([]);
+    expect(escalationDms(hh)).toHaveLength(0);
+    expect(threadNotes(hh, parent, 'cannot reach the approver')).toHaveLength(1);
+    expect(hh.sim.approvals().map((a) => a.djbh)).toEqual([approval.djbh]);
+  });
+
+  it('stops reminding an approver whose account is deactivated meanwhile, and tells the requester once', async () => {
+    const hh = await harness(ESCALATING);
+    const { parent } = await hh.startApproval(ALEX);
+    expect(dmsTo(hh, LIU, 'approver-dm')).toHaveLength(1);
+    const liu = hh.workspace.users.get(hh.user(LIU));
+    if (!liu) throw new Error('no Liu');
+    liu.deleted = true;
+    // A restart forgets what the app knew of people (it keeps it for ten minutes).
+    await hh.restart();
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(dmsTo(hh, LIU, 'reminder')).toEqual([]);
+    expect(threadNotes(hh, parent, 'cannot reach the approver')).toHaveLength(1);
+    expect(escalationDms(hh)).toHaveLength(0);
+  });
+
+  it('passes over a leader whose account is deactivated, for the next one up', async () => {
+    const hh = await harness({ ...ESCALATING, env: { ...ESCALATING.env, REMINDER_MAX: '2' } });
+    await hh.startApproval(ALEX);
+    const priya = hh.workspace.users.get(hh.user(PRIYA));
+    if (!priya) throw new Error('no Priya');
+    priya.deleted = true;
+    await hh.restart();
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(dmsTo(hh, PRIYA, 'escalation')).toEqual([]);
+    expect(dmsTo(hh, ZHOU, 'escalation')).toHaveLength(1);
+  });
+
+  it('drops the leader’s DM when their account is deactivated after they were chosen', async () => {
+    const hh = await harness({ ...ESCALATING, env: { ...ESCALATING.env, REMINDER_MAX: '2' } });
+    const { parent } = await hh.startApproval(ALEX);
+    const priyaId = hh.user(PRIYA);
+    // Slack is briefly unavailable for the leader's DM, so it waits for its next attempt.
+    hh.workspace.beforeCall = (method, args) => {
+      if (method === 'chat.postMessage' && args.channel === priyaId)
+        throw new SlackApiError('service_unavailable');
+    };
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    expect(escalationDms(hh)).toHaveLength(0);
+    hh.workspace.beforeCall = undefined;
+    const priya = hh.workspace.users.get(priyaId);
+    if (!priya) throw new Error('no Priya');
+    priya.deleted = true;
+    await hh.restart();
+    await hh.app.deliver(new Date(t0 + 4 * HOUR));
+    await hh.app.deliver(new Date(t0 + 5 * HOUR));
+    expect(dmsTo(hh, PRIYA, 'escalation')).toEqual([]);
+    // Nobody was told, so the thread does not say it was escalated.
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(0);
   });
 
   it('tells the requester once, with Request again, when the approver is not on Slack at all', async () => {

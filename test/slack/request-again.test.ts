@@ -89,7 +89,7 @@ describe('request again', () => {
       'the new request message',
     );
     const permalink = `https://sandbox.slack.local/archives/${parent.channel}/p${parent.ts.replace('.', '')}`;
-    expect(text(message.blocks)).toContain(`Requested again after <${permalink}|\`${djbh}\`>`);
+    expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
   });
 
   it('posts the new request in the requester’s DM, saying why, when they are no longer in the private channel of the first', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createTemplateStore } from '../../src/store/template-store.ts';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 
 // Request templates (/approve templates, and the form's template picker), through the app's HTTP
@@ -116,6 +118,8 @@ describe('/approve templates', () => {
     expect(text(saved.view)).toContain('*Access request*');
     expect(text(saved.view)).toContain(`Added by <@${hh.user(SAM)}> on 25 Nov`);
     expect(text(saved.view)).toContain(`Approver: <@${hh.user('olivia.brown@corp.example')}>`);
+    // The list shows what each template's note starts as.
+    expect(text(saved.view)).toContain('Note starts as:\\n>System:\\n>Why:');
 
     // Someone else in the channel edits it.
     const list = await openTemplates(hh, LI);
@@ -159,6 +163,12 @@ describe('/approve templates', () => {
       template_approver_select: hh.workspace.botUserId,
     });
     expect(bot.errors).toEqual({ template_approver: 'Choose a person, not an app.' });
+    // As the request form warns about a deactivated approver, so does the editor, and it saves nothing.
+    const gone = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Billing',
+      template_approver_select: hh.user('gao.yu@corp.example'),
+    });
+    expect(gone.errors?.template_approver).toContain('Slack account is deactivated');
     const names = text(await openTemplates(hh, SAM));
     expect(names).toContain('1 of at most 20');
 
@@ -205,6 +215,45 @@ describe('/approve templates', () => {
     await waitFor(() => toSam().length === 3, 5000, 'the answer to a stranger');
     expect(toSam()[2]?.text).toContain(`Only members of <#${ops.id}> may change its templates.`);
     expect(opens()).toBe(before);
+  });
+
+  it('opens the templates of a channel the app was just invited to, within a second of the invite', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const random = hh.channel('random');
+    hh.workspace.channels.get(random)?.members.add(sam);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    await hh.slack.command(sam, random, 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the answer before the invite');
+    expect(toSam()[0]?.text).toContain('The app is not in <#');
+
+    // `/invite @Approvals`: Slack adds the app and sends it member_joined_channel.
+    const invited = Date.now();
+    await hh.slack.invite(sam, random, hh.workspace.botUserId);
+    const modal = await openTemplates(hh, SAM, 'random');
+    expect(Date.now() - invited).toBeLessThan(1000);
+    expect(text(modal.view)).not.toContain('The app is not in');
+    expect(toSam()).toHaveLength(1);
+  });
+
+  it('lets only workspace admins and owners change templates with TEMPLATE_MANAGERS=admins', async () => {
+    const hh = await harness({ env: { TEMPLATE_MANAGERS: 'admins' } });
+    const sam = hh.user(SAM);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.command(sam, hh.channel('general'), 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the refusal');
+    expect(toSam()[0]?.text).toContain('only its admins and owners may change request templates');
+    expect(hh.workspace.callsOf('views.open')).toHaveLength(opens);
+
+    // Tom Baker is a workspace admin (users.info is_admin), Zhou Lan its owner.
+    const saved = await addTemplate(hh, 'tom.baker@corp.example', { name: 'Purchase' });
+    expect(text(saved.view)).toContain('*Purchase*');
+    const owner = await openTemplates(hh, 'zhou.lan@corp.example');
+    expect(text(owner.view)).toContain('*Purchase*');
+    // Everyone in the channel is still offered them in the form.
+    const form = await hh.openModal(SAM);
+    expect(text(form.view)).toContain('Purchase');
   });
 
   it('checks again on save that the person is still in the channel', async () => {
@@ -622,5 +671,63 @@ describe('the form’s template picker, for whom and after what', () => {
       'the request message',
     );
     expect(text(message.blocks)).not.toContain('From template');
+  });
+});
+
+describe('template limits, counted on the text as it is sent', () => {
+  it('refuses a title prefix and a skeleton whose emoji, written as :name: codes for the service, pass their limits', async () => {
+    const hh = await harness();
+    const editor = await press(hh, SAM, await openTemplates(hh, SAM), 'template_add');
+    // Ten characters as typed, 220 as the service stores them (`:closed_lock_with_key:`).
+    const { errors } = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Locked',
+      template_prefix_input: '🔐'.repeat(10),
+      template_skeleton_input: '🔐'.repeat(100),
+    });
+    expect(errors).toEqual({
+      template_prefix:
+        'Too long as the approval service stores it (emoji become :name: codes): 220 characters, at most 100.',
+      template_skeleton:
+        'Too long as the approval service stores it (emoji become :name: codes): 2200 characters, at most 2000.',
+    });
+  });
+
+  it('names the template, not the person’s title, when a template saved before makes the title too long', async () => {
+    const hh = await harness();
+    // Saved by an earlier release, which counted the prefix as typed.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    let id = '';
+    try {
+      const added = await createTemplateStore(db.db, db.dialect).add(
+        hh.channel('general'),
+        { name: 'Locked', titlePrefix: '🔐'.repeat(10), noteSkeleton: '', approverChatId: null },
+        hh.user(SAM),
+        new Date(),
+      );
+      if (!added.ok) throw new Error('not added');
+      id = added.template.id;
+    } finally {
+      await db.close();
+    }
+    const form = await hh.openModal(SAM, 'general', 'VPN');
+    const filled = await pickTemplate(hh, SAM, form, id);
+    const { errors } = await hh.slack.submitView(filled.id, { note_input: 'For the new hire.' });
+    expect(errors).toEqual({
+      'title.1':
+        'The template “Locked” makes the title too long for the approval service: its title prefix is 220 characters as sent (emoji become :name: codes), at most 100. Pick no template, or ask a channel member to shorten it (/approve templates).',
+    });
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('opens the editor of a template named with 50 ampersands: its Remove confirmation fits once escaped', async () => {
+    const hh = await harness();
+    const name = '&'.repeat(50);
+    const saved = await addTemplate(hh, SAM, { name });
+    const id = templateIdIn(saved, '&amp;'.repeat(50));
+    expect(id).not.toBe('');
+    const editor = await press(hh, SAM, saved, 'template_edit', id);
+    expect(editor.view.callback_id).toBe('request_template_edit');
+    const confirm = text(blocksOf(editor).find((b) => b.type === 'actions'));
+    expect(confirm).toContain('Remove *&amp;&amp;');
   });
 });

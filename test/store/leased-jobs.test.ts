@@ -19,7 +19,9 @@ for (const which of TEST_DATABASES) {
       beforeEach(() => database.clear());
 
       it('runs once per day across replicas that race for it, and again at the next tick after a failed run', async () => {
-        const stores = [1, 2, 3].map(() => createLeasedJobs(database.handle.db));
+        const stores = [1, 2, 3].map(() =>
+          createLeasedJobs(database.handle.db, database.handle.dialect),
+        );
         const claims = await Promise.all(
           stores.map((s) => s.claimJob('retention', NOW, RETENTION_LEASE_MS)),
         );
@@ -29,6 +31,10 @@ for (const which of TEST_DATABASES) {
         // Held by a run: nobody else, until its lease runs out (the run died).
         const later = (ms: number) => new Date(NOW.getTime() + ms);
         expect(await store.claimJob('retention', later(60_000), RETENTION_LEASE_MS)).toBe(false);
+        await store.abandonJob('retention');
+        expect(await store.claimJob('retention', later(60_000), 200)).toBe(true);
+        expect(await store.claimJob('retention', later(60_000), 200)).toBe(false);
+        await new Promise((r) => setTimeout(r, 300));
         expect(
           await store.claimJob('retention', later(RETENTION_LEASE_MS), RETENTION_LEASE_MS),
         ).toBe(true);
@@ -44,11 +50,25 @@ for (const which of TEST_DATABASES) {
         await store.finishJob('retention', later(DAY), DAY);
         expect(
           await purgeExpired(
-            createRetentionStore(database.handle.db),
+            createRetentionStore(database.handle.db, database.handle.dialect),
             { retentionDays: 400 },
             later(DAY + 60_000),
           ),
         ).toBeUndefined();
+      });
+
+      it('measures the lease on the database’s clock: a replica whose clock is an hour behind does not shorten it', async () => {
+        const behind = createLeasedJobs(database.handle.db, database.handle.dialect);
+        const onTime = createLeasedJobs(database.handle.db, database.handle.dialect);
+        const now = Date.now();
+        expect(
+          await behind.claimJob('retention', new Date(now - 3_600_000), RETENTION_LEASE_MS),
+        ).toBe(true);
+        // Its run holds the lease for 30 minutes of the database's time, whatever its clock says.
+        expect(await onTime.claimJob('retention', new Date(now), RETENTION_LEASE_MS)).toBe(false);
+        expect(
+          await onTime.claimJob('retention', new Date(now + 20 * 60_000), RETENTION_LEASE_MS),
+        ).toBe(false);
       });
     },
   );

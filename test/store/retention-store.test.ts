@@ -108,7 +108,11 @@ for (const which of TEST_DATABASES) {
           ])
           .execute();
 
-        const counts = await purgeExpired(createRetentionStore(db), { retentionDays: 400 }, NOW);
+        const counts = await purgeExpired(
+          createRetentionStore(db, database.handle.dialect),
+          { retentionDays: 400 },
+          NOW,
+        );
 
         expect(counts).toEqual({
           approvals: 2,
@@ -138,7 +142,7 @@ for (const which of TEST_DATABASES) {
       it('keeps every approval with a retention of 0, and still lets submission keys go', async () => {
         await approval('ANCIENT', 5000, 'finished');
         const counts = await purgeExpired(
-          createRetentionStore(database.handle.db),
+          createRetentionStore(database.handle.db, database.handle.dialect),
           { retentionDays: 0 },
           NOW,
         );
@@ -159,7 +163,7 @@ for (const which of TEST_DATABASES) {
           .where('id', '=', 'FAILED_ONE:request')
           .execute();
         const counts = await purgeExpired(
-          createRetentionStore(database.handle.db),
+          createRetentionStore(database.handle.db, database.handle.dialect),
           { retentionDays: 400 },
           NOW,
         );
@@ -176,7 +180,7 @@ for (const which of TEST_DATABASES) {
         let ticks = 0;
         const ticker = setInterval(() => ticks++, 1);
         const counts = await purgeExpired(
-          createRetentionStore(database.handle.db),
+          createRetentionStore(database.handle.db, database.handle.dialect),
           { retentionDays: 400 },
           NOW,
         );
@@ -190,7 +194,7 @@ for (const which of TEST_DATABASES) {
       it('stops between batches when asked, and the next tick finishes the job', async () => {
         for (let i = 0; i < 450; i++)
           await approval(`S${String(i).padStart(5, '0')}`, 401, 'finished');
-        const store = createRetentionStore(database.handle.db);
+        const store = createRetentionStore(database.handle.db, database.handle.dialect);
         let batches = 0;
         const counting = {
           ...store,
@@ -212,7 +216,7 @@ for (const which of TEST_DATABASES) {
       }, 60_000);
 
       it('leaves the run due when it fails, so the next tick tries again', async () => {
-        const store = createRetentionStore(database.handle.db);
+        const store = createRetentionStore(database.handle.db, database.handle.dialect);
         const failing = {
           ...store,
           deleteSubmissionKeys: () => Promise.reject(new Error('disk I/O error')),

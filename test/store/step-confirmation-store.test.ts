@@ -145,6 +145,30 @@ for (const database of TEST_DATABASES) {
           failed: [],
         });
       });
+
+      it('hands a deferred Start to one claimer, never expiring it meanwhile', async () => {
+        await store.create(confirmation('Fx1'));
+        await store.create(confirmation('Fx2'));
+        await store.answer('Fx1', 'starting', later(1000));
+        await store.defer('Fx1');
+        // Only a Start under way is deferred.
+        await store.defer('Fx2');
+        expect((await store.get('Fx2'))?.state).toBe('pending');
+        expect(await store.expire(later(2 * HOUR), () => 'gone')).toHaveLength(1);
+        expect((await store.get('Fx1'))?.state).toBe('confirmed');
+        const [a, b] = await Promise.all([
+          store.claimConfirmed(later(2 * HOUR), 10),
+          store.claimConfirmed(later(2 * HOUR), 10),
+        ]);
+        expect([...(a ?? []), ...(b ?? [])].map((c) => [c.executionId, c.state])).toEqual([
+          ['Fx1', 'starting'],
+        ]);
+        // Claimed just now: not yet taken for one a crash interrupted.
+        expect(await store.recoverStarting(later(2 * HOUR - 1), () => 'x')).toEqual({
+          started: [],
+          failed: [],
+        });
+      });
     },
   );
 }

@@ -228,7 +228,7 @@ for (const database of TEST_DATABASES) {
         );
         expect((await approvals.getApproval('T1'))?.templateName).toBe('Purchase');
         await purgeExpired(
-          createRetentionStore(testDb.handle.db),
+          createRetentionStore(testDb.handle.db, testDb.handle.dialect),
           { retentionDays: 1 },
           later(10 * 365 * 24 * 60),
         );

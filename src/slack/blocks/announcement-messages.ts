@@ -17,10 +17,15 @@ import {
  * fallbacks and the calls are delivery/slack-announcer.ts.
  */
 
-/** Links an approver's or leader's DM offers: the request's thread, the approval service. */
+/**
+ * Links an approver's or leader's DM offers: the request's thread, and the approval service:
+ * the approver gets their list of approvals there (`listUrl`, see approval-service/web-links.ts),
+ * the leader, whose list does not hold it, the service's front page (`webUrl`).
+ */
 export interface DmLinks {
   thread?: string;
   webUrl?: string;
+  listUrl?: string;
 }
 
 const requesterOf = (approval: TrackedApproval) =>

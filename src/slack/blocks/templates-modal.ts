@@ -30,6 +30,8 @@ export interface TemplatesModalState {
 }
 
 const mention = (userId: string) => `<@${userId}>`;
+// A template's note skeleton as the list shows it: enough to recognise, not the whole of it.
+const NOTE_SHOWN = 300;
 
 /**
  * `/approve templates`: the channel's templates, each with what it fills in, who added and last
@@ -54,6 +56,16 @@ export function buildTemplatesModal(state: TemplatesModalState, t: Messages): Mo
     if (template.titlePrefix) lines.push(t.templatePrefixShown(escapeMrkdwn(template.titlePrefix)));
     if (template.approverChatId)
       lines.push(t.templateApproverShown(mention(template.approverChatId)));
+    // What the note starts as, so a channel can tell its templates apart without opening each.
+    if (template.noteSkeleton)
+      lines.push(
+        t.templateNoteShown(
+          fitMrkdwn(escapeMrkdwn(template.noteSkeleton), NOTE_SHOWN)
+            .split('\n')
+            .map((line) => `>${line}`)
+            .join('\n'),
+        ),
+      );
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: fitMrkdwn(lines.join('\n'), SECTION_MAX) },
@@ -181,7 +193,7 @@ export function buildTemplateEditor(
             title: { type: 'plain_text', text: t.templateRemoveConfirmTitle },
             text: {
               type: 'mrkdwn',
-              text: t.templateRemoveConfirm(escapeMrkdwn(template.name)),
+              text: removeConfirmText(template.name, t),
             },
             confirm: { type: 'plain_text', text: t.templateRemoveYes },
             deny: { type: 'plain_text', text: t.cancel },
@@ -219,4 +231,16 @@ export function parseTemplatesMetadata(raw: string): TemplatesMetadata | undefin
   } catch {
     return undefined;
   }
+}
+
+/** Slack's most for a confirmation dialog's text. */
+const CONFIRM_TEXT_MAX = 300;
+
+/**
+ * The Remove confirmation naming the template: the name is escaped, then cut to what the dialog
+ * leaves it, so a name of 50 `&` (250 characters once escaped) cannot make Slack refuse the editor.
+ */
+function removeConfirmText(name: string, t: Messages): string {
+  const room = CONFIRM_TEXT_MAX - [...t.templateRemoveConfirm('')].length;
+  return t.templateRemoveConfirm(fitMrkdwn(escapeMrkdwn(name), room));
 }

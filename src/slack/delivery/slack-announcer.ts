@@ -49,6 +49,8 @@ export interface SlackAnnouncerOptions {
   /** Republished for requester and approver after their approval changed. */
   home?: HomePublisher;
   webUrl?: string;
+  /** The approver's list of approvals on the service's web UI (approval-service/web-links.ts). */
+  webListUrl?: string;
   /** The language of posts in channels and their threads; DMs speak their reader's locale. */
   channelLanguage: Language;
   giveUpAfterDays: number;
@@ -307,10 +309,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     const thread = approval.messageTs ?? undefined;
     attempt.check();
     const approver = await call('users.info', () => people.get(approverId));
+    // Deactivated: Slack may still take a post to an existing DM with them, which nobody reads.
+    // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
+    // tells the requester once.
+    if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
-      ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+      ...(options.webListUrl ? { listUrl: options.webListUrl } : {}),
     };
     const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
     if (!sent) return post(attempt, approval, approverId, dm, a);
@@ -333,6 +339,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     try {
       attempt.check();
       const leader = await call('users.info', () => people.get(to.chatId));
+      // Deactivated since they were chosen: a DM nobody reads is not an escalation.
+      if (leader.presence.deactivated) return NOTHING_POSTED;
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
       const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
@@ -394,7 +402,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
   ): Promise<Posted> {
     const thread = replyThread(approval) ?? undefined;
-    const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
+    // Its button leads to the approver's list: the approver is who acts on it in the service.
+    const request: Compose = (t) => buildRequestMessage(approval, t, options.webListUrl);
     switch (a.kind) {
       case 'request': {
         const channel = approval.channelId;

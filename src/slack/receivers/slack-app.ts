@@ -179,3 +179,14 @@ export function socketModeConnection(app: App): (() => boolean) | undefined {
     });
   return () => connected;
 }
+
+/**
+ * Socket Mode: waits until every envelope received has been acknowledged, or until `deadline`
+ * (epoch ms), so a stop closes the socket after the last answer; true at once in HTTP mode.
+ */
+export function socketModeAnswered(app: App, deadline: number): Promise<boolean> {
+  const receiver = (app as unknown as { receiver?: unknown }).receiver;
+  return receiver instanceof AcknowledgingSocketModeReceiver
+    ? receiver.answered(deadline)
+    : Promise.resolve(true);
+}

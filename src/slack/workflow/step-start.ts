@@ -1,6 +1,10 @@
 import { type DraftField, prepareApproval } from '../../approvals/approval-request.ts';
 import { suggestApproverFor } from '../../approvals/approver-suggestion.ts';
-import { NotSavedError, startTrackedApproval } from '../../approvals/start-approval.ts';
+import {
+  NotSavedError,
+  StoppingError,
+  startTrackedApproval,
+} from '../../approvals/start-approval.ts';
 import { shownDigest } from '../../approvals/step-confirmation.ts';
 import type { Messages } from '../i18n.ts';
 import type { SlackPerson } from '../people/slack-people.ts';
@@ -28,7 +32,9 @@ export interface StepRequest {
 /**
  * Starts a step's approval through the one start flow (startTrackedApproval), in the name of
  * `requester`, whom the caller has established ran the workflow or confirmed it. Returns why it
- * could not (in the requester's words), or undefined once it started.
+ * could not (in the requester's words), or undefined once it started. Throws StoppingError when
+ * this replica is stopping and started nothing: the caller hands the Start on, since a workflow
+ * run cannot be submitted again.
  */
 export async function startForStep(
   deps: StartingDeps,
@@ -77,6 +83,7 @@ export async function startForStep(
     );
     return undefined;
   } catch (error) {
+    if (error instanceof StoppingError) throw error;
     if (error instanceof NotSavedError) {
       deps.logger.error({ err: error.cause, djbh: error.djbh }, 'approval started but not stored');
       return t.notSaved(error.djbh);

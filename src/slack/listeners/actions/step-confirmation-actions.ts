@@ -4,6 +4,7 @@ import type {
   BlockButtonAction,
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
+import { StoppingError } from '../../../approvals/start-approval.ts';
 import {
   confirmationParties,
   type StepConfirmation,
@@ -104,28 +105,63 @@ async function decline(
 async function start(deps: Deps, { c, theirs, tell, t }: Answering): Promise<void> {
   if (!(await deps.confirmations.answer(c.executionId, 'starting', deps.now())))
     return void (await tell(t.confirmGone));
+  await startConfirmed(deps, c, theirs);
+}
+
+/** How many Starts one sweep takes over from stopped replicas. */
+const RESUME_BATCH = 20;
+
+/**
+ * Starts what requesters pressed Start on while the replica they reached was stopping (left
+ * `confirmed`): each is claimed by one replica and started as the button would have. Runs with
+ * the sweep of confirmations; returns how many it took.
+ */
+export async function resumeConfirmedStarts(deps: Deps, now: Date): Promise<number> {
+  const claimed = await deps.confirmations.claimConfirmed(now, RESUME_BATCH);
+  for (const c of claimed) {
+    deps.logger.info(
+      { executionId: c.executionId },
+      'starting a Start a stopping replica handed on',
+    );
+    await startConfirmed(deps, c, messagesFor(c.locale));
+  }
+  return claimed.length;
+}
+
+/** A confirmation this caller moved to `starting`: starts it, and settles it with the outcome. */
+async function startConfirmed(deps: Deps, c: StepConfirmation, theirs: Messages): Promise<void> {
   const requester = await deps.people.get(c.requesterChatId).catch(() => undefined);
-  const refusal = requester
-    ? await startForStep(
-        deps,
-        {
-          executionId: c.executionId,
-          teamId: c.teamId,
-          requester: c.requesterChatId,
-          approver: c.approverChatId,
-          title: c.title,
-          note: c.note,
-          channel: c.channelId,
-          // A question an older release asked (no digest) was shown whole only if it fit then.
-          shownDigest: c.shownDigest ?? legacyDigest(c),
-        },
-        requester,
-        theirs,
-      ).catch((error: unknown) => {
-        deps.logger.warn({ error: describe(error), executionId: c.executionId }, 'start failed');
-        return theirs.somethingWrong;
-      })
-    : theirs.somethingWrong;
+  let refusal: string | undefined;
+  try {
+    refusal = requester
+      ? await startForStep(
+          deps,
+          {
+            executionId: c.executionId,
+            teamId: c.teamId,
+            requester: c.requesterChatId,
+            approver: c.approverChatId,
+            title: c.title,
+            note: c.note,
+            channel: c.channelId,
+            // A question an older release asked (no digest) was shown whole only if it fit then.
+            shownDigest: c.shownDigest ?? legacyDigest(c),
+          },
+          requester,
+          theirs,
+        )
+      : theirs.somethingWrong;
+  } catch (error) {
+    if (error instanceof StoppingError) {
+      // Nothing started, and the run cannot be submitted again: another replica (or this one's
+      // next start) starts it from the database.
+      await deps.confirmations.defer(c.executionId);
+      deps.logger.info({ executionId: c.executionId }, 'stopping: a Start is handed on');
+      return;
+    }
+    deps.logger.warn({ error: describe(error), executionId: c.executionId }, 'start failed');
+    refusal = theirs.somethingWrong;
+  }
   if (refusal === undefined) {
     await deps.confirmations.settle(c.executionId, 'started');
     deps.dispatcher.wake();

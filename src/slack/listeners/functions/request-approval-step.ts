@@ -1,11 +1,13 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
 import { mayConfirmInPlace, shownDigest, startText } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
 import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
+import { suggestionDeps } from '../../requests/approval-form.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
 
 type Deps = StartingDeps & Pick<SlackDeps, 'confirmer'>;
@@ -91,7 +93,7 @@ export function requestApprovalStep(deps: Deps) {
       shownDigest: shownDigest(title, note),
       requesterChatId: inputs.requester,
       startedByChatId: interactor,
-      approverChatId: inputs.approver || null,
+      approverChatId: inputs.approver || (await nearestLeader(deps, inputs.requester)),
       channelId: inputs.channel || null,
       locale: requester.locale,
       createdAt: now,
@@ -111,6 +113,19 @@ export function requestApprovalStep(deps: Deps) {
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * The approver a step without one gets: the requester's nearest leader who is not away, as the
+ * form would preselect. Named in the confirmation, and the one Start uses, so the requester
+ * confirms a person, not "your nearest leader"; null when there is none on Slack (Start then says
+ * why it cannot start).
+ */
+async function nearestLeader(deps: StartingDeps, requester: string): Promise<string | null> {
+  const login = await deps.identities.loginOf(requester).catch(() => null);
+  if (!login) return null;
+  const s = await suggestApproverFor(suggestionDeps(deps), login);
+  return s.kind === 'suggested' ? s.approverChatId : null;
 }
 
 export function registerFunctions(app: App, deps: Deps): void {

@@ -6,7 +6,12 @@ import type {
 } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { serviceLength } from '../../../approvals/acceptable-text.ts';
-import { type DraftField, prepareApproval } from '../../../approvals/approval-request.ts';
+import {
+  type DraftField,
+  type DraftProblem,
+  prepareApproval,
+} from '../../../approvals/approval-request.ts';
+import { type RequestTemplate, templateOverLimits } from '../../../approvals/request-templates.ts';
 import { NotSavedError, startTrackedApproval } from '../../../approvals/start-approval.ts';
 import { describe } from '../../../errors.ts';
 import { settleWithin } from '../../../settle-within.ts';
@@ -18,7 +23,7 @@ import {
   parseModalMetadata,
   type TemplateOption,
 } from '../../blocks/approval-modal.ts';
-import { messagesFor } from '../../i18n.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK, isDirectMessage, isUserId } from '../../ids.ts';
 import { teamIdOf } from '../../people/team-of.ts';
 import { resolveApprover } from '../../requests/approver-choice.ts';
@@ -38,18 +43,43 @@ const FIELD_BLOCKS: Record<DraftField, string> = {
 };
 
 /**
- * The name of the template the form was filled from, when the pick names a template of the
- * channel the form was opened in (the pick's id is only a claim). A removed template still counts:
- * it was picked while it was offered.
+ * The template the form was filled from, when the pick names a template of the channel the form
+ * was opened in (the pick's id is only a claim). A removed template still counts: it was picked
+ * while it was offered.
  */
-async function templateNameOf(
+async function templateOf(
   deps: Pick<Deps, 'templates'>,
   templateId: string | undefined,
   channelId: string,
-): Promise<string | null> {
-  if (!templateId || !channelId) return null;
+): Promise<RequestTemplate | undefined> {
+  if (!templateId || !channelId) return undefined;
   const template = await deps.templates.get(templateId);
-  return template && template.channelId === channelId ? template.name : null;
+  return template && template.channelId === channelId ? template : undefined;
+}
+
+/**
+ * The field errors of a draft; a title or note too long because of the template's part (one saved
+ * before its parts were counted as sent) names the template, which is what the person can change.
+ */
+function draftErrors(
+  problems: Partial<Record<DraftField, DraftProblem>>,
+  template: RequestTemplate | undefined,
+  blockOf: (field: DraftField) => string,
+  t: Messages,
+): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [field, problem] of Object.entries(problems))
+    errors[blockOf(field as DraftField)] = t.problem(field as DraftField, problem);
+  const over = template ? templateOverLimits(template) : {};
+  for (const [field, part] of [
+    ['title', 'titlePrefix'],
+    ['note', 'noteSkeleton'],
+  ] as const) {
+    const problem = over[part];
+    if (template && problems[field]?.code === 'too-long' && problem?.code === 'too-long')
+      errors[blockOf(field)] = t.templateMakesTooLong(template.name, field, part, problem);
+  }
+  return errors;
 }
 
 /**
@@ -107,14 +137,12 @@ export function approvalSubmission(deps: Deps) {
         requesterLogin,
         deps.textLimits,
       );
+      const template = await templateOf(deps, templateId, metadata.channelId);
       if (!prepared.ok) {
-        const errors: Record<string, string> = {};
-        for (const [field, problem] of Object.entries(prepared.problems)) {
-          errors[blockOf(field as DraftField)] = t.problem(field as DraftField, problem);
-        }
+        const errors = draftErrors(prepared.problems, template, blockOf, t);
         return { reply: { response_action: 'errors' as const, errors } };
       }
-      const templateName = await templateNameOf(deps, templateId, metadata.channelId);
+      const templateName = template?.name ?? null;
       // Request again names the old request's channel, not one the person asks from now: it is
       // used only if they are in it now (its members would read the request), else their DM.
       const left =
