@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/sandbox/workspace.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { createTemplateStore } from '../../src/store/template-store.ts';
 import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
 
 // The audience invariant, over generated histories: for every message the app sends (as the
@@ -14,7 +15,8 @@ import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
 // - by the app itself: each such reader asks `/approve status <number>` and must be shown it, so
 //   what the app sends on its own and what it shows when asked never disagree.
 // Histories mix public and private channels, requests only ever in a DM, people joining and
-// leaving the private channel, reassignment, rejection, Request again, and time passing (reminders,
+// leaving the private channel, a request from the private channel's template (its default approver
+// is someone outside it), reassignment, rejection, Request again, and time passing (reminders,
 // escalation to the approver's leader). Each run starts the whole product (harness.ts); two
 // histories are always tried first: the Request again after leaving, and the escalation of a
 // private channel's request. A failure prints fast-check's seed and the history.
@@ -24,12 +26,14 @@ const SAM = 'sam.taylor@corp.example'; // approver: Maria Lopez, whose leader is
 const ALEX = 'alex.kim@corp.example'; // approver: Liu Yang, whose leader is Priya Nair
 const PRIYA = 'priya.nair@corp.example';
 const LI = 'li.wei@corp.example';
+const OLIVIA = 'olivia.brown@corp.example'; // the private channel's template's default approver
 const REQUESTERS = [SAM, ALEX] as const;
 const MEMBERS = [SAM, ALEX, PRIYA, LI] as const;
 const PLACES = ['general', 'project', 'random'] as const; // public, private, the app not in it
 
 type Action =
   | { kind: 'start'; by: (typeof REQUESTERS)[number]; in: (typeof PLACES)[number] }
+  | { kind: 'template'; by: (typeof REQUESTERS)[number] }
   | { kind: 'join' | 'leave'; who: (typeof MEMBERS)[number] }
   | { kind: 'reassign'; nth: number; to: typeof PRIYA | typeof LI }
   | { kind: 'reject' | 'again'; nth: number }
@@ -67,6 +71,13 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.constant({ kind: 'wait' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('template' as const),
+      by: fc.constantFrom(...REQUESTERS),
+    }),
+  },
 );
 const history = fc.record({
   // Who is in the private channel at first, besides the app.
@@ -116,12 +127,14 @@ describe('the audience of everything the app sends', () => {
               ],
             },
           ],
-          // Alex asks in the private channel; Liu Yang does not answer; Priya, his leader, is told.
+          // Alex asks in the private channel, Sam from its template (Olivia Brown approves);
+          // nobody answers, and each approver's leader is told.
           [
             {
               project: [ALEX, SAM],
               actions: [
                 { kind: 'start', by: ALEX, in: 'project' },
+                { kind: 'template', by: SAM },
                 { kind: 'wait' },
                 { kind: 'wait' },
               ],
@@ -140,6 +153,7 @@ class Run {
   private readonly known: Known[] = [];
   /** `/approve status` answers already asked, by `<djbh> <login>`, within one step. */
   private shown = new Map<string, boolean>();
+  private template = '';
 
   private constructor(private readonly hh: Harness) {}
 
@@ -156,7 +170,26 @@ class Run {
     });
     run = new Run(hh);
     const members = new Set([...project.map((l) => hh.user(l)), hh.workspace.botUserId]);
-    hh.workspace.addChannel('project', 'private', members);
+    const channel = hh.workspace.addChannel('project', 'private', members);
+    // The channel's template names a default approver who is not in the channel.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      const added = await createTemplateStore(db.db, db.dialect).add(
+        channel.id,
+        {
+          name: 'Access',
+          titlePrefix: '[Access]',
+          noteSkeleton: 'System:',
+          approverChatId: hh.user(OLIVIA),
+        },
+        hh.user(SAM),
+        new Date(),
+      );
+      if (!added.ok) throw new Error('the template was not added');
+      run.template = added.template.id;
+    } finally {
+      await db.close();
+    }
     return run;
   }
 
@@ -188,6 +221,8 @@ class Run {
         });
         return;
       }
+      case 'template':
+        return this.fromTemplate(a.by);
       case 'join':
       case 'leave': {
         const members = this.members('project');
@@ -221,6 +256,43 @@ class Run {
 
   private now(): Date {
     return new Date(Date.now() + this.offset);
+  }
+
+  /** A request from the private channel's template, by a member of it. */
+  private async fromTemplate(by: string): Promise<void> {
+    const hh = this.hh;
+    if (!this.members('project').has(hh.user(by))) return;
+    const title = `Case ${++this.n} of ${by.split('.')[0]}`;
+    const before = hh.sim.approvals().length;
+    const form = await hh.openModal(by, 'project', title);
+    const hash = form.hash;
+    await hh.slack.selectOption(hh.user(by), form.id, 'template_select', this.template, {});
+    const filled = await waitFor(
+      () => {
+        const v = hh.workspace.views.get(form.id);
+        return v && v.hash !== hash ? v : undefined;
+      },
+      5000,
+      'the form refilled',
+    );
+    await hh.slack.submitView(filled.id, { note_input: 'For the audit' });
+    const approval = await waitFor(() => hh.sim.approvals()[before], 8000, 'the approval');
+    // The template was applied: its prefix and its default approver.
+    expect(approval).toMatchObject({ title: `[Access] ${title}`, approver: OLIVIA });
+    await waitFor(
+      () =>
+        hh.workspace.messages.find((m) =>
+          JSON.stringify(m.metadata ?? {}).includes(`${approval.djbh}:approver-dm`),
+        ),
+      8000,
+      'the approver DM',
+    );
+    this.known.push({
+      djbh: approval.djbh,
+      title,
+      requester: by,
+      approvers: new Set([approval.approver]),
+    });
   }
 
   /** Request again on an approval rejected and not yet asked again, by its requester. */
