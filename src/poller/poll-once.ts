@@ -1,5 +1,5 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import type { ApprovalRepository } from '../approvals/approval-repository.ts';
+import type { ApprovalRepository, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
   nextCheckAfterFailure,
@@ -103,6 +103,7 @@ export async function pollOnce(
   let claiming: Promise<void> | undefined;
   let unavailableInARow = 0;
   const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
+  const unchanged = batchedRecorder(deps.store, now, options.concurrency);
 
   async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
     for (;;) {
@@ -242,16 +243,12 @@ export async function pollOnce(
       escalationDue(approval, now, options.escalation, status.approver)
     )
       await escalate(approval, options.escalation, claimedAt);
-    await deps.store.recordCheck(
-      approval.djbh,
-      {
-        now,
-        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
-        failed: false,
-        unknown: status.unknown,
-      },
-      approval.checkClaim,
-    );
+    await unchanged.add({
+      djbh: approval.djbh,
+      claim: approval.checkClaim,
+      nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+      unknown: status.unknown,
+    });
   }
 
   /**
@@ -323,7 +320,35 @@ export async function pollOnce(
     }
   });
   await Promise.all(workers);
+  await unchanged.flush();
   return counts;
+}
+
+/**
+ * Checks that found nothing new, recorded `size` at a time in one statement (a sweep writes one
+ * for nearly every approval). The worker whose check fills the batch writes it; the pass writes
+ * what is left when it ends. A batch waits at most for `size` more checks, well within the claims'
+ * lease; if the process dies first, the claims run out and the next pass checks them again.
+ */
+function batchedRecorder(
+  store: Pick<ApprovalRepository, 'recordChecks'>,
+  now: Date,
+  size: number,
+): { add(check: UnchangedCheck): Promise<void>; flush(): Promise<void> } {
+  let pending: UnchangedCheck[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    await store.recordChecks(batch, now);
+  };
+  return {
+    add(check) {
+      pending.push(check);
+      return pending.length >= size ? flush() : Promise.resolve();
+    },
+    flush,
+  };
 }
 
 /**

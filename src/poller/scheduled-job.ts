@@ -37,7 +37,11 @@ export function scheduleJob<T>(
     return running;
   };
   const task = cron.schedule(expression, () => {
-    if (!running) void runOnce(options.clock());
+    // The tick's slot, not the moment this replica got to it: cron fires each replica just after
+    // the slot's second by its own clock, so every replica's run of one tick has the same `now`,
+    // and a poll pass's "checked at now already" holds across them (a fresh approval, due at
+    // every tick, is checked once per tick by the fleet, not once per replica).
+    if (!running) void runOnce(wholeSecond(options.clock()));
   });
   return {
     runOnce,
@@ -46,4 +50,8 @@ export function scheduleJob<T>(
       await running;
     },
   };
+}
+
+function wholeSecond(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / 1000) * 1000);
 }

@@ -9,6 +9,7 @@ import {
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { ruleOf } from '../../src/approvals/announcement-rules.ts';
 import type { Announcer } from '../../src/approvals/announcer.ts';
+import type { UnchangedCheck } from '../../src/approvals/approval-repository.ts';
 import type { ApprovalService, ApprovalStatus } from '../../src/approvals/approval-types.ts';
 import type { AnnouncementClaim } from '../../src/approvals/outbox.ts';
 import type {
@@ -541,6 +542,7 @@ class World {
       'pauseDelivery',
       'resumeDelivery',
       'claimDue',
+      'recordChecks',
       ...Object.keys(FENCED_WRITES),
     ]);
     const observe = (key: keyof ApprovalStores, args: unknown[], result: unknown) => {
@@ -549,6 +551,21 @@ class World {
         if (lane) this.lanes.claimed(attemptKey(args[0] as Announcement), lane);
       }
       if (key === 'claimDue') this.claims.claimed(replica, result as TrackedApproval[]);
+      if (key === 'recordChecks') {
+        const recorded = new Set(
+          (result as Array<{ djbh: string; claim: string | null }>).map(
+            (r) => `${r.djbh} ${r.claim}`,
+          ),
+        );
+        for (const check of args[0] as UnchangedCheck[])
+          this.claims.recorded(
+            key,
+            check.djbh,
+            check.claim,
+            recorded.has(`${check.djbh} ${check.claim}`),
+            true,
+          );
+      }
       const fenced = FENCED_WRITES[key];
       if (fenced)
         this.claims.recorded(
