@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { HomePublisher } from '../slack/delivery/home-publisher.ts';
 import { createSlackAnnouncer } from '../slack/delivery/slack-announcer.ts';
+import { createConversationMembership } from '../slack/people/conversation-members.ts';
 import { createIdentities } from '../slack/people/identities.ts';
 import { createSlackPeople } from '../slack/people/slack-people.ts';
 import { slackClientOptions } from '../slack/receivers/slack-app.ts';
@@ -53,6 +54,7 @@ export function createDelivery(
     client: background,
     people,
     identities: createIdentities({ people, links, linking: config.accountLinking }),
+    membership: createConversationMembership(background, () => deps.now().getTime()),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),

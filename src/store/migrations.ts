@@ -427,6 +427,44 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('commit_horizon_at').execute();
     },
   },
+  '2026-11-25-015-logins-any-case': {
+    // Logins compare case-insensitively (approvals/person.ts): the lookups by login compare
+    // lower(column) = lower(?), so these indexes serve them. Expand only: the previous release
+    // keeps its exact lookups on the indexes it had.
+    async up(db: Kysely<unknown>) {
+      await sql`create index tracked_approvals_approver_lower on tracked_approvals (lower(approver_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index tracked_approvals_requester_lower on tracked_approvals (lower(requester_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index linked_accounts_login_lower on linked_accounts (lower(login))`.execute(
+        db,
+      );
+      // What waits for a leader includes what was escalated to them (approval-repository.ts).
+      await sql`create index tracked_approvals_escalated_lower on tracked_approvals (lower(escalated_to_login), created_at)`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>) {
+      for (const index of [
+        'tracked_approvals_escalated_lower',
+        'linked_accounts_login_lower',
+        'tracked_approvals_requester_lower',
+        'tracked_approvals_approver_lower',
+      ])
+        await db.schema.dropIndex(index).execute();
+    },
+  },
+  '2026-11-25-016-confirmation-digest': {
+    // Expand only: a nullable column the previous release ignores (its questions have none).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').addColumn('shown_digest', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

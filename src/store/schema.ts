@@ -145,6 +145,8 @@ export interface StepConfirmationRow {
   step_closed: number;
   /** When it was answered (Start, Decline); null while pending, and for rows older than this column. */
   answered_at: number | null;
+  /** The digest of the title and note shown to the requester; null for older rows. */
+  shown_digest: string | null;
 }
 
 export interface Database {

@@ -311,6 +311,25 @@ for (const database of TEST_DATABASES) {
         expect(waiting).toMatchObject({ total: 1, approvals: [{ djbh: 'BBBBBBBBBBBb' }] });
       });
 
+      it('finds a person’s approvals by login whatever case either side spells it in', async () => {
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { requesterLogin: 'Li.Wei@corp.example' }),
+          T0,
+        );
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', {
+            requesterLogin: 'sam.taylor@corp.example',
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
+        );
+        // Logins compare one way everywhere (approvals/person.ts), the store's lookups too.
+        const mine = await store.requestedBy('li.wei@CORP.example', 10);
+        expect(mine.approvals.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
+        const waiting = await store.waitingFor('Chen.Hao@corp.example', 10);
+        expect(waiting.approvals.map((a) => a.djbh)).toEqual(['BBBBBBBBBBBb']);
+      });
+
       it('records a reminder with its DM and thread note once per occurrence', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
