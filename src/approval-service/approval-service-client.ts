@@ -18,7 +18,7 @@ import {
   startApprovalBody,
   statusBody,
 } from './approval-service-schemas.ts';
-import { keepAliveGet, type RawAnswer } from './keep-alive-get.ts';
+import { keepAliveGet, MAX_ANSWER_CHARS, type RawAnswer } from './keep-alive-get.ts';
 
 export interface ApprovalServiceClientOptions {
   baseUrl: string;
@@ -247,9 +247,11 @@ function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceErro
   const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
   const what = timedOut
     ? 'no answer before the timeout'
-    : notSent
-      ? `could not connect (${code})`
-      : `connection failed (${code})`;
+    : code === 'ERESPONSETOOLARGE'
+      ? `an answer longer than ${MAX_ANSWER_CHARS} characters; dropped`
+      : notSent
+        ? `could not connect (${code})`
+        : `connection failed (${code})`;
   // The axios error holds the request headers (app key, session token): keep only its code.
   return new ApprovalServiceError(what, {
     kind: 'unavailable',

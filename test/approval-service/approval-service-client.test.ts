@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
@@ -266,6 +268,42 @@ describe('approval status', () => {
       client({ baseUrl: `${sim.url}/simulator/api/approvals#` }).getStatus('AAAAAAAAAAAa'),
     );
     expect(wrongShape.kind).toBe('protocol');
+  });
+
+  it('drops a status answer that never ends instead of reading it until the process dies', async () => {
+    // A body past what V8 can hold in one string (~512 MB) threw out of the reader's listener and
+    // killed the process; 64 MB stands in for it here, as the bytes the client must not read.
+    const megabyte = Buffer.alloc(1 << 20, 0x20);
+    let written = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (written < 64 << 20 && !res.destroyed) {
+          written += megabyte.length;
+          if (!res.write(megabyte)) return;
+        }
+        if (!res.destroyed) res.end('{}');
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const error = await failure(
+        client({
+          baseUrl: `http://127.0.0.1:${port}`,
+          timeoutMs: 30_000,
+          retryDelaysMs: [],
+        }).getStatus('AAAAAAAAAAAa'),
+      );
+      expect(error.kind).toBe('unavailable');
+      expect(error.message).toContain('an answer longer than');
+      expect(written).toBeLessThan(16 << 20);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('reports a djbh the service cannot read as invalid-request', async () => {
