@@ -31,6 +31,11 @@ export interface ApprovalServiceClientOptions {
   /** Pauses before each retry of a GET that found the service unavailable. Default 250 ms, 1 s. */
   retryDelaysMs?: readonly number[];
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read: every call (axios's and the status GET)
+   * goes through the proxy they name. Default: the process's environment, which axios always read.
+   */
+  proxyEnv?: NodeJS.ProcessEnv;
 }
 
 const DECISIONS: Record<string, Decision> = {
@@ -58,9 +63,12 @@ export function createApprovalServiceClient(
   const timeoutMs = options.timeoutMs ?? 10_000;
   // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
   // own latency instead of adding a TCP (and TLS) handshake.
+  // The agents, not axios, take the proxy from the environment: the status GET skips axios, and
+  // without this it went straight to the service while the other calls went through the proxy.
+  const proxyEnv = options.proxyEnv ?? process.env;
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    http: new HttpAgent({ keepAlive: true, proxyEnv }),
+    https: new HttpsAgent({ keepAlive: true, proxyEnv }),
   };
   const http = axios.create({
     baseURL: baseUrl,

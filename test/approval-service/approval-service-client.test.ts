@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
@@ -303,6 +303,42 @@ describe('approval status', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('checks status through the HTTP proxy the environment names, as it starts approvals', async () => {
+    // A forward proxy, the only way to the service (its name resolves nowhere else): it passes
+    // each request on to the simulator.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const target = new URL(req.url ?? '/');
+      const onward = httpRequest(
+        `${sim.url}${target.pathname}${target.search}`,
+        { method: req.method, headers: { ...req.headers, host: new URL(sim.url).host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(onward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      // Set as an operator would; axios always read it, so starting went through the proxy.
+      process.env.HTTP_PROXY = `http://127.0.0.1:${port}`;
+      const proxied = client({ baseUrl: 'http://approvals.corp.invalid', retryDelaysMs: [] });
+      const { djbh } = await proxied.startApproval(request);
+      expect((await proxied.getStatus(djbh)).decision).toBe('pending');
+      expect(seen).toEqual([
+        'POST http://approvals.corp.invalid/api/job/to3part/v1/approval',
+        `GET http://approvals.corp.invalid/api/job/to3part/v1/approval?djbh=${djbh}`,
+      ]);
+    } finally {
+      delete process.env.HTTP_PROXY;
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
