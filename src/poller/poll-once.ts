@@ -65,7 +65,16 @@ export interface PollCounts {
   escalated: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
+  /**
+   * The numbers behind `changed` (and behind `finished` and `gaveUp`, in `endedDjbhs`), so that
+   * the pass's log line says which approvals moved, not only how many; at most LISTED_DJBHS each.
+   */
+  changedDjbhs: string[];
+  endedDjbhs: string[];
 }
+
+/** How many numbers a pass's counts list; the counts themselves stay exact. */
+export const LISTED_DJBHS = 50;
 
 // After this many checks in a row find the service unavailable, the pass stops asking: one outage
 // costs a few requests, not one per open approval, and nothing is posted to any thread.
@@ -95,6 +104,11 @@ export async function pollOnce(
     reminded: 0,
     escalated: 0,
     deferred: 0,
+    changedDjbhs: [],
+    endedDjbhs: [],
+  };
+  const list = (numbers: string[], djbh: string) => {
+    if (numbers.length < LISTED_DJBHS) numbers.push(djbh);
   };
   const stopClaimingAt = performance.now() + options.passBudgetMs;
   const batch = Math.max(8, options.concurrency * 4);
@@ -187,7 +201,8 @@ export async function pollOnce(
     const age = now.getTime() - approval.createdAt.getTime();
     if (status.decision !== approval.decision) {
       counts.changed++;
-      await deps.store.recordDecision(
+      list(counts.changedDjbhs, approval.djbh);
+      const recorded = await deps.store.recordDecision(
         approval.djbh,
         {
           decision: status.decision,
@@ -198,11 +213,27 @@ export async function pollOnce(
         },
         approval.checkClaim,
       );
+      if (recorded)
+        deps.logger.info(
+          {
+            djbh: approval.djbh,
+            from: approval.decision,
+            decision: status.decision,
+            decidedBy: status.approver ?? approval.approverLogin,
+            ended: status.ended,
+          },
+          'approval status changed',
+        );
       return deps.announce?.();
     }
     if (status.ended && status.decision === 'pending') {
       counts.finished++;
-      await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh },
+          'approval closed by the service without a decision; no longer followed',
+        );
       return deps.announce?.();
     }
     if (status.unknown) {
@@ -213,13 +244,23 @@ export async function pollOnce(
       );
       if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
         counts.finished++;
-        await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim);
+        list(counts.endedDjbhs, approval.djbh);
+        if (await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim))
+          deps.logger.info(
+            { djbh: approval.djbh, unknownSince: since.toISOString() },
+            'the approval service no longer knows this approval; no longer followed',
+          );
         return deps.announce?.();
       }
     }
     if (age >= options.giveUpAfterMs) {
       counts.gaveUp++;
-      await deps.store.giveUp(approval.djbh, now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
+          'gave up following the approval: nobody decided',
+        );
       return deps.announce?.();
     }
     const reminder =
@@ -231,7 +272,11 @@ export async function pollOnce(
         ? reminderDue(approval, now, options.reminders)
         : undefined;
     if (reminder !== undefined) {
-      await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim);
+      if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, reminder, approver: approval.approverLogin },
+          'reminder due: the approver is reminded',
+        );
       counts.reminded++;
       deps.announce?.();
     }
@@ -308,8 +353,13 @@ export async function pollOnce(
     );
     if (!recorded) return;
     counts.escalated++;
-    if (to) deps.announce?.();
-    else
+    if (to) {
+      deps.logger.info(
+        { djbh: approval.djbh, to: to.login, afterReminders: escalation.afterReminders },
+        'escalated to the approver’s leader',
+      );
+      deps.announce?.();
+    } else
       deps.logger.info(
         { djbh: approval.djbh },
         'nobody above the approver to escalate to (not on Slack, away, or the requester)',
