@@ -59,6 +59,7 @@ export function createDelivery(
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
     sentPost: (id) => store.sentPost(id),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
+    ...(config.workingHours ? { workingHours: config.workingHours } : {}),
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(

@@ -13,6 +13,12 @@ import {
   escalationDue,
 } from '../approvals/escalation.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import {
+  isWorkingTime,
+  nextWorkingStart,
+  type WorkingHours,
+  zoneOrDefault,
+} from '../approvals/working-hours.ts';
 import { startLogContext } from '../log-context.ts';
 
 export interface PollOptions {
@@ -31,6 +37,11 @@ export interface PollOptions {
   reminders?: ReminderOptions;
   /** Escalation to the approver's leader after unanswered reminders; absent when off. */
   escalation?: EscalationOptions;
+  /**
+   * Reminders and escalation only inside the approver's working hours (working-hours.ts); absent:
+   * on the clock. One due outside them waits for the next check at their next working start.
+   */
+  workingHours?: WorkingHours;
 }
 
 export interface PollDeps {
@@ -44,6 +55,8 @@ export interface PollDeps {
     approval: TrackedApproval,
     signal?: AbortSignal,
   ) => Promise<EscalationTarget | undefined>;
+  /** The approver's time zone (the chat's `tz`), for working hours; undefined when unknown. */
+  approverTimeZone?: (approval: TrackedApproval) => Promise<string | undefined>;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -271,7 +284,20 @@ export async function pollOnce(
       !approval.approverUnreachableSince
         ? reminderDue(approval, now, options.reminders)
         : undefined;
-    if (reminder !== undefined) {
+    const escalating =
+      options.escalation !== undefined &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      escalationDue(approval, now, options.escalation, status.approver);
+    // Outside the approver's working hours both wait: the next check comes at their next start.
+    const heldUntil =
+      reminder !== undefined || escalating ? await outsideWorkingHours(approval) : undefined;
+    if (heldUntil !== undefined) {
+      deps.logger.debug(
+        { djbh: approval.djbh, until: heldUntil?.toISOString() },
+        'reminder or escalation waits for the approver’s working hours',
+      );
+    } else if (reminder !== undefined) {
       if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
         deps.logger.info(
           { djbh: approval.djbh, reminder, approver: approval.approverLogin },
@@ -280,23 +306,34 @@ export async function pollOnce(
       counts.reminded++;
       deps.announce?.();
     }
-    if (
-      options.escalation &&
-      status.decision === 'pending' &&
-      !status.unknown &&
-      escalationDue(approval, now, options.escalation, status.approver)
-    )
+    if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
+    const next = nextCheckAt(approval.createdAt, now, options);
     await deps.store.recordCheck(
       approval.djbh,
       {
         now,
-        nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+        nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
         failed: false,
         unknown: status.unknown,
       },
       approval.checkClaim,
     );
+  }
+
+  /**
+   * When `now` is outside the approver's working hours (in their own zone, else the default):
+   * their next working start; undefined inside them, or without working hours.
+   */
+  async function outsideWorkingHours(approval: TrackedApproval): Promise<Date | undefined> {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    // A zone that cannot be looked up now is the default zone's: the rule still holds.
+    const own = await deps.approverTimeZone?.(approval).catch(() => undefined);
+    const zone = zoneOrDefault(own, hours);
+    if (isWorkingTime(now, zone, hours)) return undefined;
+    // Hours that name no working day: nothing is ever due; look again at the usual pace.
+    return nextWorkingStart(now, zone, hours) ?? new Date(now.getTime() + options.maxIntervalMs);
   }
 
   /**

@@ -26,9 +26,10 @@ const requesterOf = (approval: TrackedApproval) =>
   personRef(approval.requesterSlackId, approval.requesterLogin);
 const approverOf = (approval: TrackedApproval) =>
   personRef(approval.approverSlackId, approval.approverLogin);
-// In minutes or hours too: the sandbox reminds every minute.
-const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages) =>
-  t.waited(a.createdAt.getTime() - approval.createdAt.getTime());
+// In minutes or hours too: the sandbox reminds every minute. `waitedMs`, when given, is the
+// wait counted in working time (working-hours.ts's workingWait); else it is the clock's.
+const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages, waitedMs?: number) =>
+  t.waited(waitedMs ?? a.createdAt.getTime() - approval.createdAt.getTime());
 
 /** A message for the requester's DM, prefixed with which request it is about. */
 export function buildRequesterDm(
@@ -46,10 +47,11 @@ export function buildApproverAnnouncement(
   approval: TrackedApproval,
   t: Messages,
   links: DmLinks,
+  waitedMs?: number,
 ): SlackMessage {
   const opening =
     a.kind === 'reminder'
-      ? t.reminderDm(requesterOf(approval), waitedFor(a, approval, t))
+      ? t.reminderDm(requesterOf(approval), waitedFor(a, approval, t, waitedMs))
       : undefined;
   return buildApproverDm(approval, t, links, opening);
 }
@@ -63,23 +65,28 @@ export function buildLeaderDm(
   approval: TrackedApproval,
   t: Messages,
   links: DmLinks,
+  waitedMs?: number,
 ): SlackMessage {
   const opening = t.escalationDm(
     requesterOf(approval),
     approverOf(approval),
-    waitedFor(a, approval, t),
+    waitedFor(a, approval, t, waitedMs),
     a.occurrence ?? 1,
   );
   return buildApproverDm(approval, t, links, opening);
 }
 
-/** The thread's note that the approver was reminded. */
+/**
+ * The thread's note that the approver was reminded. The approver is named (`approverName`, their
+ * Slack name or login), not mentioned: the reminder is their DM, and a mention would notify them a
+ * second time and make the whole channel watch the nagging.
+ */
 export function buildReminderNote(
   a: Announcement,
-  approval: TrackedApproval,
   t: Messages,
+  approverName: string,
 ): SlackMessage {
-  return buildTextReply(t.reminderNote(approverOf(approval), a.occurrence ?? 1));
+  return buildTextReply(t.reminderNote(escapeMrkdwn(approverName), a.occurrence ?? 1));
 }
 
 /** The decision, as a reply to the request. */

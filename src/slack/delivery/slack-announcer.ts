@@ -13,6 +13,7 @@ import {
   replyThread,
   type TrackedApproval,
 } from '../../approvals/tracked-approval.ts';
+import { type WorkingHours, workingWait, zoneOrDefault } from '../../approvals/working-hours.ts';
 import {
   buildApproverAnnouncement,
   buildApproverUnreachableReply,
@@ -62,6 +63,11 @@ export interface SlackAnnouncerOptions {
    * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
    */
   searchesForEarlierPosts?: boolean;
+  /**
+   * The approvers' working hours: how long someone has waited is said in working time, in the
+   * approver's own time zone (a Friday-evening request has not waited 3 days on Monday).
+   */
+  workingHours?: WorkingHours;
 }
 
 /** A message in whichever language its destination reads. */
@@ -212,7 +218,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       ...(link ? { thread: link } : {}),
       ...(options.webUrl ? { webUrl: options.webUrl } : {}),
     };
-    const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
+    const dm = buildApproverAnnouncement(
+      a,
+      approval,
+      messagesFor(approver.locale),
+      links,
+      waitedMs(a, approval, approver.timeZone),
+    );
     if (!sent) return post(attempt, approverId, dm, a);
     return edit(attempt, a, sent, dm);
   }
@@ -237,10 +249,21 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       if (leader.presence.deactivated) return NOTHING_POSTED;
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
-      const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
-        ...(link ? { thread: link } : {}),
-        ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-      });
+      // The wait is the approver's: counted in their working hours.
+      const approverZone = approval.approverSlackId
+        ? (people.cached(approval.approverSlackId)?.timeZone ??
+          (await people.get(approval.approverSlackId).catch(() => undefined))?.timeZone)
+        : undefined;
+      const dm = buildLeaderDm(
+        a,
+        approval,
+        messagesFor(leader.locale),
+        {
+          ...(link ? { thread: link } : {}),
+          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+        },
+        waitedMs(a, approval, approverZone),
+      );
       return await post(attempt, to.chatId, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
@@ -252,6 +275,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
    * A person's Slack name, for text that names them without notifying them (a mention would);
    * their login when Slack no longer knows them. Slack being down is retried as usual.
    */
+  /** How long the approval had waited when `a` was recorded, in working time when hours are set. */
+  function waitedMs(
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): number | undefined {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    return workingWait(approval.createdAt, a.createdAt, zoneOrDefault(timeZone, hours), hours);
+  }
+
   async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
     attempt.check();
     try {
@@ -317,7 +351,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         // Only worth saying in the thread; without one, the requester needs no note.
         if (!thread) return NOTHING_POSTED;
         const t = languageAt(approval.channelId, approval);
-        return post(attempt, approval.channelId, buildReminderNote(a, approval, t), a, thread);
+        // Named, not mentioned: the reminder is the approver's DM; the thread only says it went.
+        const approver = approval.approverSlackId
+          ? await plainName(attempt, approval.approverSlackId, approval.approverLogin)
+          : approval.approverLogin;
+        return post(attempt, approval.channelId, buildReminderNote(a, t, approver), a, thread);
       }
       case 'decision':
         return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
