@@ -120,6 +120,13 @@ function isWorkingClock(c: LocalClock, hours: WorkingHours): boolean {
   );
 }
 
+/** Whether two instants fall on the same local date in `timeZone`. */
+export function sameLocalDay(a: Date, b: Date, timeZone: string): boolean {
+  const x = localClock(a.getTime(), timeZone);
+  const y = localClock(b.getTime(), timeZone);
+  return x.year === y.year && x.month === y.month && x.day === y.day;
+}
+
 /** Whether `at` is inside working hours on a working day, in `timeZone`. */
 export function isWorkingTime(at: Date, timeZone: string, hours: WorkingHours): boolean {
   return isWorkingClock(localClock(at.getTime(), timeZone), hours);

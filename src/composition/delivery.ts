@@ -29,7 +29,7 @@ export function createDelivery(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'reminderPosts'>;
     service: ApprovalService;
     metrics: Metrics;
     home: HomePublisher;
@@ -60,6 +60,10 @@ export function createDelivery(
     sentPost: (id) => store.sentPost(id),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
     ...(config.workingHours ? { workingHours: config.workingHours } : {}),
+    digest: {
+      waitingFor: (login, limit) => store.waitingFor(login, limit),
+      lastReminderPost: (login) => deps.stores.reminderPosts.lastReminderPost(login),
+    },
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(

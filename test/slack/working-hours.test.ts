@@ -135,6 +135,50 @@ describe('working hours', () => {
     expect(text(dm?.blocks)).toContain(approval.djbh);
   });
 
+  it('gives an approver with several approvals waiting one digest at the start of their day', async () => {
+    // Sam asks Maria three times late on Friday afternoon in Shanghai; none is due before 18:00.
+    const { h, pollAt } = await workingHarness('2026-11-20T16:50:00+08:00');
+    const SAM = 'sam.taylor@corp.example';
+    const MARIA = 'maria.lopez@corp.example';
+    const started: string[] = [];
+    for (const [at, title] of [
+      ['2026-11-20T16:50:00+08:00', 'New storage node'],
+      ['2026-11-20T17:10:00+08:00', 'Two more GPUs'],
+      ['2026-11-20T17:30:00+08:00', 'Conference trip'],
+    ] as const) {
+      await pollAt(at);
+      const { approval } = await h.startApproval(SAM, 'general', title);
+      started.push(approval.djbh);
+    }
+    await h.app.deliver();
+    expect((await pollAt('2026-11-20T17:45:00+08:00')).reminded).toBe(0);
+    // Monday 09:05: all three are due; Maria gets one digest of them, not three reminders.
+    expect((await pollAt('2026-11-23T09:05:00+08:00')).reminded).toBe(3);
+    const monday = dmsTo(h, MARIA, 'reminder');
+    expect(monday).toHaveLength(1);
+    const digest = monday[0];
+    expect(digest?.text).toContain('Reminder: 3 approvals are waiting for you');
+    const body = text(digest?.blocks);
+    for (const djbh of started) expect(body).toContain(djbh);
+    // Who asked, how long in Maria's working hours (Friday's until 18:00 and Monday's 5 minutes,
+    // not the weekend), and the link to each thread.
+    expect(body).toContain(`<@${h.user(SAM)}>`);
+    expect(body).toContain('waiting 1 hour'); // 16:50
+    expect(body).toContain('waiting 55 minutes'); // 17:10
+    expect(body).toContain('waiting 35 minutes'); // 17:30
+    expect(body).toMatch(/<http[^|>]+\|\*Conference trip\*>/);
+
+    // A request made later that day falls due on its own: one reminder, no second digest.
+    await pollAt('2026-11-23T10:00:00+08:00');
+    const { approval: later } = await h.startApproval(SAM, 'general', 'Late request');
+    await h.app.deliver();
+    await pollAt('2026-11-23T11:05:00+08:00');
+    const afterwards = dmsTo(h, MARIA, 'reminder').slice(1);
+    expect(afterwards).toHaveLength(1);
+    expect(afterwards[0]?.text).toContain('has been waiting 1 hour for your approval');
+    expect(text(afterwards[0]?.blocks)).toContain(later.djbh);
+  });
+
   it('reminds on the clock, any day, with WORKING_HOURS=off', async () => {
     const { h, pollAt } = await workingHarness('2026-11-21T10:00:00+08:00', {
       WORKING_HOURS: 'off',

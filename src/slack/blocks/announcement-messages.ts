@@ -8,6 +8,7 @@ import {
   escapeMrkdwn,
   personRef,
   type SlackMessage,
+  truncate,
 } from './request-message.ts';
 
 /*
@@ -139,4 +140,40 @@ export function buildEscalationNote(
   return buildTextReply(
     t.escalationNote(escapeMrkdwn(leaderName), approverOf(approval), a.occurrence ?? 1),
   );
+}
+
+/** One approval in a reminder digest: where its thread is, and how long it has waited. */
+export interface DigestItem {
+  approval: TrackedApproval;
+  link?: string;
+  waitedMs: number;
+}
+
+/**
+ * The day's one reminder to an approver with several approvals waiting, in their language: how
+ * many, then each (title linked to its thread, number, who asked, how long it has waited), newest
+ * first, and how many more than are listed.
+ */
+export function buildReminderDigest(items: DigestItem[], total: number, t: Messages): SlackMessage {
+  const lines = items.map(({ approval, link, waitedMs }) => {
+    const title = escapeMrkdwn(truncate(approval.title, 80));
+    return `• ${t.digestLine(
+      link ? `<${link}|*${title}*>` : `*${title}*`,
+      approval.djbh,
+      requesterOf(approval),
+      t.waited(waitedMs),
+    )}`;
+  });
+  if (total > items.length) lines.push(t.digestMore(total - items.length));
+  const intro = t.reminderDigest(total);
+  return {
+    text: intro,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: intro } },
+      ...lines.map((line) => ({
+        type: 'section' as const,
+        text: { type: 'mrkdwn' as const, text: line },
+      })),
+    ],
+  };
 }

@@ -6,6 +6,11 @@ import {
   NOTHING_POSTED,
   type Posted,
 } from '../../approvals/announcer.ts';
+import {
+  DIGEST_LISTED,
+  type EarlierReminder,
+  reminderDelivery,
+} from '../../approvals/reminder-digest.ts';
 import { stepOutcome } from '../../approvals/step-outcome.ts';
 import {
   type Announcement,
@@ -13,7 +18,13 @@ import {
   replyThread,
   type TrackedApproval,
 } from '../../approvals/tracked-approval.ts';
-import { type WorkingHours, workingWait, zoneOrDefault } from '../../approvals/working-hours.ts';
+import {
+  isKnownTimeZone,
+  sameLocalDay,
+  type WorkingHours,
+  workingWait,
+  zoneOrDefault,
+} from '../../approvals/working-hours.ts';
 import {
   buildApproverAnnouncement,
   buildApproverUnreachableReply,
@@ -22,9 +33,11 @@ import {
   buildEscalationNote,
   buildGaveUpReply,
   buildLeaderDm,
+  buildReminderDigest,
   buildReminderNote,
   buildRequesterDm,
   buildVanishedReply,
+  type DigestItem,
 } from '../blocks/announcement-messages.ts';
 import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
@@ -68,6 +81,17 @@ export interface SlackAnnouncerOptions {
    * approver's own time zone (a Friday-evening request has not waited 3 days on Monday).
    */
   workingHours?: WorkingHours;
+  /**
+   * One reminder a day per approver (reminder-digest.ts): the approvals waiting for them and the
+   * last reminder DM posted to them. Without it each reminder is its own DM.
+   */
+  digest?: {
+    waitingFor(
+      login: string,
+      limit: number,
+    ): Promise<{ approvals: TrackedApproval[]; total: number }>;
+    lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined>;
+  };
 }
 
 /** A message in whichever language its destination reads. */
@@ -213,6 +237,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
     // tells the requester once.
     if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
+    if (a.kind === 'reminder' && options.digest) {
+      const day = await reminderOfTheDay(attempt, a, approval, approver.timeZone);
+      if (day.as === 'covered') return day.by;
+      if (day.as === 'digest') return post(attempt, approverId, day.message, a);
+    }
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
@@ -275,6 +304,53 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
    * A person's Slack name, for text that names them without notifying them (a mention would);
    * their login when Slack no longer knows them. Slack being down is retried as usual.
    */
+  /**
+   * How this reminder reaches the approver (reminder-digest.ts): alone, as the day's digest of
+   * everything waiting for them (built here), or inside the digest already posted today. The
+   * reminder's recording time is "now": it was recorded inside their working hours.
+   */
+  async function reminderOfTheDay(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): Promise<
+    { as: 'single' } | { as: 'covered'; by: Posted } | { as: 'digest'; message: SlackMessage }
+  > {
+    const digest = options.digest;
+    if (!digest) return { as: 'single' };
+    const zone = options.workingHours
+      ? zoneOrDefault(timeZone, options.workingHours)
+      : timeZone && isKnownTimeZone(timeZone)
+        ? timeZone
+        : 'UTC';
+    const [earlier, page] = await Promise.all([
+      digest.lastReminderPost(approval.approverLogin),
+      digest.waitingFor(approval.approverLogin, DIGEST_LISTED),
+    ]);
+    const how = reminderDelivery({
+      recordedAt: a.createdAt,
+      waiting: page.total,
+      earlier,
+      sameDay: (x, y) => sameLocalDay(x, y, zone),
+    });
+    if (how.as !== 'digest') return how;
+    const items: DigestItem[] = [];
+    for (const waiting of page.approvals) {
+      const link = waiting.messageTs
+        ? await permalink(attempt, waiting.channelId, waiting.messageTs)
+        : undefined;
+      items.push({
+        approval: waiting,
+        ...(link ? { link } : {}),
+        waitedMs:
+          waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+      });
+    }
+    const t = messagesFor(people.cached(approval.approverSlackId ?? '')?.locale ?? approval.locale);
+    return { as: 'digest', message: buildReminderDigest(items, page.total, t) };
+  }
+
   /** How long the approval had waited when `a` was recorded, in working time when hours are set. */
   function waitedMs(
     a: Announcement,
