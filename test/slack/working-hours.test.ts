@@ -177,6 +177,13 @@ describe('working hours', () => {
     expect(afterwards).toHaveLength(1);
     expect(afterwards[0]?.text).toContain('has been waiting 1 hour for your approval');
     expect(text(afterwards[0]?.blocks)).toContain(later.djbh);
+
+    // Tuesday: the three's second reminders, one digest again; Wednesday: reminders delivered
+    // inside a digest count as delivered, so all three are escalated to Chen Hao, Maria's leader.
+    expect((await pollAt('2026-11-24T09:10:00+08:00')).reminded).toBe(3);
+    expect(dmsTo(h, MARIA, 'reminder')).toHaveLength(3);
+    expect((await pollAt('2026-11-25T09:15:00+08:00')).escalated).toBe(3);
+    expect(dmsTo(h, 'chen.hao@corp.example', 'escalation')).toHaveLength(3);
   });
 
   it('reminds on the clock, any day, with WORKING_HOURS=off', async () => {
