@@ -13,7 +13,7 @@ import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 
 import { deliveryBench } from './delivery-bench.ts';
 import { restartBench } from './restart-bench.ts';
-import { sweepBench } from './sweep-bench.ts';
+import { scalingBench, sweepBench } from './sweep-bench.ts';
 import { quiet, rows, verdict } from './table.ts';
 
 /** Targets: what this app needs at a few thousand open approvals on a 2-core machine. */
@@ -144,7 +144,21 @@ if (process.env.BENCH_POSTGRES_URL)
   await storeBench('Postgres', process.env.BENCH_POSTGRES_URL, 2000);
 await pollBench(500);
 rmSync(dir, { recursive: true, force: true });
-await sweepBench(10_000, { latencyMs: 20, concurrency: 16 });
+// Issue 31's targets: a sweep close to N·L/c, a quarter of a millisecond of CPU per check, flat
+// memory, linear in N, and a second replica that nearly halves the sweep.
+const sweepAt = { latencyMs: 20, concurrency: 16 };
+const scaling = { tolerance: 0.1, replicasAtLeast: 1.8 };
+const onSqlite = await sweepBench(10_000, sweepAt, { ratio: 1.1, cpuUs: 250, rssMb: 160 });
+await scalingBench({ count: 10_000, result: onSqlite }, 1_000, sweepAt, scaling);
+if (process.env.BENCH_POSTGRES_URL) {
+  const onPostgres = { ...sweepAt, databaseUrl: process.env.BENCH_POSTGRES_URL };
+  const result = await sweepBench(10_000, onPostgres, { ratio: 1.1, cpuUs: 300, rssMb: 180 });
+  await scalingBench({ count: 10_000, result }, 1_000, onPostgres, scaling);
+} else
+  rows.push({
+    case: 'sweep on Postgres, two replicas',
+    target: 'not run: set BENCH_POSTGRES_URL (a scratch database)',
+  });
 await deliveryBench(60);
 // Issue 19's fleet targets: several replicas on one Postgres share one channel's pace.
 const fleetUrl = process.env.BENCH_POSTGRES_URL;
@@ -156,5 +170,5 @@ if (fleetUrl) {
     case: 'delivery, 2 and 3 replicas on one Postgres',
     target: 'not run: set BENCH_POSTGRES_URL (a scratch database)',
   });
-await restartBench(5);
+await restartBench(5, 1000);
 console.table(rows);

@@ -1,34 +1,55 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
-import { pollOnce } from '../src/poller/poll-once.ts';
 import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
-import { quiet, rows, verdict } from './table.ts';
+import { rows, verdict } from './table.ts';
+
+export interface SweepResult {
+  tookMs: number;
+  checked: number;
+  /** The app's own CPU (user + system) per check during the pass, µs. */
+  cpuUsPerCheck: number;
+  /** The process's peak resident set during the pass, MB. */
+  peakRssMb: number;
+}
 
 /**
  * One poll pass over `count` due approvals against the simulator answering after `latencyMs`,
- * with `concurrency` checks in flight. The floor is N·L/c (every check waits on the service);
- * the target is 1.3 × that: claiming and recording may cost at most 30 % on top.
+ * with `concurrency` checks in flight, on SQLite (a fresh file) or on `databaseUrl` (Postgres: a
+ * scratch database, emptied). The floor is N·L/c (every check waits on the service). The pass
+ * runs compiled, in a process of its own (bench/sweep-pass.mjs: build first), so CPU and memory
+ * are the app's. With `profileTo`, a CPU profile of the pass alone is written there.
  */
-export async function sweepBench(
+export async function sweep(
   count: number,
-  { latencyMs, concurrency }: { latencyMs: number; concurrency: number },
-): Promise<void> {
+  {
+    latencyMs,
+    concurrency,
+    databaseUrl,
+    profileTo,
+    replicas = 1,
+  }: {
+    latencyMs: number;
+    concurrency: number;
+    databaseUrl?: string;
+    profileTo?: string;
+    /** Passes run at once, each in its own process, on one Postgres (as replicas would). */
+    replicas?: number;
+  },
+): Promise<SweepResult> {
   // The service runs elsewhere in production: the simulator gets a process (and core) of its own.
   const sim = await simulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
-  const db = await openDatabase(join(dir, 'sweep.db'));
+  const db = await openDatabase(databaseUrl ?? join(dir, 'sweep.db'));
+  if (databaseUrl) {
+    await db.db.deleteFrom('announcements').execute();
+    await db.db.deleteFrom('tracked_approvals').execute();
+  }
   const store = createApprovalStores(db.db, db.dialect);
-  const service = createApprovalServiceClient({
-    baseUrl: sim.url,
-    appName: 'slack-approvals',
-    appKey: 'sandbox-app-key',
-  });
   const now = new Date();
   // Numbers the simulator never issued: it answers each after the same latency (data: null),
   // which is all a sweep needs, and the store holds 10,000 rows in seconds.
@@ -43,30 +64,111 @@ export async function sweepBench(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ endpoint: 'approval-status', latencyMs }),
   });
-  const started = performance.now();
-  const counts = await pollOnce(
-    { store, service, logger: quiet },
-    {
-      concurrency,
-      maxIntervalMs: 3_600_000,
-      giveUpAfterMs: 30 * 86_400_000,
-      passBudgetMs: 600_000,
-      leaseMs: 660_000,
-    },
-    now,
-  );
-  const tookMs = performance.now() - started;
-  const floorMs = (count * latencyMs) / concurrency;
-  rows.push({
-    case: `poll sweep: ${count} due, ${latencyMs} ms upstream, concurrency ${concurrency}`,
-    n: counts.checked,
-    'ms total': tookMs.toFixed(0),
-    'µs each': ((tookMs * 1000) / Math.max(1, counts.checked)).toFixed(0),
-    target: `${verdict(tookMs / floorMs, 1.3)} × N·L/c (${floorMs.toFixed(0)} ms)${counts.checked === count ? '' : '; NOT ALL CHECKED'}`,
-  });
+  const dbUrl = databaseUrl ?? db.location;
+  // The pass runs as the app would, in a process of its own (SQLite: one process owns the file).
   await db.close();
+  const tick = String(Date.now());
+  const passes = await Promise.all(
+    Array.from({ length: replicas }, () =>
+      passProcess([dbUrl, sim.url, String(concurrency), tick, profileTo ?? '']),
+    ),
+  );
   sim.close();
   rmSync(dir, { recursive: true, force: true });
+  const checked = passes.reduce((sum, p) => sum + p.checked, 0);
+  return {
+    tookMs: Math.max(...passes.map((p) => p.tookMs)),
+    checked,
+    cpuUsPerCheck:
+      passes.reduce((sum, p) => sum + p.cpuUsPerCheck * p.checked, 0) / Math.max(1, checked),
+    peakRssMb: Math.max(...passes.map((p) => p.peakRssMb)),
+  };
+}
+
+/** Node's flags as `npm start` gives them to the app (package.json's start script). */
+export const APP_NODE_FLAGS: string[] =
+  (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.match(/--[\w-]+=\S+/g) ?? [];
+
+/** `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags; its one line of JSON. */
+async function passProcess(args: string[]): Promise<SweepResult> {
+  const child = spawn(
+    process.execPath,
+    [...APP_NODE_FLAGS, 'bench/sweep-pass.mjs', ...args.filter(Boolean)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the sweep's pass exited with ${code}`);
+  return JSON.parse(out) as SweepResult;
+}
+
+/** The sweep's rows: time against N·L/c, CPU per check and peak memory against their targets. */
+export async function sweepBench(
+  count: number,
+  options: { latencyMs: number; concurrency: number; databaseUrl?: string },
+  targets: { ratio: number; cpuUs: number; rssMb: number },
+): Promise<SweepResult> {
+  const result = await sweep(count, options);
+  const floorMs = (count * options.latencyMs) / options.concurrency;
+  const name = options.databaseUrl ? 'Postgres' : 'SQLite';
+  const all = result.checked === count ? '' : '; NOT ALL CHECKED';
+  rows.push({
+    case: `sweep ${name}: ${count} due, ${options.latencyMs} ms upstream, c=${options.concurrency}`,
+    n: result.checked,
+    'ms total': result.tookMs.toFixed(0),
+    target: `${verdict(result.tookMs / floorMs, targets.ratio)} × N·L/c (${floorMs.toFixed(0)} ms)${all}`,
+  });
+  rows.push({
+    case: `sweep ${name}: app CPU per check`,
+    n: result.checked,
+    'µs each': result.cpuUsPerCheck.toFixed(0),
+    target: `${verdict(result.cpuUsPerCheck, targets.cpuUs)} µs`,
+  });
+  rows.push({
+    case: `sweep ${name}: peak RSS`,
+    n: result.checked,
+    target: `${verdict(result.peakRssMb, targets.rssMb)} MB`,
+  });
+  return result;
+}
+
+/**
+ * Whether a sweep is linear in N (the time per approval at `small` within `tolerance` of that at
+ * `large`, given as the larger run's result), and, on Postgres, whether two replicas sweep `large`
+ * approvals `atLeast` times faster than one, every approval checked exactly once between them.
+ */
+export async function scalingBench(
+  large: { count: number; result: SweepResult },
+  small: number,
+  options: { latencyMs: number; concurrency: number; databaseUrl?: string },
+  targets: { tolerance: number; replicasAtLeast: number },
+): Promise<void> {
+  const name = options.databaseUrl ? 'Postgres' : 'SQLite';
+  const few = await sweep(small, options);
+  const perLarge = large.result.tookMs / large.count;
+  const perSmall = few.tookMs / small;
+  rows.push({
+    case: `sweep ${name}: linear in N (${small} vs ${large.count}, time per approval)`,
+    n: few.checked,
+    'µs each': `${(perSmall * 1000).toFixed(0)} vs ${(perLarge * 1000).toFixed(0)}`,
+    target: `${verdict(Math.abs(perSmall / perLarge - 1), targets.tolerance)} apart`,
+  });
+  if (!options.databaseUrl) return;
+  const two = await sweep(large.count, { ...options, replicas: 2 });
+  const speedup = large.result.tookMs / two.tookMs;
+  rows.push({
+    case: `sweep Postgres: two replicas vs one, ${large.count} due`,
+    n: two.checked,
+    'ms total': two.tookMs.toFixed(0),
+    target: `${speedup.toFixed(2)}× faster: ${verdict(speedup, targets.replicasAtLeast, true)}${two.checked === large.count ? '' : `; ${two.checked} checks, NOT EXACTLY ONCE`}`,
+  });
 }
 
 /** `npm run simulator` as a child process on a free port. */

@@ -24,8 +24,15 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Node keeps the compiled code of the app and its dependencies on disk (in the system's temporary
+// folder, or NODE_COMPILE_CACHE): loading modules was most of a restart's time, and a restart
+// after kill -9 must answer /healthz within a second (bench/README). Where the folder cannot be
+// written, Node says so in the answer and runs without it.
+enableCompileCache();
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = join(root, 'dist');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
+import { DEFAULT_WEB_LIST_PATH } from './approval-service/web-links.ts';
 import { DEFAULT_CONFIRM_MS } from './approvals/step-confirmation.ts';
 import {
   isKnownTimeZone,
@@ -57,6 +58,11 @@ export interface Config {
     appName: string;
     appKey: string;
     webUrl?: string;
+    /**
+     * The route of the signed-in person's list of approvals on webUrl (APPROVAL_WEB_LIST_PATH),
+     * where the approver's button leads: see approval-service/web-links.ts.
+     */
+    webListPath: string;
     timeoutMs: number;
     /** Characters the service's note column holds: 20,000, or 5,000 on installs that missed an update. */
     noteLimit: number;
@@ -86,6 +92,17 @@ export interface Config {
     retryForMs: number;
     /** Posts to one channel (or DM) at least this far apart; Slack allows about one per second. */
     channelIntervalMs: number;
+    /**
+     * The longest wait a 429's Retry-After is honoured for: a far-future value (from Slack or a
+     * proxy) must not silence a channel past the retry window, with nothing failed or alerted.
+     */
+    retryAfterMaxMs: number;
+    /**
+     * After a post whose outcome is unknown (timeout, 5xx, a crash), Slack may still commit it
+     * this long after the client gave up: until then the retry only searches for it, and posts
+     * again only once a search after this horizon finds nothing.
+     */
+    commitHorizonMs: number;
     /** Channels served at the same time. */
     concurrency: number;
   };
@@ -96,6 +113,10 @@ export interface Config {
      */
     confirmMs: number;
   };
+  /** Who may change a channel's request templates: its members, or the workspace's admins and owners. */
+  templateManagers: 'members' | 'admins';
+  /** Who may link a Slack person to a service login (src/approvals/account-links.ts). */
+  accountLinking: 'self' | 'admin' | 'off';
   reminders: {
     /** A pending approval this old gets its first reminder. */
     afterMs: number;
@@ -203,6 +224,14 @@ const envSchema = z.object({
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
   APPROVAL_WEB_URL: url.optional(),
+  // A route or path on APPROVAL_WEB_URL, never another site: the button's target is the service.
+  APPROVAL_WEB_LIST_PATH: z
+    .string()
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:|^\/\/|\s/i.test(v), {
+      error:
+        'must be a route or path on APPROVAL_WEB_URL (e.g. #/approval/4000000000 or /ui/#/approval/0), not a URL',
+    })
+    .default(DEFAULT_WEB_LIST_PATH),
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
   DATABASE_URL: z.string().min(1).optional(),
@@ -229,6 +258,8 @@ const envSchema = z.object({
   ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(120),
   ANNOUNCEMENT_RETRY_HOURS: integer(1, 24 * 30).default(24),
   SLACK_CHANNEL_INTERVAL_MS: integer(0, 60_000).default(1000),
+  SLACK_RETRY_AFTER_MAX_SECONDS: integer(1, 3600).default(300),
+  SLACK_COMMIT_HORIZON_MS: integer(0, 600_000).default(60_000),
   DELIVERY_CONCURRENCY: integer(1, 64).default(4),
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).optional(),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).optional(),
@@ -255,6 +286,8 @@ const envSchema = z.object({
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
+  TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
+  ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 
@@ -378,6 +411,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       appName: e.APPROVAL_APP_NAME ?? sandboxCredentials.appName,
       appKey: e.APPROVAL_APP_KEY ?? sandboxCredentials.appKey,
       ...(e.APPROVAL_WEB_URL ? { webUrl: e.APPROVAL_WEB_URL } : {}),
+      webListPath: e.APPROVAL_WEB_LIST_PATH,
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
       noteLimit: e.APPROVAL_NOTE_LIMIT,
     },
@@ -400,9 +434,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
       retryForMs: e.ANNOUNCEMENT_RETRY_HOURS * 3_600_000,
       channelIntervalMs: e.SLACK_CHANNEL_INTERVAL_MS,
+      retryAfterMaxMs: e.SLACK_RETRY_AFTER_MAX_SECONDS * 1000,
+      commitHorizonMs: e.SLACK_COMMIT_HORIZON_MS,
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
+    templateManagers: e.TEMPLATE_MANAGERS,
+    accountLinking: e.ACCOUNT_LINKING,
     // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
     // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {

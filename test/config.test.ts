@@ -275,6 +275,21 @@ describe('loadConfig', () => {
     expect(problems).toContain('APPROVAL_APP_KEY: required when connecting to Slack');
   });
 
+  it('keeps the approver list on the service: APPROVAL_WEB_LIST_PATH is a route or path, never another site', () => {
+    expect(loadConfig({ ...slackHttp }).approval.webListPath).toBe('#/approval/4000000000');
+    for (const elsewhere of [
+      'https://evil.example/#/approval/0',
+      '//evil.example/x',
+      'javascript:alert(1)',
+    ])
+      expect(problemsOf({ ...slackHttp, APPROVAL_WEB_LIST_PATH: elsewhere }).join('\n')).toMatch(
+        /APPROVAL_WEB_LIST_PATH: must be a route or path on APPROVAL_WEB_URL/,
+      );
+    expect(
+      loadConfig({ ...slackHttp, APPROVAL_WEB_LIST_PATH: '/c3/#/approval/0' }).approval.webListPath,
+    ).toBe('/c3/#/approval/0');
+  });
+
   it('names the missing signing secret in HTTP mode', () => {
     expect(problemsOf({ ...slackHttp, SLACK_SIGNING_SECRET: undefined })).toEqual([
       'SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)',

@@ -9,8 +9,9 @@ const harness = harnessPerTest();
 describe('traceable logs', () => {
   it('stamps each request’s lines with its id and each approval’s lines with its djbh', async () => {
     const h = await harness({ env: { LOG_LEVEL: 'debug' } });
-    // A first post that fails, so the background delivery has something to say about the approval.
-    h.workspace.failNext('chat.postMessage', 'internal_error');
+    // A first post that fails, so the background delivery has something to say about the approval
+    // (one Slack surely did not carry out: after an internal_error the retry would wait a minute).
+    h.workspace.failNext('chat.postMessage', 'service_unavailable');
     const { approval } = await h.startApproval();
     h.sim.decide(approval.djbh, 'agree');
     await h.app.poll();

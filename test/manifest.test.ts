@@ -83,6 +83,13 @@ describe('manifest.yml', () => {
     expect(manifest.settings.event_subscriptions.bot_events).toContain('app_home_opened');
   });
 
+  it('subscribes to members joining and leaving, so an invited app is seen at once', () => {
+    const events = manifest.settings.event_subscriptions.bot_events;
+    expect(events).toEqual(
+      expect.arrayContaining(['member_joined_channel', 'member_left_channel']),
+    );
+  });
+
   it('asks for every scope the code needs, and users:read.email for e-mail addresses', () => {
     const scopes = manifest.oauth_config.scopes.bot;
     for (const scope of [

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import axios, { type AxiosInstance, type AxiosResponse, isAxiosError } from 'axios';
+import axios, { type AxiosResponse, isAxiosError } from 'axios';
 import type { z } from 'zod';
 import type {
   ApprovalService,
@@ -18,6 +18,7 @@ import {
   startApprovalBody,
   statusBody,
 } from './approval-service-schemas.ts';
+import { keepAliveGet, type RawAnswer } from './keep-alive-get.ts';
 
 export interface ApprovalServiceClientOptions {
   baseUrl: string;
@@ -53,19 +54,42 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 export function createApprovalServiceClient(
   options: ApprovalServiceClientOptions,
 ): ApprovalService {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
+  // own latency instead of adding a TCP (and TLS) handshake.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
   const http = axios.create({
-    baseURL: options.baseUrl.replace(/\/+$/, ''),
-    timeout: options.timeoutMs ?? 10_000,
+    baseURL: baseUrl,
+    timeout: timeoutMs,
     // We judge every answer ourselves: status, then JSON, then `stat`.
     validateStatus: () => true,
     responseType: 'text',
     transformResponse: [(body: unknown) => body],
     maxRedirects: 0,
-    // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
-    // own latency instead of adding a TCP (and TLS) handshake.
-    httpAgent: new HttpAgent({ keepAlive: true }),
-    httpsAgent: new HttpsAgent({ keepAlive: true }),
+    httpAgent: agents.http,
+    httpsAgent: agents.https,
   });
+  // The status check, the call a sweep makes per approval, skips axios (see keep-alive-get.ts).
+  const transport: Transport = (endpoint, config) => {
+    const { method, path } = ENDPOINT_ROUTES[endpoint];
+    if (endpoint === 'approval-status') {
+      const url = new URL(`${baseUrl}${path}`);
+      for (const [name, value] of Object.entries(config.params ?? {}))
+        url.searchParams.set(name, value);
+      return keepAliveGet(url, config.headers, { timeoutMs, agents });
+    }
+    return http
+      .request<string>({ method, url: path, ...config })
+      .then((response: AxiosResponse<string>) => ({
+        status: response.status,
+        contentType: String(response.headers['content-type'] ?? ''),
+        body: response.data,
+      }));
+  };
   const appHeaders = { appname: options.appName, appkey: options.appKey };
   const columnLimits: Record<string, number> = {
     ...COLUMN_LIMITS,
@@ -81,7 +105,7 @@ export function createApprovalServiceClient(
     const { method } = ENDPOINT_ROUTES[endpoint];
     for (let attempt = 0; ; attempt++) {
       try {
-        return await send(http, endpoint, config, columnLimits);
+        return await send(transport, endpoint, config, columnLimits);
       } catch (error) {
         const retryable =
           error instanceof ApprovalServiceError &&
@@ -154,23 +178,33 @@ export function encodeValue(value: string): string {
   return value.replaceAll('\\', '\\\\');
 }
 
+function isRefusal(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && (json as { stat?: unknown }).stat === false;
+}
+
+/** Sends one request; fails like a socket does (an error with a `code`). */
+type Transport = (
+  endpoint: Endpoint,
+  config: { params?: Record<string, string>; data?: unknown; headers: Record<string, string> },
+) => Promise<RawAnswer>;
+
 async function send(
-  http: AxiosInstance,
+  transport: Transport,
   endpoint: Endpoint,
   config: { params?: Record<string, string>; data?: unknown; headers: Record<string, string> },
   columnLimits: Record<string, number>,
 ): Promise<unknown> {
-  const { method, path } = ENDPOINT_ROUTES[endpoint];
-  let response: AxiosResponse<string>;
+  const { method } = ENDPOINT_ROUTES[endpoint];
+  let response: RawAnswer;
   try {
-    response = await http.request<string>({ method, url: path, ...config });
+    response = await transport(endpoint, config);
   } catch (error) {
     throw transportError(endpoint, error);
   }
   const { status } = response;
   let json: unknown;
   try {
-    json = JSON.parse(response.data);
+    json = JSON.parse(response.body);
   } catch {
     throw new ApprovalServiceError(
       `HTTP ${status} with a body that is not JSON (${describeBody(response)}); the service or a proxy in front of it is failing`,
@@ -190,8 +224,10 @@ async function send(
       maybeCreated: method === 'POST',
     });
   }
-  const failure = failureBody.safeParse(json);
-  if (failure.success) throw refusal(endpoint, failure.data, columnLimits);
+  // Only an answer with `stat: false` can be a refusal; asking zod of every good answer cost a
+  // failed parse (issues and all) per status check.
+  const failure = isRefusal(json) ? failureBody.safeParse(json) : undefined;
+  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits);
   if (status !== 200) {
     throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
       kind: 'protocol',
@@ -202,7 +238,11 @@ async function send(
 }
 
 function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceError {
-  const code = isAxiosError(error) ? (error.code ?? 'unknown') : 'unknown';
+  // Axios's errors and keepAliveGet's both carry the socket's code.
+  const code =
+    isAxiosError(error) || (error instanceof Error && 'code' in error)
+      ? String((error as { code?: unknown }).code ?? 'unknown')
+      : 'unknown';
   const notSent = NOT_SENT_CODES.has(code);
   const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
   const what = timedOut
@@ -337,10 +377,8 @@ function serviceText(json: unknown): string {
   return 'no message';
 }
 
-function describeBody(response: AxiosResponse<string>): string {
-  const type = String(response.headers['content-type'] ?? 'no content type');
-  const start = String(response.data ?? '')
-    .slice(0, 60)
-    .replace(/\s+/g, ' ');
+function describeBody(response: RawAnswer): string {
+  const type = response.contentType || 'no content type';
+  const start = response.body.slice(0, 60).replace(/\s+/g, ' ');
   return `${type}: "${start}"`;
 }

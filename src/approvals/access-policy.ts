@@ -1,3 +1,4 @@
+import { type Person, sameLogin } from './person.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -6,31 +7,74 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * here; adapters only supply the facts (who is asking, who is in a conversation).
  */
 
-/** The part a person plays toward an approval. */
-export type Role = 'requester' | 'approver' | 'conversation-member';
+/**
+ * The part a person plays toward an approval (or a channel's templates); `workspace-admin` is an
+ * admin or owner of the whole workspace, whatever they play toward the approval.
+ */
+export type Role =
+  | 'requester'
+  | 'approver'
+  | 'escalated-to'
+  | 'conversation-member'
+  | 'workspace-admin';
+
+/** What may be done, each allowed to the roles WHO_MAY lists for it. */
+export type Action =
+  | 'see'
+  | 'confirm-start'
+  | 'request-again'
+  | 'post-request-in'
+  | 'manage-templates'
+  | 'use-templates';
+
+/** Who may do what: a table like WHO_MAY, as a deployment's settings choose it (see whoMay). */
+export type AccessRules = Readonly<Record<Action, readonly Role[]>>;
+
+/** Who may change a channel's request templates, as TEMPLATE_MANAGERS names the choice. */
+export type TemplateManagers = 'members' | 'admins';
+
+/** The roles each TEMPLATE_MANAGERS choice stands for. */
+export const TEMPLATE_MANAGER_ROLES: Readonly<Record<TemplateManagers, readonly Role[]>> = {
+  members: ['conversation-member'],
+  admins: ['workspace-admin'],
+};
 
 /** What a person may want to do with an approval, and which parts allow it. */
-export const WHO_MAY: Readonly<
-  Record<
-    'see' | 'confirm-start' | 'request-again' | 'manage-templates' | 'use-templates',
-    readonly Role[]
-  >
-> = {
+export const WHO_MAY: AccessRules = {
   // The requester and the approver, and whoever can read the message it was posted in: the
-  // channel's members, or, for a request only ever posted in a DM, nobody else.
-  see: ['requester', 'approver', 'conversation-member'],
+  // channel's members, or, for a request only ever posted in a DM, nobody else. And the leader it
+  // was escalated to: the escalation DM asks them to act on it, so they must be able to open it
+  // (status, list, Home) wherever it was posted; a private channel's request included.
+  see: ['requester', 'approver', 'escalated-to', 'conversation-member'],
   // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
   'confirm-start': ['requester'],
   // "Request again" starts a new approval in the old one's requester's name: theirs alone.
   'request-again': ['requester'],
+  // Posting a request in a conversation makes its members its readers (see): only someone who is
+  // a member now may, so "Request again" by someone who left a private channel goes to their DM.
+  'post-request-in': ['conversation-member'],
   // A channel's request templates (request-templates.ts): whoever is in that channel, as its
-  // parties say (see channelParties); templates belong to the channel, not to a person.
-  'manage-templates': ['conversation-member'],
+  // parties say (see channelParties); templates belong to the channel, not to a person. A
+  // workspace may keep this to its admins and owners instead (TEMPLATE_MANAGERS, see whoMay).
+  'manage-templates': TEMPLATE_MANAGER_ROLES.members,
   // Being offered a channel's templates in the request form, and applying one: the same members.
   // A private channel's templates say what its members ask for; someone who left (the form can
   // still be opened on it, e.g. by "Request again") is not shown them.
   'use-templates': ['conversation-member'],
 };
+
+/**
+ * The rules with a deployment's choices applied: who may change a channel's templates is its
+ * members (the default: templates belong to the channel), or only the workspace's admins and
+ * owners, for a company that wants a default approver such as "Purchase"'s kept out of anyone's
+ * reach. Each choice is a set of roles, so the adapters stay the same whichever is chosen.
+ */
+export function whoMay(choices: { templateManagers?: TemplateManagers } = {}): AccessRules {
+  return {
+    ...WHO_MAY,
+    'manage-templates': TEMPLATE_MANAGER_ROLES[choices.templateManagers ?? 'members'],
+  };
+}
 
 /** The facts about an approval the rules read. Null where the approval has no such party yet. */
 export interface ApprovalParties {
@@ -43,6 +87,8 @@ export interface ApprovalParties {
    * given to someone else): they are its approver too.
    */
   currentApproverLogin?: string | null;
+  /** The leader the approval was escalated to (escalation.ts), when it was. */
+  escalatedTo?: Person | null;
   /** The conversation its request message was posted in; null until it is posted. */
   postedIn: string | null;
 }
@@ -52,6 +98,11 @@ export interface Asker {
   chatId: string;
   /** Rejects when the chat cannot say who they are right now. */
   login(): Promise<string | null>;
+  /**
+   * Whether they are an admin or owner of the workspace, looked up only when a rule needs it;
+   * rejects when the chat cannot say now. Absent: nobody is.
+   */
+  isWorkspaceAdmin?(): Promise<boolean>;
 }
 
 /** Who is in a conversation, as the chat knows it. */
@@ -77,9 +128,12 @@ export function partiesOf(approval: TrackedApproval, currentApprover?: string): 
     requesterLogin: approval.requesterLogin,
     approverChatId: approval.approverSlackId,
     approverLogin: approval.approverLogin,
-    ...(currentApprover && currentApprover !== approval.approverLogin
+    ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
+    escalatedTo: approval.escalatedTo
+      ? { chatId: approval.escalatedTo.chatId, login: approval.escalatedTo.login }
+      : null,
     postedIn: approval.messageTs ? approval.channelId : null,
   };
 }
@@ -124,6 +178,7 @@ export async function mayManageTemplates(
   place: { conversationId: string; direct: boolean; appChatId: string | undefined },
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<TemplatePlaceVerdict> {
   if (place.direct) return 'not-a-channel';
   if (place.appChatId) {
@@ -133,7 +188,7 @@ export async function mayManageTemplates(
     if (appIn === undefined) return 'unsure';
     if (!appIn) return 'app-not-in-channel';
   }
-  return decide('manage-templates', channelParties(place.conversationId), asker, membership);
+  return decide('manage-templates', channelParties(place.conversationId), asker, membership, rules);
 }
 
 /**
@@ -144,8 +199,9 @@ export function mayUseTemplates(
   conversationId: string,
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<Verdict> {
-  return decide('use-templates', channelParties(conversationId), asker, membership);
+  return decide('use-templates', channelParties(conversationId), asker, membership, rules);
 }
 
 /**
@@ -154,13 +210,14 @@ export function mayUseTemplates(
  * and one could not be checked. Never throws.
  */
 export async function decide(
-  what: keyof typeof WHO_MAY,
+  what: Action,
   parties: ApprovalParties,
   asker: Asker,
   membership: ConversationMembership,
+  rules: AccessRules = WHO_MAY,
 ): Promise<Verdict> {
   let unsure = false;
-  for (const role of WHO_MAY[what]) {
+  for (const role of rules[what]) {
     const holds = await plays(role, parties, asker, membership).catch(() => undefined);
     if (holds === true) return 'allowed';
     if (holds === undefined) unsure = true;
@@ -182,18 +239,24 @@ async function plays(
         (await is(asker, parties.approverChatId, parties.approverLogin)) ||
         (await is(asker, null, parties.currentApproverLogin ?? null))
       );
+    case 'escalated-to': {
+      const to = parties.escalatedTo;
+      return Boolean(to) && is(asker, to?.chatId ?? null, to?.login ?? null);
+    }
     case 'conversation-member':
       return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
+    case 'workspace-admin':
+      return asker.isWorkspaceAdmin ? asker.isWorkspaceAdmin() : false;
   }
 }
 
 /**
  * The same person by chat id, or by service login (the approver of an approval may not have been
- * on Slack when it started). Logins compare exactly, as they were recorded.
+ * on Slack when it started). Logins compare as everywhere else (person.ts: case-insensitively).
  */
 async function is(asker: Asker, chatId: string | null, login: string | null): Promise<boolean> {
   if (chatId !== null && chatId === asker.chatId) return true;
   if (!login) return false;
   const own = await asker.login();
-  return own !== null && own === login;
+  return sameLogin(own, login);
 }

@@ -6,6 +6,15 @@ import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts'
  * queues the announcements that tell it, in the same transaction (see Outbox). Implemented with
  * Kysely in src/store.
  */
+/** A check that found nothing new: when to look again, and whether the service knew the number. */
+export interface UnchangedCheck {
+  djbh: string;
+  claim: string | null;
+  nextCheckAt: Date;
+  /** The service answered that it does not know the number (kept until it knows it again). */
+  unknown: boolean;
+}
+
 export interface ApprovalRepository {
   /** Stores a new approval and the announcements of its request, in one transaction. */
   createApproval(approval: NewTrackedApproval, now: Date): Promise<void>;
@@ -31,6 +40,16 @@ export interface ApprovalRepository {
     },
     claim?: string | null,
   ): Promise<boolean>;
+  /**
+   * Several checks that found nothing new, recorded at once (one statement): each as
+   * recordCheck with `failed: false`, fenced by its own claim. Answers those recorded, each with
+   * the claim it held (one whose claim another pass took since records nothing). What a sweep
+   * mostly writes, so batched.
+   */
+  recordChecks(
+    checks: readonly UnchangedCheck[],
+    now: Date,
+  ): Promise<Array<{ djbh: string; claim: string | null }>>;
   /**
    * A new decision, stored together with the announcements that will post it and refresh the
    * request message, in one transaction:
@@ -97,7 +116,10 @@ export interface ApprovalRepository {
     },
     claim?: string | null,
   ): Promise<boolean>;
-  /** Open approvals waiting for this approver, newest first, and how many there are in all. */
+  /**
+   * Open approvals waiting for this approver, or escalated to this person (their leader, asked to
+   * act on it), newest first, and how many there are in all.
+   */
   waitingFor(login: string, limit: number): Promise<Page>;
   /** Approvals this person requested, newest first, and how many there are in all. */
   requestedBy(login: string, limit: number): Promise<Page>;

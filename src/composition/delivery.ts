@@ -1,4 +1,5 @@
 import { type WebAPICallResult, WebClient } from '@slack/web-api';
+import { approverListUrl } from '../approval-service/web-links.ts';
 import { createAnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import { announcementId } from '../approvals/tracked-approval.ts';
@@ -7,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { HomePublisher } from '../slack/delivery/home-publisher.ts';
 import { createSlackAnnouncer } from '../slack/delivery/slack-announcer.ts';
+import { createConversationMembership } from '../slack/people/conversation-members.ts';
 import { createIdentities } from '../slack/people/identities.ts';
 import { createSlackPeople } from '../slack/people/slack-people.ts';
 import { slackClientOptions } from '../slack/receivers/slack-app.ts';
@@ -51,9 +53,11 @@ export function createDelivery(
   const announcer = createSlackAnnouncer({
     client: background,
     people,
-    identities: createIdentities({ people, links }),
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
+    membership: createConversationMembership(background, () => deps.now().getTime()),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
@@ -81,13 +85,20 @@ export function createDelivery(
       callTimeoutMs: config.slack.timeoutMs,
       retryForMs: config.delivery.retryForMs,
       laneIntervalMs: config.delivery.channelIntervalMs,
+      retryAfterMaxMs: config.delivery.retryAfterMaxMs,
+      // Waiting for a late commit helps only a search for it; without one, it is delay for nothing.
+      commitHorizonMs: deps.searchesForEarlierPosts ? config.delivery.commitHorizonMs : 0,
       concurrency: config.delivery.concurrency,
       idleMs: DELIVERY_IDLE_MS,
       laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),
     },
   );
   // Found with the outbox's own Slack client, so the lookups never slow an interaction down.
-  return { dispatcher, people, identities: createIdentities({ people, links }) };
+  return {
+    dispatcher,
+    people,
+    identities: createIdentities({ people, links, linking: config.accountLinking }),
+  };
 }
 
 /** A WebClient that counts its failed calls by method and code. */

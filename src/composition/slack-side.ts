@@ -1,3 +1,4 @@
+import { approverListUrl } from '../approval-service/web-links.ts';
 import type { Config } from '../config.ts';
 import type { InFlight } from '../in-flight.ts';
 import type { Logger } from '../logger.ts';
@@ -41,14 +42,31 @@ export async function createSlackSide(
   });
   const people = createSlackPeople(bolt.client);
   const links = deps.stores.links;
-  const identities = createIdentities({ people, links });
+  const identities = createIdentities({ people, links, linking: config.accountLinking });
+  const membership = createConversationMembership(bolt.client, () => now().getTime());
   const access = createAccess({
     identities,
-    membership: createConversationMembership(bolt.client, () => now().getTime()),
+    membership,
+    people,
+    templateManagers: config.templateManagers,
   });
-  const webUrl = config.approval.webUrl ? { webUrl: config.approval.webUrl } : {};
+  const listUrl = approverListUrl(config.approval);
+  const webUrl = {
+    ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
+    ...(listUrl ? { webListUrl: listUrl } : {}),
+  };
   const home = createHomePublisher(
-    { people, identities, links, store: deps.stores.approvals, logger, now, access, ...webUrl },
+    {
+      people,
+      identities,
+      links,
+      accountLinking: config.accountLinking,
+      store: deps.stores.approvals,
+      logger,
+      now,
+      access,
+      ...webUrl,
+    },
     bolt.client,
   );
   // Workflow steps waiting for their requester's confirmation, asked on the same client.
@@ -58,7 +76,7 @@ export async function createSlackSide(
     logger,
     confirmMs: config.workflow.confirmMs,
   });
-  return { bolt, people, identities, access, home, confirmer, webUrl };
+  return { bolt, people, identities, access, membership, home, confirmer, webUrl };
 }
 
 export type SlackSide = Awaited<ReturnType<typeof createSlackSide>>;

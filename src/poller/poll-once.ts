@@ -1,5 +1,5 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import type { ApprovalRepository } from '../approvals/approval-repository.ts';
+import type { ApprovalRepository, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
   nextCheckAfterFailure,
@@ -102,11 +102,17 @@ const RECORD_WITHIN_MS = 1000;
  * time) while its budget lasts, asks the service about each with `concurrency` checks in flight,
  * and records each change together with its announcements. Delivery happens elsewhere (the
  * dispatcher), so a slow chat never holds up the checks.
+ *
+ * `stop` (SIGTERM) ends the pass early: nothing more is claimed, what was claimed but not yet
+ * started is given back at once (another replica takes it at its next pass, not after a lease),
+ * escalation lookups under way are abandoned, and the checks under way finish and record; the
+ * pass returns after its last write, so the database may close then.
  */
 export async function pollOnce(
   deps: PollDeps,
   options: PollOptions,
   now: Date,
+  stop?: AbortSignal,
 ): Promise<PollCounts> {
   const counts: PollCounts = {
     checked: 0,
@@ -130,12 +136,14 @@ export async function pollOnce(
   let claiming: Promise<void> | undefined;
   let unavailableInARow = 0;
   const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
+  const unchanged = batchedRecorder(deps.store, now, options.concurrency);
 
   async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
     for (;;) {
       const item = queue.shift();
       if (item) return item;
-      if (exhausted || outage() || performance.now() > stopClaimingAt) return undefined;
+      if (exhausted || outage() || stop?.aborted || performance.now() > stopClaimingAt)
+        return undefined;
       claiming ??= deps.store
         .claimDue(now, batch, options.leaseMs)
         .then((rows) => {
@@ -158,8 +166,9 @@ export async function pollOnce(
     claimedAt: number;
   }): Promise<void> {
     // The claim's lease covers the pass's budget plus one check: a check that starts later could
-    // outlive the claim and overlap another replica's. It is given back for the next pass.
-    if (performance.now() > claimedAt + options.passBudgetMs) {
+    // outlive the claim and overlap another replica's. It is given back for the next pass, as is
+    // one not started when the stop came.
+    if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
       counts.deferred++;
       await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
       return;
@@ -309,16 +318,13 @@ export async function pollOnce(
     if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
     const next = nextCheckAt(approval.createdAt, now, options);
-    await deps.store.recordCheck(
-      approval.djbh,
-      {
-        now,
-        nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
-        failed: false,
-        unknown: status.unknown,
-      },
-      approval.checkClaim,
-    );
+    await unchanged.add({
+      djbh: approval.djbh,
+      claim: approval.checkClaim,
+      // Held for the approver's working hours: looked at again when they start.
+      nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
+      unknown: status.unknown,
+    });
   }
 
   /**
@@ -346,7 +352,7 @@ export async function pollOnce(
     escalation: EscalationOptions,
     claimedAt: number,
   ): Promise<void> {
-    if (!deps.escalationTarget) return;
+    if (!deps.escalationTarget || stop?.aborted) return;
     // Due by what was recorded, but the store counts only reminders delivered a full interval ago
     // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
     // store would refuse costs one query per check, not a walk up the chain.
@@ -370,6 +376,7 @@ export async function pollOnce(
       to = await withinTime(
         (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
         timeLeft,
+        stop,
       );
     } catch (error) {
       deps.logger.warn(
@@ -410,26 +417,66 @@ export async function pollOnce(
     }
   });
   await Promise.all(workers);
+  await unchanged.flush();
   return counts;
 }
 
 /**
- * `work`, given up after `ms`: rejects then, and aborts the signal `work` was given, so that it
- * starts nothing more (a call already under way ends on its own timeout, and its answer is unused).
+ * Checks that found nothing new, recorded `size` at a time in one statement (a sweep writes one
+ * for nearly every approval). The worker whose check fills the batch writes it; the pass writes
+ * what is left when it ends. A batch waits at most for `size` more checks, well within the claims'
+ * lease; if the process dies first, the claims run out and the next pass checks them again.
  */
-async function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+function batchedRecorder(
+  store: Pick<ApprovalRepository, 'recordChecks'>,
+  now: Date,
+  size: number,
+): { add(check: UnchangedCheck): Promise<void>; flush(): Promise<void> } {
+  let pending: UnchangedCheck[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    await store.recordChecks(batch, now);
+  };
+  return {
+    add(check) {
+      pending.push(check);
+      return pending.length >= size ? flush() : Promise.resolve();
+    },
+    flush,
+  };
+}
+
+/**
+ * `work`, given up after `ms` or at `stop`: rejects then, and aborts the signal `work` was given,
+ * so that it starts nothing more (a call already under way ends on its own timeout, and its answer
+ * is unused).
+ */
+async function withinTime<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  stop?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reason = new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`);
+    const giveUp = (reason: Error) => {
       controller.abort(reason);
       reject(reason);
-    }, ms);
+    };
+    timer = setTimeout(
+      () => giveUp(new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`)),
+      ms,
+    );
+    onStop = () => giveUp(new Error('Escalation lookups abandoned: the app is stopping'));
+    stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
     return await Promise.race([work(controller.signal), timeout]);
   } finally {
     clearTimeout(timer);
+    if (onStop) stop?.removeEventListener('abort', onStop);
   }
 }

@@ -140,7 +140,7 @@ export function createSandboxRoutes(deps: {
       return { ok: true };
     }
     const [command = '', ...rest] = text.split(/\s+/);
-    if (command === '/invite') return { ok: invite(user, channel, rest.join(' ')) };
+    if (command === '/invite') return { ok: await invite(user, channel, rest.join(' ')) };
     if (command !== '/approve') {
       // Slack, not the app, answers a command no app in the workspace has.
       workspace.slackbotSays(
@@ -164,7 +164,7 @@ export function createSandboxRoutes(deps: {
   }
 
   /** Slack's `/invite @name`: adds a person or the app to the channel it is typed in. */
-  function invite(user: string, channelId: string, who: string): boolean {
+  async function invite(user: string, channelId: string, who: string): Promise<boolean> {
     const channel = workspace.channels.get(channelId);
     const say = (text: string) => {
       workspace.slackbotSays(user, channelId, text);
@@ -181,7 +181,7 @@ export function createSandboxRoutes(deps: {
     if (!invited) return say(`No one called ${who} is in this workspace.`);
     if (channel.members.has(invited.id))
       return say(`<@${invited.id}> is already in <#${channel.id}>.`);
-    workspace.invite(user, channel.id, invited.id);
+    await deps.slack().invite(user, channel.id, invited.id);
     return true;
   }
 

@@ -103,12 +103,17 @@ async function startClaimed(
   });
   const workspace = new Workspace({
     ...(options.enterprise ? { enterprise: options.enterprise } : {}),
-    people: simulator.people.map((p) => ({
-      login: p.login,
-      name: p.name,
-      locale: p.locale,
-      ...(p.slack ? { slack: p.slack } : {}),
-    })),
+    people: [
+      ...simulator.people.map((p) => ({
+        login: p.login,
+        name: p.name,
+        locale: p.locale,
+        ...(p.slack ? { slack: p.slack } : {}),
+      })),
+      // Sam Taylor's second Slack account, under a personal e-mail the service does not know: the
+      // one to link with `/approve link`, or with `npm run accounts` (ACCOUNT_LINKING=admin).
+      { login: 'sam.personal', name: 'Sam T', email: 'sam@personal.example', locale: 'en-US' },
+    ],
     channels: [
       { name: 'general', appIsMember: true },
       { name: 'random', appIsMember: false },
@@ -155,7 +160,9 @@ async function startClaimed(
         signingSecret,
         apiUrl: `${url}/api/`,
       },
-      approval: { ...config.approval, baseUrl: simulator.url },
+      // The simulator serves the service's web UI too: "Open in approval service" leads to the
+      // approver's list there (sign in as the approver first, as with the real service).
+      approval: { ...config.approval, baseUrl: simulator.url, webUrl: `${simulator.url}/` },
     },
     { logger, seed: ({ templates }) => seedTemplates(templates, workspace) },
   );

@@ -382,6 +382,24 @@ export class SlackRequester {
     return { response, executionId: execution.id };
   }
 
+  /**
+   * `/invite` as Slack runs it: the person (or the app) joins the channel, and, when the app is
+   * in it by then, Slack tells the app with member_joined_channel.
+   */
+  async invite(byUserId: string, channelId: string, userId: string): Promise<void> {
+    this.workspace.invite(byUserId, channelId, userId);
+    const channel = this.workspace.channels.get(channelId);
+    if (!channel?.members.has(this.workspace.botUserId)) return;
+    await this.event({
+      type: 'member_joined_channel',
+      user: userId,
+      channel: channelId,
+      channel_type: channel.kind === 'public' ? 'C' : 'G',
+      team: this.workspace.teamId,
+      inviter: byUserId,
+    });
+  }
+
   /** An Events API callback (JSON), e.g. app_home_opened. */
   event(event: Json, headers: Record<string, string> = {}): Promise<SlackResponse> {
     const enterprise = this.workspace.enterprise;

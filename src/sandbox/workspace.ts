@@ -23,6 +23,8 @@ export interface SlackUser {
   deleted?: boolean;
   /** The profile's time zone (users.info's `tz`); Asia/Shanghai, the company's, when not set. */
   timeZone?: string;
+  /** A workspace admin or owner (users.info `is_admin`; an owner is an admin too, `is_owner`). */
+  role?: 'admin' | 'owner';
 }
 
 /** How a person's Slack profile starts out in the sandbox (the directory's `slack` field). */
@@ -34,6 +36,8 @@ export interface SandboxProfile {
   deactivated?: boolean;
   /** The person's time zone (IANA), when not the company's Asia/Shanghai. */
   timeZone?: string;
+  /** A workspace admin or owner. */
+  role?: 'admin' | 'owner';
 }
 
 export interface Channel {
@@ -221,6 +225,7 @@ export class Workspace {
             }
           : {}),
         ...(person.slack?.deactivated ? { deleted: true } : {}),
+        ...(person.slack?.role ? { role: person.slack.role } : {}),
       });
     }
     const everyone = [...this.users.values()].filter((u) => !u.isBot).map((u) => u.id);
@@ -777,6 +782,9 @@ export class Workspace {
       real_name: u.realName,
       is_bot: u.isBot,
       deleted: u.deleted === true,
+      // As Slack says it: an owner is an admin too.
+      is_admin: u.role !== undefined,
+      is_owner: u.role === 'owner',
       tz: u.timeZone ?? 'Asia/Shanghai',
       tz_offset: tzOffsetSeconds(u.timeZone ?? 'Asia/Shanghai', this.now()),
       ...(withLocale ? { locale: u.locale } : {}),

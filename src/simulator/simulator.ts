@@ -7,6 +7,7 @@ import { ENDPOINTS, FaultRegistry, type Faults } from './faults.ts';
 import { jsonObject, Reply, readBody, send, sendHtml } from './http-replies.ts';
 import { type SimulatedApproval, SimulatorState } from './simulator-state.ts';
 import { createTo3partEndpoints, route } from './to3part-endpoints.ts';
+import { createWebUi } from './web-ui.ts';
 
 export type { Faults } from './faults.ts';
 export type { SimulatedApproval, SimulatorDecision } from './simulator-state.ts';
@@ -16,7 +17,8 @@ export type { SimulatedApproval, SimulatorDecision } from './simulator-state.ts'
  * see docs/approval-service.md): application errors are HTTP 200 with `stat:false`,
  * formats are checked before credentials, quotes are refused, 4-byte characters break the database,
  * unknown approval numbers answer `data:null`, and approvals never expire.
- * It also serves admin routes under /simulator/api (admin-routes.ts). State lives in memory.
+ * It also serves admin routes under /simulator/api (admin-routes.ts), and the part of the web UI
+ * that the app links to: the approver's list of approvals (web-ui.ts). State lives in memory.
  */
 
 export interface SimulatorOptions {
@@ -88,6 +90,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
   const answer = createTo3partEndpoints(state, credentials, options.noteLimit);
   const admin = createAdminRoutes(state, faults);
+  const web = createWebUi(state);
   const zero = () => Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
   const counts = zero();
   const inFlight = zero();
@@ -103,6 +106,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       return;
     }
     const endpoint = route(method, url.pathname);
+    if (!endpoint && web(req, res, url.pathname, jsonObject(raw))) return;
     if (!endpoint) {
       sendHtml(res, 404, '<html><body><h1>404 Not Found</h1></body></html>');
       return;

@@ -1,4 +1,5 @@
 import type { TextChange } from '../approvals/acceptable-text.ts';
+import type { AccountLinking } from '../approvals/account-links.ts';
 import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
@@ -75,6 +76,10 @@ const en = {
     `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
   stepNotAsked:
     'The requester could not be asked to confirm this workflow step (their direct messages with the app could not be reached). Nothing was started.',
+  stepTooLongToShow:
+    'The title and note of this step are too long to show the requester in full, and nothing is started that they have not seen whole. Shorten the note. Nothing was started.',
+  confirmNotAsShown:
+    'What would start is not exactly what you were shown, so nothing was started. Run the workflow again.',
   stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
     reason === 'gave-up'
       ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
@@ -188,6 +193,8 @@ const en = {
     `The app is not in <#${channel}>, so it cannot post requests there, and templates would not be offered. Invite it first with /invite @Approvals.`,
   templatesNotMember: (channel: string) =>
     `Only members of <#${channel}> may change its templates. Nothing was opened or changed.`,
+  templatesNotAdmin:
+    'In this workspace only its admins and owners may change request templates. Nothing was opened or changed.',
   templatesUnsure:
     'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
   templatesChecking: ':hourglass_flowing_sand: Checking this channel…',
@@ -204,6 +211,8 @@ const en = {
   onlyRequesterAgain: (requester: string) =>
     `Only ${requester}, who requested it, can request it again.`,
   againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
+  againNotInChannel: (channel: string) =>
+    `You are no longer a member of <#${channel}>, where the first request was posted, so the new one is in your direct messages with the app instead: posted there, the channel's members would read it.`,
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -234,6 +243,9 @@ const en = {
   approverWithoutEmail:
     'This person has no e-mail address in Slack that the app can read, so they cannot be found in the approval service.',
   approverIsBot: 'Choose a person, not an app.',
+  templateApproverDeactivated: (name: string) =>
+    `${name}’s Slack account is deactivated, so requests from this template could not reach them. Choose someone else, or no one.`,
+  templateNoteShown: (skeleton: string) => `Note starts as:\n${skeleton}`,
   requesterUnknown:
     'The app could not read your e-mail address from Slack, so it cannot start an approval for you.',
   serviceDown:
@@ -287,6 +299,8 @@ const en = {
     `The app cannot reach the approver ${approver} on Slack (their account is deactivated or cannot be found), so they get no message or reminder here; the approval service still notifies them itself.`,
   approverTold: (approver: string) => `${approver} was told in a direct message.`,
   viewThread: 'View request',
+  lookForNumber: (djbh: string) =>
+    `In the approval service, *Open in approval service* shows your approvals, newest first: decide the one numbered \`${djbh}\`.`,
   reminderDm: (requester: string, waited: string) =>
     `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
@@ -310,21 +324,32 @@ const en = {
     'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
-  help: [
-    '*/approve* — open the form to start an approval (`/approve New laptop` fills in the title)',
-    '*/approve status &lt;number&gt;* — ask the approval service about an approval now',
-    '*/approve list* — your open requests, and what waits for you',
-    '*/approve link* — link your approval-service account (when your Slack e-mail is not your login there)',
-    '*/approve unlink* — remove that link',
-    '*/approve templates* — this channel’s request templates (title prefix, note skeleton, default approver): add, edit or remove them, if you are in the channel; the form offers them here',
-    '*/approve help* — this help',
-    '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
-    '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
-    '*Request approval* in Workflow Builder — a workflow step that waits for the decision',
-    '*Request again* on your request that was rejected, ended or given up, or whose approver cannot be reached (also on the app’s Home) — the form again with its title and note',
-    'The form says when the approver is away (their Slack status, or a deactivated account) and suggests the next leader up',
-    'When the approver leaves reminders unanswered, their own leader may get one message about it (escalation, when this workspace turns it on)',
-  ].join('\n'),
+  help: (linking: AccountLinking) =>
+    [
+      '*/approve* — open the form to start an approval (`/approve New laptop` fills in the title)',
+      '*/approve status &lt;number&gt;* — ask the approval service about an approval now',
+      '*/approve list* — your open requests, and what waits for you',
+      ...{
+        self: [
+          '*/approve link* — link your approval-service account (when your Slack e-mail is not your login there)',
+          '*/approve unlink* — remove that link',
+        ],
+        admin: [
+          '*/approve link* — when your Slack e-mail is not your approval-service login: what to ask an admin, who links it for you',
+        ],
+        off: [
+          '*/approve link* — your approval-service login is your Slack e-mail here (linking another is turned off)',
+        ],
+      }[linking],
+      '*/approve templates* — this channel’s request templates (title prefix, note skeleton, default approver): add, edit or remove them, if you are in the channel; the form offers them here',
+      '*/approve help* — this help',
+      '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
+      '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
+      '*Request approval* in Workflow Builder — a workflow step that waits for the decision',
+      '*Request again* on your request that was rejected, ended or given up, or whose approver cannot be reached (also on the app’s Home) — the form again with its title and note',
+      'The form says when the approver is away (their Slack status, or a deactivated account) and suggests the next leader up',
+      'When the approver leaves reminders unanswered, their own leader may get one message about it (escalation, when this workspace turns it on)',
+    ].join('\n'),
   statusOf: (djbh: string, status: string) => `Approval \`${djbh}\`: ${status}`,
   statusTitle: (title: string) => `*${title}*`,
   // The same answer whether the number does not exist or is not theirs to see, so that numbers
@@ -344,8 +369,27 @@ const en = {
   listTitleWaiting: 'Waiting for you',
   listNone: 'Nothing.',
   listMore: (n: number) => `…and ${n} more. Open the app’s Home tab for the full list.`,
-  noLogin:
-    'The app does not know your login in the approval service: your Slack profile shows no e-mail. Use `/approve link`.',
+  noLogin: (linking: AccountLinking) =>
+    `The app does not know your login in the approval service: your Slack profile shows no e-mail. ${
+      {
+        self: 'Use `/approve link`.',
+        admin:
+          'Ask an admin to link your Slack account to your login (`/approve link` says what to send them).',
+        off: 'Ask whoever runs this app: linking accounts is turned off here.',
+      }[linking]
+    }`,
+  linkByAdmin: (userId: string, login: string | null) =>
+    `In this workspace an admin links Slack accounts to approval-service logins; you cannot do it yourself. ${
+      login
+        ? `The app uses *${login}* (your Slack e-mail) now.`
+        : 'The app knows no login for you now (your Slack profile shows no e-mail).'
+    } If that is not your login, send an admin your Slack member ID, \`${userId}\`, and your login in the approval service; they link them with \`npm run accounts -- add ${userId} <your login>\`.`,
+  linkingOff: (login: string | null) =>
+    `Linking accounts is turned off in this workspace: your login in the approval service is your Slack e-mail${
+      login ? `, *${login}*` : ', and your Slack profile shows none'
+    }. If that is not your login there, ask whoever runs this app.`,
+  unlinkByAdmin:
+    'In this workspace links are made and removed by an admin: ask one to remove yours (`npm run accounts -- remove <your Slack member ID>`).',
   linkTitle: 'Link your account',
   linkSubmit: 'Link',
   linkLabel: 'Session token of the approval service',
@@ -417,6 +461,9 @@ const zh: Messages = {
   stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
   stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
   stepNotAsked: '无法请申请人确认该工作流步骤（无法联系到其与本应用的私信），没有发起任何审批。',
+  stepTooLongToShow:
+    '该步骤的标题和说明过长，无法完整展示给申请人；未被完整查看的内容不会发起。请缩短说明。没有发起任何审批。',
+  confirmNotAsShown: '将要发起的内容与你看到的不完全一致，因此没有发起任何审批。请重新运行工作流。',
   stepFailed: (reason, djbh, days) =>
     reason === 'gave-up'
       ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`
@@ -505,6 +552,7 @@ const zh: Messages = {
     `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,
   templatesNotMember: (channel) =>
     `只有 <#${channel}> 的成员可以修改其模板。没有打开或修改任何内容。`,
+  templatesNotAdmin: '在本工作区，只有管理员和所有者可以修改申请模板。没有打开或修改任何内容。',
   templatesUnsure: 'Slack 暂时无法确认你是否在本频道中，因此没有打开或修改任何内容。请稍后再试。',
   templatesChecking: ':hourglass_flowing_sand: 正在检查本频道…',
   templatesNotForYou: (channel) =>
@@ -517,6 +565,8 @@ const zh: Messages = {
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
   againUnknown: '应用已不再记录该审批，无法重新发起。',
+  againNotInChannel: (channel) =>
+    `你已不在首次申请所在的 <#${channel}> 中，因此新申请发到了你与本应用的私信：若发在该频道，其成员都会看到。`,
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,
@@ -544,6 +594,9 @@ const zh: Messages = {
         : '不能审批自己的申请，请选择其他人。',
   approverWithoutEmail: '应用无法读取此人在 Slack 中的邮箱，因此无法在审批系统中找到他。',
   approverIsBot: '请选择一个人，而不是应用。',
+  templateApproverDeactivated: (name) =>
+    `${name} 的 Slack 账号已停用，使用此模板的申请无法送达此人。请选择其他人，或不选。`,
+  templateNoteShown: (skeleton) => `说明预填：\n${skeleton}`,
   requesterUnknown: '应用无法从 Slack 读取你的邮箱，因此无法为你发起审批。',
   serviceDown: '审批系统暂时没有响应，审批未发起。你填写的内容已保留，请稍后再试。',
   serviceMaybeCreated: (web) =>
@@ -589,6 +642,8 @@ const zh: Messages = {
     `应用在 Slack 上联系不到审批人 ${approver}（其账号已停用或无法找到），因此不会在此向其发送消息或提醒；审批系统仍会自行通知。`,
   approverTold: (approver) => `已私信通知 ${approver}。`,
   viewThread: '查看申请',
+  lookForNumber: (djbh) =>
+    `点击“在审批系统中打开”可看到你的审批列表（最新的在最上面）：请处理编号为 \`${djbh}\` 的那一条。`,
   reminderDm: (requester, waited) =>
     `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
@@ -607,21 +662,32 @@ const zh: Messages = {
     `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。`,
   appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
-  help: [
-    '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',
-    '*/approve status &lt;单号&gt;* — 立即向审批系统查询某个审批',
-    '*/approve list* — 你未完成的申请，以及等待你审批的事项',
-    '*/approve link* — 关联你的审批系统账号（当 Slack 邮箱不是你在审批系统中的账号时）',
-    '*/approve unlink* — 取消关联',
-    '*/approve templates* — 本频道的申请模板（标题前缀、说明模板、默认审批人）：频道成员可添加、修改或删除；在本频道发起审批时表单会提供',
-    '*/approve help* — 显示本帮助',
-    '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
-    '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',
-    'Workflow Builder 中的 *Request approval* — 等待审批结果的工作流步骤',
-    '被拒绝、已结束、已放弃跟进或审批人无法联系的申请上（以及应用主页上）的 *重新发起* — 以原标题和说明重新打开表单',
-    '审批人不在岗时（Slack 状态显示休假等，或账号已停用），表单会提示并建议上一级领导',
-    '审批人未回应提醒时，其上级可能收到一条相关消息（上报，需本工作区开启）',
-  ].join('\n'),
+  help: (linking) =>
+    [
+      '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',
+      '*/approve status &lt;单号&gt;* — 立即向审批系统查询某个审批',
+      '*/approve list* — 你未完成的申请，以及等待你审批的事项',
+      ...{
+        self: [
+          '*/approve link* — 关联你的审批系统账号（当 Slack 邮箱不是你在审批系统中的账号时）',
+          '*/approve unlink* — 取消关联',
+        ],
+        admin: [
+          '*/approve link* — 当 Slack 邮箱不是你的审批系统账号时：告诉你需要发给管理员什么，由管理员为你关联',
+        ],
+        off: [
+          '*/approve link* — 在本工作区，你的审批系统账号就是 Slack 邮箱（关联其他账号的功能已关闭）',
+        ],
+      }[linking],
+      '*/approve templates* — 本频道的申请模板（标题前缀、说明模板、默认审批人）：频道成员可添加、修改或删除；在本频道发起审批时表单会提供',
+      '*/approve help* — 显示本帮助',
+      '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
+      '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',
+      'Workflow Builder 中的 *Request approval* — 等待审批结果的工作流步骤',
+      '被拒绝、已结束、已放弃跟进或审批人无法联系的申请上（以及应用主页上）的 *重新发起* — 以原标题和说明重新打开表单',
+      '审批人不在岗时（Slack 状态显示休假等，或账号已停用），表单会提示并建议上一级领导',
+      '审批人未回应提醒时，其上级可能收到一条相关消息（上报，需本工作区开启）',
+    ].join('\n'),
   statusOf: (djbh, status) => `审批 \`${djbh}\`：${status}`,
   statusTitle: (title) => `*${title}*`,
   statusUnknown: (djbh) =>
@@ -636,7 +702,25 @@ const zh: Messages = {
   listTitleWaiting: '等待你审批',
   listNone: '无。',
   listMore: (n) => `……还有 ${n} 项。打开应用的主页查看完整列表。`,
-  noLogin: '应用不知道你在审批系统中的账号：你的 Slack 资料中没有邮箱。请使用 `/approve link`。',
+  noLogin: (linking) =>
+    `应用不知道你在审批系统中的账号：你的 Slack 资料中没有邮箱。${
+      {
+        self: '请使用 `/approve link`。',
+        admin:
+          '请让管理员为你关联 Slack 账号与审批系统账号（`/approve link` 会告诉你需要发给管理员什么）。',
+        off: '请联系本应用的管理员：本工作区已关闭账号关联。',
+      }[linking]
+    }`,
+  linkByAdmin: (userId, login) =>
+    `在本工作区，Slack 账号与审批系统账号由管理员关联，你无法自行关联。${
+      login
+        ? `应用当前使用 *${login}*（你的 Slack 邮箱）。`
+        : '应用当前不知道你的账号（你的 Slack 资料中没有邮箱）。'
+    }如果这不是你的账号，请把你的 Slack 成员 ID \`${userId}\` 和你的审批系统账号发给管理员；管理员用 \`npm run accounts -- add ${userId} <你的账号>\` 关联。`,
+  linkingOff: (login) =>
+    `本工作区已关闭账号关联：你的审批系统账号就是 Slack 邮箱${login ? ` *${login}*` : '（你的 Slack 资料中没有邮箱）'}。如果这不是你在审批系统中的账号，请联系本应用的管理员。`,
+  unlinkByAdmin:
+    '在本工作区，关联由管理员建立和解除：请让管理员解除（`npm run accounts -- remove <你的 Slack 成员 ID>`）。',
   linkTitle: '关联账号',
   linkSubmit: '关联',
   linkLabel: '审批系统的会话令牌',

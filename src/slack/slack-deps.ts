@@ -1,5 +1,5 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
-import type { AccountLinks } from '../approvals/account-links.ts';
+import type { AccountLinking, AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
@@ -9,6 +9,7 @@ import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
 import type { HomePublisher } from './delivery/home-publisher.ts';
 import type { Access } from './people/access.ts';
+import type { CachedMembership } from './people/conversation-members.ts';
 import type { Identities } from './people/identities.ts';
 import type { SlackPeople } from './people/slack-people.ts';
 import type { StepConfirmer } from './workflow/step-confirmer.ts';
@@ -25,15 +26,21 @@ export interface SlackDeps {
   identities: Identities;
   home: HomePublisher;
   links: AccountLinks;
+  /** Who may link a person to a service login (ACCOUNT_LINKING). */
+  accountLinking: AccountLinking;
   /** Channels' request templates (src/approvals/request-templates.ts). */
   templates: TemplateStore;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */
   access: Access;
+  /** What is kept of conversations' members, dropped when Slack says someone joined or left. */
+  membership: Pick<CachedMembership, 'forget'>;
   /** Workflow steps waiting for their requester's confirmation. */
   confirmations: StepConfirmations;
   confirmer: StepConfirmer;
   logger: Logger;
+  /** The approval service's web UI: its front page, and the approver's list (web-links.ts). */
   webUrl?: string;
+  webListUrl?: string;
   now: () => Date;
   /** False once a stop leaves too little time to see a start through (see startTrackedApproval). */
   mayStart?: () => boolean;
@@ -54,4 +61,5 @@ export type StartingDeps = Pick<
   | 'logger'
   | 'webUrl'
   | 'now'
+  | 'access'
 >;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
 import { markApproverReachable } from './approval-repository.ts';
+import { loginIs } from './login-match.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
 
 export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
@@ -45,11 +46,19 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
         .executeTakeFirst();
       return row ? toLinkedAccount(row) : undefined;
     },
+    async list() {
+      const rows = await db
+        .selectFrom('linked_accounts')
+        .selectAll()
+        .orderBy('slack_user_id')
+        .execute();
+      return rows.map(toLinkedAccount);
+    },
     async findByLogin(login) {
       const row = await db
         .selectFrom('linked_accounts')
         .selectAll()
-        .where('login', '=', login)
+        .where(() => loginIs('login', login))
         .orderBy('linked_at', 'desc')
         .executeTakeFirst();
       return row ? toLinkedAccount(row) : undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import type { ApprovalRepository, Page } from '../approvals/approval-repository.ts';
+import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type {
   AnnouncementKind,
   NewTrackedApproval,
@@ -8,6 +8,7 @@ import type {
 } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
+import { loginIs } from './login-match.ts';
 import { insertAnnouncement } from './outbox-store.ts';
 import { toApproval } from './rows.ts';
 import type { Database } from './schema.ts';
@@ -63,6 +64,12 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
         .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    async recordChecks(checks, now) {
+      if (checks.length === 0) return [];
+      const result = await recordUnchanged(db, dialect, checks, now);
+      return result.rows.map((row) => ({ djbh: row.djbh, claim: row.check_token }));
     },
 
     async releaseClaim(djbh, claim) {
@@ -190,12 +197,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     waitingFor: (login, limit) =>
       page(db, limit, (eb) =>
         eb.and([
-          eb('approver_login', '=', login),
+          // The leader it was escalated to is asked to act on it too (WHO_MAY['see']).
+          eb.or([loginIs('approver_login', login), loginIs('escalated_to_login', login)]),
           eb('tracking', '=', 'active'),
           eb('decision', '=', 'pending'),
         ]),
       ),
-    requestedBy: (login, limit) => page(db, limit, (eb) => eb('requester_login', '=', login)),
+    requestedBy: (login, limit) => page(db, limit, () => loginIs('requester_login', login)),
   };
 }
 
@@ -206,6 +214,38 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
  * still gets its full time to be answered. Both on the app's clock, as everything escalation
  * measures (the poll pass's `now`).
  */
+/**
+ * Records checks that found nothing new in one statement: each row only while its claim holds
+ * (no claim: unconditionally, as recordCheck). A sweep writes this for nearly every approval, and
+ * one statement per batch instead of per approval is most of what a check cost in the database.
+ */
+function recordUnchanged(
+  db: Db,
+  dialect: DialectName,
+  checks: readonly UnchangedCheck[],
+  now: Date,
+) {
+  const at = now.getTime();
+  // The checks as a table v(djbh, claim, next_at, unknown): Postgres takes them as four arrays
+  // (one statement text whatever the batch's size); SQLite as rows of values.
+  const v =
+    dialect === 'postgres'
+      ? sql`select * from unnest(${checks.map((c) => c.djbh)}::text[], ${checks.map((c) => c.claim)}::text[], ${checks.map((c) => c.nextCheckAt.getTime())}::bigint[], ${checks.map((c) => (c.unknown ? 1 : 0))}::int[])`
+      : sql`values ${sql.join(checks.map((c) => sql`(${c.djbh}, ${c.claim}, ${c.nextCheckAt.getTime()}, ${c.unknown ? 1 : 0})`))}`;
+  return sql<{ djbh: string; check_token: string | null }>`
+    with v(djbh, claim, next_at, unknown) as (${v})
+    update tracked_approvals set
+      last_checked_at = ${at},
+      next_check_at = v.next_at,
+      lease_until = null,
+      check_failures = 0,
+      unknown_since = case when v.unknown = 1 then coalesce(unknown_since, ${at}) else null end
+    from v
+    where tracked_approvals.djbh = v.djbh
+      and (v.claim is null or tracked_approvals.check_token = v.claim)
+    returning tracked_approvals.djbh, tracked_approvals.check_token`.execute(db);
+}
+
 async function unansweredReminders(
   db: Db,
   djbh: string,
@@ -239,20 +279,18 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
     .limit(limit);
 }
 
-/** Replicas sharing Postgres skip the rows another one is claiming at the same moment. */
+/**
+ * Replicas sharing Postgres skip the rows another one is claiming at the same moment. One
+ * statement (its subquery locks what it picks), so a claim is one round trip and holds its locks
+ * no longer than the statement.
+ */
 function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
-  return db.transaction().execute(async (trx) => {
-    const due = (
-      await dueApprovals(trx, 'postgres', now, limit).forUpdate().skipLocked().execute()
-    ).map((r) => r.djbh);
-    if (due.length === 0) return [];
-    return trx
-      .updateTable('tracked_approvals')
-      .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
-      .where('djbh', 'in', due)
-      .returningAll()
-      .execute();
-  });
+  return db
+    .updateTable('tracked_approvals')
+    .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
+    .where('djbh', 'in', dueApprovals(db, 'postgres', now, limit).forUpdate().skipLocked())
+    .returningAll()
+    .execute();
 }
 
 /** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
@@ -321,15 +359,15 @@ async function insertStepCompletion(db: Db, djbh: string, now: Date): Promise<vo
  * that were marked unreachable while the app found nobody on Slack for it are reachable again, so
  * their reminders (and escalation) resume; the request message drops its Request again. Only those
  * that recorded no Slack account for the approver: one recorded (and found deactivated or gone) is
- * still who the app would message, link or not. The login is matched exactly, as the link is
- * looked up (AccountLinks.findByLogin): a mark cleared for a link that is never found would only
- * be set again. Run in the link's own transaction.
+ * still who the app would message, link or not. The login is matched as the link is looked up
+ * (AccountLinks.findByLogin, case-insensitively: person.ts): a mark cleared for a link that is never
+ * found would only be set again. Run in the link's own transaction.
  */
 export async function markApproverReachable(db: Db, login: string, now: Date): Promise<number> {
   const cleared = await db
     .updateTable('tracked_approvals')
     .set({ approver_unreachable_since: null, updated_at: now.getTime() })
-    .where('approver_login', '=', login)
+    .where(() => loginIs('approver_login', login))
     .where('approver_slack_id', 'is', null)
     .where('approver_unreachable_since', 'is not', null)
     .where('decision', '=', 'pending')

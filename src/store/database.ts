@@ -7,7 +7,12 @@ import { AppError } from '../errors.ts';
 import { redactText, redactUrl } from '../redact.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
-import { claimSqliteFile, PatientSqliteDialect, SqliteInUseError } from './sqlite-file.ts';
+import {
+  claimSqliteFile,
+  PatientSqliteDialect,
+  SqliteInUseError,
+  withStatementCache,
+} from './sqlite-file.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -172,7 +177,10 @@ function openSqlite(path: string, options: { mustExist: boolean }): Kysely<Datab
   sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
   return new Kysely<Database>({
-    dialect: new PatientSqliteDialect({ database: sqlite }, { maxWaitMs: SQLITE_LOCK_WAIT_MS }),
+    dialect: new PatientSqliteDialect(
+      { database: withStatementCache(sqlite) },
+      { maxWaitMs: SQLITE_LOCK_WAIT_MS },
+    ),
   });
 }
 

@@ -84,6 +84,10 @@ export interface AnnouncementRow {
   sent_channel: string | null;
   first_attempted_at: number | null;
   redriven_at: number | null;
+  /** How long the retry window stood still while delivery was paused (see resumeDelivery). */
+  paused_ms: number;
+  /** Until when Slack may still commit an earlier post whose outcome is unknown (database clock). */
+  commit_horizon_at: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */
@@ -91,6 +95,8 @@ export interface DeliveryStateRow {
   id: string;
   paused_at: number | null;
   paused_reason: string | null;
+  /** When the pause began, on the database's clock (how long it lasted is measured there). */
+  paused_at_db: number | null;
 }
 
 /** Who serves a lane now, and when the lane may post next (both on the database's clock). */
@@ -139,6 +145,8 @@ export interface StepConfirmationRow {
   step_closed: number;
   /** When it was answered (Start, Decline); null while pending, and for rows older than this column. */
   answered_at: number | null;
+  /** The digest of the title and note shown to the requester; null for older rows. */
+  shown_digest: string | null;
 }
 
 export interface Database {

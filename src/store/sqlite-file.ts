@@ -6,6 +6,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   type TransactionSettings,
@@ -167,4 +168,31 @@ class PatientConnection implements DatabaseConnection {
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize);
   }
+}
+
+/**
+ * better-sqlite3 with its prepared statements kept, the most recently used `size` of them. Kysely
+ * prepares every query it runs; preparing cost about a tenth of a status check's CPU, and each
+ * statement holds native memory until the garbage collector finds it, which a sweep of 10,000
+ * checks grew to hundreds of MB. The app's queries are a few dozen texts, so nearly every one is
+ * found here. A statement still being iterated (a streamed query) is never handed out twice.
+ */
+export function withStatementCache(sqlite: SQLite.Database, size = 256): SqliteDatabase {
+  const kept = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text) {
+      const found = kept.get(text);
+      if (found && !found.busy) {
+        // Most recently used last: the first entry is the one to drop.
+        kept.delete(text);
+        kept.set(text, found);
+        return found;
+      }
+      const prepared = sqlite.prepare(text);
+      kept.set(text, prepared);
+      if (kept.size > size) kept.delete(kept.keys().next().value as string);
+      return prepared;
+    },
+  };
 }

@@ -251,6 +251,14 @@ describe('approval status', () => {
     expect(sim.requestCounts()['approval-status'] - before).toBe(3);
   });
 
+  it('reports a service that refuses connections as unavailable, naming the code and nothing secret', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const error = await failure(client({ baseUrl: closed }).getStatus('AAAAAAAAAAAa'));
+    expect(error.kind).toBe('unavailable');
+    expect(error.message).toContain('could not connect (ECONNREFUSED)');
+    expect(String((error as { cause?: unknown }).cause)).not.toContain(CREDENTIALS.appKey);
+  });
+
   it('reports a cut JSON body as unavailable and a wrong JSON shape as protocol', async () => {
     sim.setFaults('approval-status', { malformedJson: true });
     expect((await failure(client().getStatus('AAAAAAAAAAAa'))).kind).toBe('unavailable');

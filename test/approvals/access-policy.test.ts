@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type ApprovalParties,
   type ConversationMembership,
+  channelParties,
   decide,
+  whoMay,
 } from '../../src/approvals/access-policy.ts';
 import { confirmationParties } from '../../src/approvals/step-confirmation.ts';
 
@@ -47,6 +49,12 @@ describe('who may see an approval', () => {
     expect(m.asked).toEqual([]);
   });
 
+  it('recognises the approver by a login spelled in another case, as the service does', async () => {
+    const m = members('down');
+    const asMaria = asker('U0MARIA', 'Maria@Corp.Example');
+    expect(await decide('see', parties, asMaria, m)).toBe('allowed');
+  });
+
   it('lets a member of the conversation it was posted in see it, and nobody else', async () => {
     const m = members({ C0PROJECT: ['U0PRIYA'] });
     expect(await decide('see', parties, asker('U0PRIYA', 'priya@corp.example'), m)).toBe('allowed');
@@ -76,5 +84,42 @@ describe('who may answer a workflow step’s confirmation', () => {
     expect(await decide('confirm-start', c, asker('U0PRIYA', 'sam@corp.example'), m)).toBe(
       'denied',
     );
+  });
+});
+
+describe('who may change a channel’s templates', () => {
+  const channel = channelParties('C0PROJECT');
+  const admin = (chatId: string, is: boolean | 'fails') => ({
+    ...asker(chatId),
+    isWorkspaceAdmin: async () => {
+      if (is === 'fails') throw new Error('users.info failed');
+      return is;
+    },
+  });
+
+  it('is the channel’s members by default, admin or not', async () => {
+    const m = members({ C0PROJECT: ['U0SAM'] });
+    const rules = whoMay();
+    expect(await decide('manage-templates', channel, admin('U0SAM', false), m, rules)).toBe(
+      'allowed',
+    );
+    expect(await decide('manage-templates', channel, admin('U0BOSS', true), m, rules)).toBe(
+      'denied',
+    );
+  });
+
+  it('is the workspace’s admins and owners alone with TEMPLATE_MANAGERS=admins; using them stays with members', async () => {
+    const m = members({ C0PROJECT: ['U0SAM'] });
+    const rules = whoMay({ templateManagers: 'admins' });
+    expect(await decide('manage-templates', channel, admin('U0SAM', false), m, rules)).toBe(
+      'denied',
+    );
+    expect(await decide('manage-templates', channel, admin('U0BOSS', true), m, rules)).toBe(
+      'allowed',
+    );
+    expect(await decide('manage-templates', channel, admin('U0BOSS', 'fails'), m, rules)).toBe(
+      'unsure',
+    );
+    expect(await decide('use-templates', channel, admin('U0SAM', false), m, rules)).toBe('allowed');
   });
 });

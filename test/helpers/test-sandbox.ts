@@ -16,15 +16,25 @@ export interface PageState {
  * The sandbox on a free port with its data in a temporary folder, and the page's own calls:
  * `post` as the page posts (JSON, same origin), `state` as it reads one person's view.
  */
-export async function startTestSandbox(options: SandboxOptions = {}) {
+export async function startTestSandbox(
+  options: SandboxOptions = {},
+  env: Record<string, string> = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
   const sandbox: Sandbox = await startSandbox(
-    loadConfig({ APP_MODE: 'sandbox', PORT: '0', SANDBOX_DATA_DIR: dir, LOG_LEVEL: 'fatal' }),
+    loadConfig({
+      APP_MODE: 'sandbox',
+      PORT: '0',
+      SANDBOX_DATA_DIR: dir,
+      LOG_LEVEL: 'fatal',
+      ...env,
+    }),
     createLogger('fatal'),
     options,
   );
   return {
     sandbox,
+    dir,
     post: (path: string, body: unknown) =>
       fetch(`${sandbox.url}${path}`, {
         method: 'POST',

@@ -60,6 +60,7 @@ describe('the operator commands with production dependencies only', () => {
       ['announcements', 'npm run announcements -- failed'],
       ['backup', 'npm run backup -- <new file>'],
       ['migrate', 'npm run migrate'],
+      ['accounts', 'npm run accounts -- import <file.csv>'],
     ] as const) {
       const answer = await npmRun(script, ['--help'], env);
       expect(answer, script).toMatchObject({ code: 0, stderr: '' });

@@ -380,6 +380,41 @@ describe.skipIf(skipReason)(
       await again.getByRole('button', { name: 'Cancel' }).click();
     }, 60_000);
 
+    it('leads the approver from the DM to their list in the approval service, the new approval on top', async () => {
+      await beAs('Sam Taylor');
+      for (const title of ['Older rack', 'Newest rack']) {
+        const modal = await openForm(`/approve ${title}`, 'For the lab.');
+        await modal.getByRole('button', { name: 'Submit' }).click();
+        await expect
+          .poll(() => modal.getByText(/Approval \S+ started/).count(), { timeout: 10_000 })
+          .toBe(1);
+        await modal.getByRole('button', { name: 'Close' }).first().click();
+      }
+      const djbh = sandbox.simulator.approvals().find((a) => a.title === 'Newest rack')?.djbh ?? '';
+
+      await page.getByLabel('You are').selectOption({ label: 'Maria Lopez · en-US' });
+      await page.locator('#apps button').first().click();
+      await page.getByRole('tab', { name: 'Messages' }).click();
+      const dm = page.locator('#messages article').filter({ hasText: 'Newest rack' });
+      await expect.poll(() => dm.count(), { timeout: 10_000 }).toBe(1);
+      // The DM says which row to look for: the service has no page for one approval.
+      await expect.poll(() => dm.textContent()).toContain(`decide the one numbered ${djbh}`);
+      const [service] = await Promise.all([
+        page.context().waitForEvent('page'),
+        dm.getByRole('link', { name: 'Open in approval service' }).click(),
+      ]);
+      await service.waitForLoadState();
+      expect(new URL(service.url()).hash).toBe('#/approval/4000000000');
+      // Not signed in to the service yet: it asks, then shows the list the link named.
+      await service.getByRole('combobox').selectOption('maria.lopez@corp.example');
+      await service.getByRole('button', { name: 'Sign in' }).click();
+      const first = service.locator('#approvals tbody tr').first();
+      await expect.poll(() => first.getAttribute('data-taskuuid'), { timeout: 10_000 }).toBe(djbh);
+      await expect.poll(() => first.textContent()).toContain('Newest rack');
+      await service.screenshot({ path: join(artifacts, '11b-service-list.png') });
+      await service.close();
+    }, 60_000);
+
     it('answers an unknown command as Slackbot, adds the app to a channel with /invite, and forgets forms and ephemeral messages on reload', async () => {
       await beAs('Sam Taylor');
       const random = page.locator('#channels button', { hasText: 'random' });

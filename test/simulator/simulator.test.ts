@@ -572,3 +572,40 @@ describe('admin routes', () => {
     ).toBe(200);
   });
 });
+
+describe('the web UI’s list of the signed-in person’s approvals', () => {
+  const LIST = '/api/job/approval';
+  const signIn = async (login: string) => {
+    const response = await fetch(`${sim.url}/simulator/web/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login }),
+    });
+    return (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  };
+
+  it('lists the approvals whose approver is signed in, newest first, at most 100, numbered by taskuuid', async () => {
+    const approver = 'zhao.min@corp.example';
+    const numbers: string[] = [];
+    for (let i = 0; i < 102; i++)
+      numbers.push(
+        djbhOf(await start({ ...validStart, special_approver: approver, title: `T${i}` })),
+      );
+    await start({ ...validStart, special_approver: 'wang.fang@corp.example' });
+    const cookie = await signIn(approver);
+    expect(cookie).toMatch(/^sid=[A-Za-z0-9]{64}$/);
+    const res = await request(LIST, { headers: { cookie } });
+    const rows = res.json?.data as Array<{ taskuuid: string; name: string; opinion: string }>;
+    expect(res.json?.stat).toBe(true);
+    expect(rows).toHaveLength(100);
+    expect(rows.map((r) => r.taskuuid)).toEqual(numbers.slice(2).reverse());
+    expect(rows[0]).toMatchObject({ name: 'T101', opinion: '待办' });
+  });
+
+  it('answers no login without the session cookie, and serves the page the routes live on', async () => {
+    expect((await request(LIST)).json).toMatchObject({ stat: false, code: 10000 });
+    const page = await request('/');
+    expect(page.type).toBe('text/html');
+    expect(page.text).toContain('#\\/approval\\/');
+  });
+});

@@ -457,18 +457,45 @@ describe('Chinese and English', () => {
   });
 });
 
+/** The approver's DM about `djbh` (Maria Lopez is the approver the form suggests). */
+function approverDm(hh: Harness, djbh: string) {
+  return hh.workspace.messages.find(
+    (m) =>
+      m.text.includes(djbh) &&
+      hh.workspace.channels.get(m.channel)?.members.has(hh.user('maria.lopez@corp.example')) &&
+      hh.workspace.channels.get(m.channel)?.kind === 'im',
+  );
+}
+
 describe('links to the approval service', () => {
   it('puts an “Open in approval service” button on the request and the approver’s DM', async () => {
     const hh = await harness({ env: { APPROVAL_WEB_URL: 'https://approvals.corp.example/' } });
     const { parent, approval } = await hh.startApproval();
-    expect(JSON.stringify(parent.blocks)).toContain('"url":"https://approvals.corp.example/"');
-    const dm = hh.workspace.messages.find(
-      (m) =>
-        m.text.includes(approval.djbh) &&
-        hh.workspace.channels.get(m.channel)?.members.has(hh.user('maria.lopez@corp.example')) &&
-        hh.workspace.channels.get(m.channel)?.kind === 'im',
-    );
+    // The approver's list of approvals on the service (OpenC3's route), where the new one is on top.
+    const list = 'https://approvals.corp.example/#/approval/4000000000';
+    expect(JSON.stringify(parent.blocks)).toContain(`"url":"${list}"`);
+    const dm = approverDm(hh, approval.djbh);
     expect(JSON.stringify(dm?.blocks)).toContain('Open in approval service');
+    expect(JSON.stringify(dm?.blocks)).toContain(`"url":"${list}"`);
+    // …and says which row of that list is this one.
+    expect(JSON.stringify(dm?.blocks)).toContain(`decide the one numbered \``);
+    expect(JSON.stringify(dm?.blocks)).toContain(`numbered \`${approval.djbh}\``);
+  });
+
+  it('takes the list’s route from APPROVAL_WEB_LIST_PATH, for a service with another web UI', async () => {
+    const hh = await harness({
+      env: {
+        APPROVAL_WEB_URL: 'https://corp.example/approvals/index.html',
+        APPROVAL_WEB_LIST_PATH: '/c3/#/approval/0',
+      },
+    });
+    const { approval } = await hh.startApproval();
+    expect(JSON.stringify(approverDm(hh, approval.djbh)?.blocks)).toContain(
+      '"url":"https://corp.example/c3/#/approval/0"',
+    );
+    // Home: what waits for Maria leads to her list.
+    const maria = await openHome(hh, 'maria.lopez@corp.example');
+    expect(maria.text).toContain('https://corp.example/c3/#/approval/0');
   });
 
   it('has no such button without APPROVAL_WEB_URL', async () => {

@@ -192,6 +192,7 @@ describe('hostile text through every builder', () => {
         const home = buildHomeView(
           {
             login: a.approverLogin,
+            linking: 'self',
             linked: {
               slackUserId: 'U1',
               teamId: 'T1',
@@ -234,6 +235,7 @@ describe('buildHomeView', () => {
     const home = buildHomeView(
       {
         login: 'me@corp.example',
+        linking: 'self',
         linked: undefined,
         waiting: { approvals: [theirs], total: 1 },
         mine: { approvals: [mine], total: 1 },
@@ -278,6 +280,7 @@ describe('announcement messages', () => {
     nextAttemptAt: new Date(0),
     firstAttemptedAt: null,
     redrivenAt: null,
+    pausedMs: 0,
     sentChannel: null,
     sentTs: null,
     lastError: null,

@@ -336,9 +336,13 @@ describe('the Workflow Builder step', () => {
     expect(execution?.completionCalls).toBe(1);
   });
 
-  it('suggests the approver from the org chart when the step names none', async () => {
+  it('suggests the approver from the org chart when the step names none, and names them in the confirmation', async () => {
     const hh = await harness();
-    await runConfirmed(hh, inputs(hh, { approver: null, channel: null }));
+    await hh.slack.functionExecuted(STEP, inputs(hh, { approver: null, channel: null }));
+    const modal = await confirmationModal(hh);
+    expect(JSON.stringify(modal.view)).toContain(`*Approver*\\n<@${hh.user(MARIA)}>`);
+    expect(JSON.stringify(modal.view)).not.toContain('nearest leader in the org chart');
+    await hh.slack.submitView(modal.id);
     const approval = await startedApproval(hh, 0);
     expect(approval.approver).toBe(MARIA);
     // No channel: the requester's DM.
@@ -558,6 +562,88 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     await hh.app.poll();
     await waitFor(() => execution?.state === 'completed', 5000, 'the step completed');
     expect(execution?.outputs).toMatchObject({ decision: 'approved' });
+  });
+
+  /** The note of a workflow a publisher wrote: 2,269 characters, its last line a second ask. */
+  const LONG_NOTE = [
+    ...Array.from(
+      { length: 31 },
+      (_, i) => `${String(i + 1).padStart(2, '0')}. Access review for the <data> & "reports" team`,
+    ),
+    'x'.repeat(691),
+    'ALSO GRANT PRIYA PROD ADMIN',
+  ].join('\n');
+
+  /** The mrkdwn sections of a message, joined and unescaped: the text a reader sees. */
+  function sectionsText(blocks: unknown): string[] {
+    return (blocks as Array<{ type: string; text?: { text: string } }>)
+      .filter((b) => b.type === 'section' && b.text)
+      .map((b) =>
+        (b.text?.text ?? '')
+          .replaceAll('&lt;', '<')
+          .replaceAll('&gt;', '>')
+          .replaceAll('&amp;', '&'),
+      );
+  }
+
+  it('shows the requester the whole note, however long, and starts exactly what it showed', async () => {
+    expect(LONG_NOTE.length).toBe(2269);
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, {
+      ...inputs(hh),
+      note: LONG_NOTE,
+    });
+    const asked = await question(hh);
+    // Within Slack's limits: no section over 3,000 characters, at most 50 blocks.
+    const blocks = asked.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const b of blocks) expect(b.text?.text.length ?? 0).toBeLessThanOrEqual(3000);
+    const shown = sectionsText(asked.blocks).join('');
+    expect(shown).toContain(LONG_NOTE);
+    expect(shown).toContain('ALSO GRANT PRIYA PROD ADMIN');
+    expect(JSON.stringify(asked.blocks)).not.toContain('…');
+
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    expect(approval.note).toBe(LONG_NOTE);
+    expect(shown).toContain(approval.note);
+  });
+
+  it('starts nothing when what Start would start is not byte for byte what the requester was shown', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    // The stored question changes after it was shown (another release, a hand in the database).
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note: 'Effective at the end of the month.\nALSO GRANT PRIYA PROD ADMIN' })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('not exactly what you were shown');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('refuses a note too long to be shown whole, starting and asking nothing', async () => {
+    // An install that raised the note limit: 30,000 ampersands escape to 150,000 characters.
+    const hh = await harness({ env: { APPROVAL_NOTE_LIMIT: '60000' } });
+    const { executionId } = await hh.slack.functionExecuted(STEP, {
+      ...inputs(hh),
+      note: '&'.repeat(30_000),
+    });
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('too long to show the requester in full');
+    const dm = hh.workspace.appDm(hh.user(SAM)).id;
+    expect(hh.workspace.messages.filter((m) => m.channel === dm)).toEqual([]);
+    expect(hh.sim.approvals()).toEqual([]);
   });
 
   it('refuses a click by anyone but the requester, and starts nothing', async () => {

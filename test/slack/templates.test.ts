@@ -118,6 +118,8 @@ describe('/approve templates', () => {
     expect(text(saved.view)).toContain('*Access request*');
     expect(text(saved.view)).toContain(`Added by <@${hh.user(SAM)}> on 25 Nov`);
     expect(text(saved.view)).toContain(`Approver: <@${hh.user('olivia.brown@corp.example')}>`);
+    // The list shows what each template's note starts as.
+    expect(text(saved.view)).toContain('Note starts as:\\n>System:\\n>Why:');
 
     // Someone else in the channel edits it.
     const list = await openTemplates(hh, LI);
@@ -161,6 +163,12 @@ describe('/approve templates', () => {
       template_approver_select: hh.workspace.botUserId,
     });
     expect(bot.errors).toEqual({ template_approver: 'Choose a person, not an app.' });
+    // As the request form warns about a deactivated approver, so does the editor, and it saves nothing.
+    const gone = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Billing',
+      template_approver_select: hh.user('gao.yu@corp.example'),
+    });
+    expect(gone.errors?.template_approver).toContain('Slack account is deactivated');
     const names = text(await openTemplates(hh, SAM));
     expect(names).toContain('1 of at most 20');
 
@@ -207,6 +215,45 @@ describe('/approve templates', () => {
     await waitFor(() => toSam().length === 3, 5000, 'the answer to a stranger');
     expect(toSam()[2]?.text).toContain(`Only members of <#${ops.id}> may change its templates.`);
     expect(opens()).toBe(before);
+  });
+
+  it('opens the templates of a channel the app was just invited to, within a second of the invite', async () => {
+    const hh = await harness();
+    const sam = hh.user(SAM);
+    const random = hh.channel('random');
+    hh.workspace.channels.get(random)?.members.add(sam);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    await hh.slack.command(sam, random, 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the answer before the invite');
+    expect(toSam()[0]?.text).toContain('The app is not in <#');
+
+    // `/invite @Approvals`: Slack adds the app and sends it member_joined_channel.
+    const invited = Date.now();
+    await hh.slack.invite(sam, random, hh.workspace.botUserId);
+    const modal = await openTemplates(hh, SAM, 'random');
+    expect(Date.now() - invited).toBeLessThan(1000);
+    expect(text(modal.view)).not.toContain('The app is not in');
+    expect(toSam()).toHaveLength(1);
+  });
+
+  it('lets only workspace admins and owners change templates with TEMPLATE_MANAGERS=admins', async () => {
+    const hh = await harness({ env: { TEMPLATE_MANAGERS: 'admins' } });
+    const sam = hh.user(SAM);
+    const toSam = () => hh.workspace.messages.filter((m) => m.ephemeralTo === sam);
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.command(sam, hh.channel('general'), 'templates');
+    await waitFor(() => toSam().length === 1, 5000, 'the refusal');
+    expect(toSam()[0]?.text).toContain('only its admins and owners may change request templates');
+    expect(hh.workspace.callsOf('views.open')).toHaveLength(opens);
+
+    // Tom Baker is a workspace admin (users.info is_admin), Zhou Lan its owner.
+    const saved = await addTemplate(hh, 'tom.baker@corp.example', { name: 'Purchase' });
+    expect(text(saved.view)).toContain('*Purchase*');
+    const owner = await openTemplates(hh, 'zhou.lan@corp.example');
+    expect(text(owner.view)).toContain('*Purchase*');
+    // Everyone in the channel is still offered them in the form.
+    const form = await hh.openModal(SAM);
+    expect(text(form.view)).toContain('Purchase');
   });
 
   it('checks again on save that the person is still in the channel', async () => {

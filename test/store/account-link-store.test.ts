@@ -45,6 +45,20 @@ for (const database of TEST_DATABASES) {
         expect(await links.unlink('U1')).toBe(false);
         expect(await links.get('U1')).toBeUndefined();
       });
+
+      it('lists every link by Slack user id, for the operator', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        for (const [id, login] of [
+          ['U2', 'bob@corp.example'],
+          ['U1', 'alice@corp.example'],
+        ] as const)
+          await links.link({ slackUserId: id, teamId: '', login, name: 'X', linkedAt: T0 });
+        expect((await links.list()).map((a) => [a.slackUserId, a.login])).toEqual([
+          ['U1', 'alice@corp.example'],
+          ['U2', 'bob@corp.example'],
+        ]);
+      });
     },
   );
 }

@@ -174,6 +174,69 @@ for (const database of TEST_DATABASES) {
         });
       });
 
+      it('records a batch of unchanged checks at once, each only while its own claim holds', async () => {
+        for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc'])
+          await store.createApproval(approval(djbh), T0);
+        const claimed = await store.claimDue(later(1), 10, 60_000);
+        const claimOf = (djbh: string) => claimed.find((a) => a.djbh === djbh)?.checkClaim ?? null;
+        await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
+        // Another pass took C since (this pass outlived its lease).
+        await testDb.handle.db
+          .updateTable('tracked_approvals')
+          .set({ check_token: 'theirs' })
+          .where('djbh', '=', 'CCCCCCCCCCCc')
+          .execute();
+        const recorded = await store.recordChecks(
+          [
+            {
+              djbh: 'AAAAAAAAAAAa',
+              claim: claimOf('AAAAAAAAAAAa'),
+              nextCheckAt: later(9_000),
+              unknown: false,
+            },
+            {
+              djbh: 'BBBBBBBBBBBb',
+              claim: claimOf('BBBBBBBBBBBb'),
+              nextCheckAt: later(8_000),
+              unknown: true,
+            },
+            {
+              djbh: 'CCCCCCCCCCCc',
+              claim: claimOf('CCCCCCCCCCCc'),
+              nextCheckAt: later(7_000),
+              unknown: false,
+            },
+          ],
+          later(5),
+        );
+        expect(recorded.map((r) => r.djbh).sort()).toEqual(['AAAAAAAAAAAa', 'BBBBBBBBBBBb']);
+        expect(recorded.find((r) => r.djbh === 'AAAAAAAAAAAa')?.claim).toBe(
+          claimOf('AAAAAAAAAAAa'),
+        );
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          checkFailures: 0,
+          lastCheckedAt: later(5),
+          nextCheckAt: later(9_000),
+          unknownSince: null,
+        });
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          lastCheckedAt: later(5),
+          nextCheckAt: later(8_000),
+          unknownSince: later(5),
+        });
+        // Unknown since the first check that found it unknown, not the latest.
+        await store.recordChecks(
+          [{ djbh: 'BBBBBBBBBBBb', claim: null, nextCheckAt: later(9_000), unknown: true }],
+          later(50),
+        );
+        expect((await store.getApproval('BBBBBBBBBBBb'))?.unknownSince).toEqual(later(5));
+        expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
+          lastCheckedAt: null,
+          nextCheckAt: T0,
+        });
+        expect(await store.recordChecks([], later(60))).toEqual([]);
+      });
+
       it('gives up on an approval with an announcement saying so', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.giveUp('AAAAAAAAAAAa', later(1000));
@@ -246,6 +309,25 @@ for (const database of TEST_DATABASES) {
         expect(mine.total).toBe(3);
         const waiting = await store.waitingFor('chen.hao@corp.example', 10);
         expect(waiting).toMatchObject({ total: 1, approvals: [{ djbh: 'BBBBBBBBBBBb' }] });
+      });
+
+      it('finds a person’s approvals by login whatever case either side spells it in', async () => {
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { requesterLogin: 'Li.Wei@corp.example' }),
+          T0,
+        );
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', {
+            requesterLogin: 'sam.taylor@corp.example',
+            approverLogin: 'chen.hao@corp.example',
+          }),
+          T0,
+        );
+        // Logins compare one way everywhere (approvals/person.ts), the store's lookups too.
+        const mine = await store.requestedBy('li.wei@CORP.example', 10);
+        expect(mine.approvals.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
+        const waiting = await store.waitingFor('Chen.Hao@corp.example', 10);
+        expect(waiting.approvals.map((a) => a.djbh)).toEqual(['BBBBBBBBBBBb']);
       });
 
       it('records a reminder with its DM and thread note once per occurrence', async () => {

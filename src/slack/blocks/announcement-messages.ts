@@ -1,3 +1,4 @@
+import type { Person } from '../../approvals/person.ts';
 import type { Announcement, TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import {
@@ -17,10 +18,15 @@ import {
  * fallbacks and the calls are delivery/slack-announcer.ts.
  */
 
-/** Links an approver's or leader's DM offers: the request's thread, the approval service. */
+/**
+ * Links an approver's or leader's DM offers: the request's thread, and the approval service:
+ * the approver gets their list of approvals there (`listUrl`, see approval-service/web-links.ts),
+ * the leader, whose list does not hold it, the service's front page (`webUrl`).
+ */
 export interface DmLinks {
   thread?: string;
   webUrl?: string;
+  listUrl?: string;
 }
 
 const requesterOf = (approval: TrackedApproval) =>
@@ -90,13 +96,18 @@ export function buildReminderNote(
   return buildTextReply(t.reminderNote(escapeMrkdwn(approverName), a.occurrence ?? 1));
 }
 
-/** The decision, as a reply to the request. */
+/**
+ * The decision, as a reply to the request, crediting `decider`: whoever the service says decided
+ * (its login, with the Slack account delivery found for it), who is not the recorded approver when
+ * the service gave the approval to someone else.
+ */
 export function buildDecisionAnnouncement(
   a: Announcement,
   approval: TrackedApproval,
   t: Messages,
+  decider: Person,
 ): SlackMessage {
-  const by = personRef(approval.approverSlackId, approval.decidedBy ?? approval.approverLogin);
+  const by = personRef(decider.chatId, decider.login ?? approval.approverLogin);
   return buildDecisionReply(a.decision ?? approval.decision, by, requesterOf(approval), t);
 }
 

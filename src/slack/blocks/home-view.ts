@@ -1,5 +1,5 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { LinkedAccount } from '../../approvals/account-links.ts';
+import type { AccountLinking, LinkedAccount } from '../../approvals/account-links.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
@@ -16,10 +16,14 @@ export const HOME_ROWS = 20;
 export interface HomeState {
   login: string | null;
   linked: LinkedAccount | undefined;
+  /** What to say to someone without a login (ACCOUNT_LINKING). */
+  linking: AccountLinking;
   waiting: Page;
   mine: Page;
   permalinks: Map<string, string>;
   webUrl?: string;
+  /** The approver's list on the service's web UI, for what waits for them (web-links.ts). */
+  webListUrl?: string;
   now: Date;
 }
 
@@ -28,7 +32,7 @@ export function buildHomeView(s: HomeState, t: Messages): HomeView {
     ? t.homeLinkedAs(escapeMrkdwn(s.linked.name), escapeMrkdwn(s.linked.login))
     : s.login
       ? t.homeLoginFromEmail(escapeMrkdwn(s.login))
-      : t.noLogin;
+      : t.noLogin(s.linking);
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: t.homeIntro } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: who }] },
@@ -71,6 +75,8 @@ function section(
 
 function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counterpart): KnownBlock {
   const link = s.permalinks.get(a.djbh);
+  // What waits for me is in my list on the service; my own requests are in someone else's.
+  const service = counterpart === 'requester' ? (s.webListUrl ?? s.webUrl) : s.webUrl;
   const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
   const details = [
@@ -86,8 +92,8 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
       type: 'mrkdwn',
       text: fitMrkdwn(`${heading}  \`${a.djbh}\`\n${details.join(' · ')}`, SECTION_MAX),
     },
-    ...(s.webUrl
-      ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, s.webUrl) }
+    ...(service
+      ? { accessory: linkButton(`${ACTION.openInService}_${a.djbh}`, t.serviceLink, service) }
       : {}),
   };
 }

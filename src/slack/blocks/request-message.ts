@@ -162,7 +162,7 @@ export function buildRequestAgainReply(text: string, djbh: string, t: Messages):
 export function buildApproverDm(
   a: TrackedApproval,
   t: Messages,
-  links: { thread?: string; webUrl?: string },
+  links: { thread?: string; webUrl?: string; listUrl?: string },
   /** Replaces the opening line, e.g. for a reminder. */
   opening?: string,
 ): SlackMessage {
@@ -181,6 +181,14 @@ export function buildApproverDm(
       },
     },
   ];
+  // The service has no page of its own for one approval: the list of the approver's approvals is
+  // the nearest, so the DM says which row is this one.
+  if (links.listUrl && a.decision === 'pending' && a.tracking === 'active') {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: t.lookForNumber(escapeMrkdwn(a.djbh)) }],
+    });
+  }
   // Edited once the approval is decided or no longer followed, so the DM does not go stale.
   if (a.decision !== 'pending' || a.tracking !== 'active') {
     blocks.push({
@@ -190,16 +198,18 @@ export function buildApproverDm(
   }
   const buttons: Button[] = [];
   if (links.thread) buttons.push(linkButton(ACTION.viewThread, t.viewThread, links.thread));
-  if (links.webUrl) buttons.push(linkButton(ACTION.openInService, t.openInService, links.webUrl));
+  const service = links.listUrl ?? links.webUrl;
+  if (service) buttons.push(linkButton(ACTION.openInService, t.openInService, service));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return { text: fitMrkdwn(`${first} ${escapeMrkdwn(a.title)} (${a.djbh})`, SECTION_MAX), blocks };
 }
 
 /** An approval number, linked to its request message when Slack gave a permalink. */
 function approvalRef(djbh: string, link: string | null | undefined): string {
-  const number = `\`${escapeMrkdwn(djbh)}\``;
+  const number = escapeMrkdwn(djbh);
   // A permalink from chat.getPermalink; anything that could break out of <url|label> is dropped.
-  return link && /^https:\/\/[^\s<>|]+$/.test(link) ? `<${link}|${number}>` : number;
+  // Slack shows code marks inside a link's label as literal backticks, so a linked number is plain.
+  return link && /^https:\/\/[^\s<>|]+$/.test(link) ? `<${link}|${number}>` : `\`${number}\``;
 }
 
 function openInServiceActions(t: Messages, webUrl: string): KnownBlock {

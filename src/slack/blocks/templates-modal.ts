@@ -30,6 +30,8 @@ export interface TemplatesModalState {
 }
 
 const mention = (userId: string) => `<@${userId}>`;
+// A template's note skeleton as the list shows it: enough to recognise, not the whole of it.
+const NOTE_SHOWN = 300;
 
 /**
  * `/approve templates`: the channel's templates, each with what it fills in, who added and last
@@ -54,6 +56,16 @@ export function buildTemplatesModal(state: TemplatesModalState, t: Messages): Mo
     if (template.titlePrefix) lines.push(t.templatePrefixShown(escapeMrkdwn(template.titlePrefix)));
     if (template.approverChatId)
       lines.push(t.templateApproverShown(mention(template.approverChatId)));
+    // What the note starts as, so a channel can tell its templates apart without opening each.
+    if (template.noteSkeleton)
+      lines.push(
+        t.templateNoteShown(
+          fitMrkdwn(escapeMrkdwn(template.noteSkeleton), NOTE_SHOWN)
+            .split('\n')
+            .map((line) => `>${line}`)
+            .join('\n'),
+        ),
+      );
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: fitMrkdwn(lines.join('\n'), SECTION_MAX) },

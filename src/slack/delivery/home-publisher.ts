@@ -9,7 +9,16 @@ import type { SlackDeps } from '../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'store' | 'logger' | 'webUrl' | 'now' | 'access'
+  | 'people'
+  | 'identities'
+  | 'links'
+  | 'accountLinking'
+  | 'store'
+  | 'logger'
+  | 'webUrl'
+  | 'webListUrl'
+  | 'now'
+  | 'access'
 >;
 
 const EMPTY: Page = { approvals: [], total: 0 };
@@ -61,8 +70,10 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
         waiting,
         mine,
         permalinks,
+        linking: deps.accountLinking,
         now: deps.now(),
         ...(deps.webUrl ? { webUrl: deps.webUrl } : {}),
+        ...(deps.webListUrl ? { webListUrl: deps.webListUrl } : {}),
       },
       t,
     );

@@ -1,11 +1,15 @@
 import type { WebClient } from '@slack/web-api';
+import { type ConversationMembership, partiesOf } from '../../approvals/access-policy.ts';
 import { ruleOf } from '../../approvals/announcement-rules.ts';
 import {
+  AnnounceError,
   type Announcer,
   type AttemptClock,
   NOTHING_POSTED,
   type Posted,
 } from '../../approvals/announcer.ts';
+import { askerOf, carriedBy, type Destination, mayReach } from '../../approvals/audience.ts';
+import type { Person } from '../../approvals/person.ts';
 import {
   DIGEST_LISTED,
   type EarlierReminder,
@@ -59,6 +63,8 @@ export interface SlackAnnouncerOptions {
   /** Republished for requester and approver after their approval changed. */
   home?: HomePublisher;
   webUrl?: string;
+  /** The approver's list of approvals on the service's web UI (approval-service/web-links.ts). */
+  webListUrl?: string;
   /** The language of posts in channels and their threads; DMs speak their reader's locale. */
   channelLanguage: Language;
   giveUpAfterDays: number;
@@ -69,6 +75,11 @@ export interface SlackAnnouncerOptions {
    * that says something went out (the escalation) asks first; without it the note says nothing.
    */
   sentPost?: (announcementId: string) => Promise<Posted | undefined>;
+  /**
+   * Who is in a conversation, for the audience check of a post to a conversation other than the
+   * approval's own (none is made today); without it such a post is never made.
+   */
+  membership?: ConversationMembership;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
   /**
@@ -100,6 +111,37 @@ type Compose = (t: Messages) => SlackMessage;
 // Slack's DM conversation ids start with D; a user id as channel is a DM too.
 const isDirect = (channel: string) => /^[DUW]/.test(channel);
 
+/** Without a membership port nobody can be shown to be in a conversation: unsure. */
+const NO_MEMBERSHIP: ConversationMembership = {
+  isMember: () => Promise.reject(new Error('no membership lookup')),
+};
+
+/**
+ * Who reads a post to `channel`: the approval's own conversation (where it was asked), or one
+ * person when the channel is a user id (a DM opened by posting to them): one of the approval's
+ * people when it is, else someone whose login is looked up when the policy needs it.
+ */
+function destinationOf(
+  approval: TrackedApproval,
+  channel: string,
+  loginOf: (chatId: string) => Promise<string | null>,
+): Destination {
+  if (channel === approval.channelId || !/^[UW]/.test(channel))
+    return { kind: 'conversation', id: channel };
+  const known: Person[] = [
+    { chatId: approval.requesterSlackId, login: approval.requesterLogin },
+    { chatId: approval.approverSlackId, login: approval.approverLogin },
+    ...(approval.escalatedTo ? [approval.escalatedTo] : []),
+  ];
+  const person = known.find((p) => p.chatId === channel);
+  if (person) return { kind: 'dm', person };
+  return {
+    kind: 'dm',
+    person: { chatId: channel, login: null },
+    lookUpLogin: () => loginOf(channel),
+  };
+}
+
 /** Posts announcements to Slack, each tagged with its id in message metadata. */
 export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
   const { client, people } = options;
@@ -110,11 +152,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
 
   async function post(
     attempt: AttemptClock,
+    approval: TrackedApproval,
     channel: string,
     message: SlackMessage,
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted> {
+    await checkAudience(attempt, approval, channel, a);
     attempt.check();
     const result = await call('chat.postMessage', () =>
       client.chat.postMessage({
@@ -162,6 +206,62 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
   }
 
+  /**
+   * Every post goes through the audience check (approvals/audience.ts) before it is made: a
+   * message that carries the approval's title or note goes only where everyone who reads it may see
+   * the approval. Refused: an AnnounceError that is not retried (nothing is posted, the outbox
+   * records why); unsure (the chat could not say who is there): retried. An edit is not checked
+   * again: it rewrites a message that was checked when it was posted, where it was posted.
+   */
+  async function checkAudience(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    channel: string,
+    a: Announcement,
+  ): Promise<void> {
+    const carries = carriedBy(a.kind);
+    if (carries === 'nothing') return;
+    attempt.check();
+    const to = destinationOf(approval, channel, (chatId) => options.identities.loginOf(chatId));
+    const verdict = await mayReach(
+      to,
+      carries,
+      {
+        parties: partiesOf(approval),
+        conversation: approval.channelId,
+        requester: askerOf({ chatId: approval.requesterSlackId, login: approval.requesterLogin }),
+      },
+      options.membership ?? NO_MEMBERSHIP,
+    );
+    if (verdict === 'allowed') return;
+    options.logger?.info(
+      { announcement: a.id, channel, verdict },
+      'not posted: someone who reads there may not see this approval',
+    );
+    throw new AnnounceError(`audience ${verdict}: ${channel} may not read ${approval.djbh}`, {
+      retryable: verdict === 'unsure',
+      uncertain: false,
+    });
+  }
+
+  /**
+   * The person behind a login of this approval (the approver's when none is given), with their
+   * Slack account when one is found; a lookup that fails names them by login, unless the token
+   * itself is refused.
+   */
+  async function personOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login: string | null = approval.approverLogin,
+  ): Promise<Person> {
+    const wanted = login ?? approval.approverLogin;
+    const chatId = await slackUserOf(attempt, approval, wanted).catch((error) => {
+      if (classOf(error) === 'pause') throw error;
+      return null;
+    });
+    return { chatId, login: wanted };
+  }
+
   /** Tells the requester in their DM, prefixed with which request it is about. */
   function toRequesterDm(
     attempt: AttemptClock,
@@ -170,7 +270,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
   ): Promise<Posted> {
     const t = messagesFor(approval.locale);
-    return post(attempt, approval.requesterSlackId, buildRequesterDm(approval, t, compose(t)), a);
+    return post(
+      attempt,
+      approval,
+      approval.requesterSlackId,
+      buildRequesterDm(approval, t, compose(t)),
+      a,
+    );
   }
 
   /**
@@ -188,7 +294,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     if (!thread) return toRequesterDm(attempt, approval, compose, a);
     const message = compose(languageAt(approval.channelId, approval));
     try {
-      return await post(attempt, approval.channelId, message, a, thread);
+      return await post(attempt, approval, approval.channelId, message, a, thread);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       return toRequesterDm(attempt, approval, compose, a);
@@ -240,12 +346,12 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     if (a.kind === 'reminder' && options.digest) {
       const day = await reminderOfTheDay(attempt, a, approval, approver.timeZone);
       if (day.as === 'covered') return day.by;
-      if (day.as === 'digest') return post(attempt, approverId, day.message, a);
+      if (day.as === 'digest') return post(attempt, approval, approverId, day.message, a);
     }
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
-      ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+      ...(options.webListUrl ? { listUrl: options.webListUrl } : {}),
     };
     const dm = buildApproverAnnouncement(
       a,
@@ -254,7 +360,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       links,
       waitedMs(a, approval, approver.timeZone),
     );
-    if (!sent) return post(attempt, approverId, dm, a);
+    if (!sent) return post(attempt, approval, approverId, dm, a);
     return edit(attempt, a, sent, dm);
   }
 
@@ -293,7 +399,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         },
         waitedMs(a, approval, approverZone),
       );
-      return await post(attempt, to.chatId, dm, a);
+      return await post(attempt, approval, to.chatId, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       return NOTHING_POSTED;
@@ -406,17 +512,25 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
   ): Promise<Posted> {
     const thread = replyThread(approval) ?? undefined;
-    const request: Compose = (t) => buildRequestMessage(approval, t, options.webUrl);
+    // Its button leads to the approver's list: the approver is who acts on it in the service.
+    const request: Compose = (t) => buildRequestMessage(approval, t, options.webListUrl);
     switch (a.kind) {
       case 'request': {
         const channel = approval.channelId;
         const asked = approval.threadTs ?? undefined;
         try {
-          return await post(attempt, channel, request(languageAt(channel, approval)), a, asked);
+          return await post(
+            attempt,
+            approval,
+            channel,
+            request(languageAt(channel, approval)),
+            a,
+            asked,
+          );
         } catch (error) {
           if (classOf(error) !== 'fallback') throw error;
           const dm = approval.requesterSlackId;
-          return post(attempt, dm, request(languageAt(dm, approval)), a);
+          return post(attempt, approval, dm, request(languageAt(dm, approval)), a);
         }
       }
       case 'approver-dm':
@@ -431,10 +545,26 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const approver = approval.approverSlackId
           ? await plainName(attempt, approval.approverSlackId, approval.approverLogin)
           : approval.approverLogin;
-        return post(attempt, approval.channelId, buildReminderNote(a, t, approver), a, thread);
+        return post(
+          attempt,
+          approval,
+          approval.channelId,
+          buildReminderNote(a, t, approver),
+          a,
+          thread,
+        );
       }
-      case 'decision':
-        return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
+      case 'decision': {
+        // Credits whoever the service says decided, never the recorded approver's account when
+        // the service gave the approval to someone else (decidedBy is its reported login).
+        const decider = await personOf(attempt, approval, approval.decidedBy);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildDecisionAnnouncement(a, approval, t, decider),
+          a,
+        );
+      }
       case 'gave-up':
         return replyOrDm(attempt, approval, (t) => buildGaveUpReply(t, options.giveUpAfterDays), a);
       case 'ended':

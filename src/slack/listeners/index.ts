@@ -7,6 +7,7 @@ import { registerTemplateActions } from './actions/template-actions.ts';
 import { registerTemplatePick } from './actions/template-pick.ts';
 import { registerCommands } from './commands/approve-command.ts';
 import { registerEvents } from './events/app-home-opened.ts';
+import { registerMembershipEvents } from './events/membership-changed.ts';
 import { registerFunctions } from './functions/request-approval-step.ts';
 import { registerShortcuts } from './shortcuts/request-shortcuts.ts';
 import { registerViews } from './views/approval-submission.ts';
@@ -19,6 +20,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerViews(app, deps);
   registerLinkView(app, deps);
   registerEvents(app, deps);
+  registerMembershipEvents(app, deps);
   registerShortcuts(app, deps);
   registerFunctions(app, deps);
   registerConfirmationActions(app, deps);

@@ -34,6 +34,15 @@ export class MembershipUnavailableError extends AppError {
   }
 }
 
+/** Conversation membership, and a way to drop what is kept of one conversation's members. */
+export interface CachedMembership extends ConversationMembership {
+  /**
+   * Forgets the member list kept for `conversationId`, so the next question asks Slack again:
+   * called when Slack says someone (the app too) joined or left it.
+   */
+  forget(conversationId: string): void;
+}
+
 /**
  * Conversation members through conversations.members (scopes channels:read, groups:read,
  * im:read, mpim:read; Tier 4), each conversation's list kept for MEMBERS_TTL_MS, and one call at a
@@ -42,7 +51,7 @@ export class MembershipUnavailableError extends AppError {
 export function createConversationMembership(
   client: WebClient,
   now: () => number = Date.now,
-): ConversationMembership {
+): CachedMembership {
   const lists = new BoundedMap<{ at: number; ttl: number; members: Promise<Set<string>> }>(
     MAX_CONVERSATIONS,
   );
@@ -70,6 +79,9 @@ export function createConversationMembership(
   }
 
   return {
+    forget(conversationId) {
+      lists.delete(conversationId);
+    },
     async isMember(conversationId, chatId) {
       const hit = lists.get(conversationId);
       if (hit && now() - hit.at < hit.ttl) return (await hit.members).has(chatId);

@@ -1,10 +1,12 @@
-import type { AccountLinks } from '../../approvals/account-links.ts';
+import { type AccountLinking, type AccountLinks, LINKING } from '../../approvals/account-links.ts';
+import { sameLogin } from '../../approvals/person.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { SlackPeople } from './slack-people.ts';
 
 /**
- * Who is who between Slack and the approval service. A login linked with `/approve link` wins
- * everywhere; otherwise a person's Slack e-mail is their login.
+ * Who is who between Slack and the approval service. A person's Slack e-mail is their login,
+ * unless they were linked to another (`/approve link`, or an admin's `npm run accounts`): then the
+ * link wins everywhere. With ACCOUNT_LINKING=off links are not used at all.
  */
 export interface Identities {
   /** The service login of a Slack user, or null when neither a link nor an e-mail gives one. */
@@ -21,18 +23,24 @@ export function recordedSlackUser(
   approval: Pick<TrackedApproval, 'approverLogin' | 'approverSlackId'>,
   login: string,
 ): string | null {
-  return login === approval.approverLogin ? approval.approverSlackId : null;
+  return sameLogin(login, approval.approverLogin) ? approval.approverSlackId : null;
 }
 
-export function createIdentities(deps: { people: SlackPeople; links: AccountLinks }): Identities {
+export function createIdentities(deps: {
+  people: SlackPeople;
+  links: AccountLinks;
+  /** ACCOUNT_LINKING; `self` unless chosen. */
+  linking?: AccountLinking;
+}): Identities {
+  const { linksUsed } = LINKING[deps.linking ?? 'self'];
   return {
     async loginOf(slackUserId) {
-      const linked = await deps.links.get(slackUserId);
+      const linked = linksUsed ? await deps.links.get(slackUserId) : undefined;
       if (linked) return linked.login;
       return (await deps.people.get(slackUserId)).email;
     },
     async slackUserOf(login) {
-      const linked = await deps.links.findByLogin(login);
+      const linked = linksUsed ? await deps.links.findByLogin(login) : undefined;
       if (linked) return linked.slackUserId;
       return deps.people.findByEmail(login);
     },

@@ -11,6 +11,8 @@ export interface SlackPerson {
   email: string | null;
   locale: string;
   isBot: boolean;
+  /** An admin or owner of the workspace (users.info `is_admin`, `is_owner`). */
+  isWorkspaceAdmin: boolean;
   /** Their time zone (`tz`), for saying dates the way they read them. */
   timeZone: string | undefined;
   /** Deactivation and status, for the away rule (src/approvals/away-rule.ts). */
@@ -82,6 +84,7 @@ export function createSlackPeople(client: WebClient, now: () => number = Date.no
         email: user?.profile?.email ?? null,
         locale: user?.locale ?? 'en-US',
         isBot: Boolean(user?.is_bot),
+        isWorkspaceAdmin: user?.is_admin === true || user?.is_owner === true,
         timeZone: user?.tz || undefined,
         presence: {
           deactivated: user?.deleted === true,

@@ -1,5 +1,5 @@
 import type { ModalView } from '@slack/types';
-import type { TemplatePlaceVerdict } from '../../approvals/access-policy.ts';
+import type { TemplateManagers, TemplatePlaceVerdict } from '../../approvals/access-policy.ts';
 import { buildTemplatesModal, HISTORY_SHOWN } from '../blocks/templates-modal.ts';
 import { type Messages, messagesFor } from '../i18n.ts';
 import { personWithin } from '../people/slack-people.ts';
@@ -34,6 +34,7 @@ export function templateRefusal(
   verdict: Exclude<TemplatePlaceVerdict, 'allowed'>,
   channelId: string,
   t: Messages,
+  managers: TemplateManagers,
 ): string {
   switch (verdict) {
     case 'not-a-channel':
@@ -41,7 +42,7 @@ export function templateRefusal(
     case 'app-not-in-channel':
       return t.templatesAppNotIn(channelId);
     case 'denied':
-      return t.templatesNotMember(channelId);
+      return managers === 'admins' ? t.templatesNotAdmin : t.templatesNotMember(channelId);
     case 'unsure':
       return t.templatesUnsure;
   }

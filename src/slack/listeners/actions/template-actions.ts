@@ -48,7 +48,11 @@ export function templateButton(deps: Deps) {
       const allowed = await verdict;
       if (allowed !== 'allowed')
         return void (await show(
-          buildMessageModal([templateRefusal(allowed, template.channelId, t)], t, t.templatesTitle),
+          buildMessageModal(
+            [templateRefusal(allowed, template.channelId, t, deps.access.templateManagers)],
+            t,
+            t.templatesTitle,
+          ),
         ));
       if (action.action_id === ACTION.templateEdit)
         return void (await show(buildTemplateEditor({ ...metadata, template }, t)));

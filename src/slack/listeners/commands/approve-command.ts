@@ -18,6 +18,7 @@ type Deps = Pick<
   | 'people'
   | 'identities'
   | 'links'
+  | 'accountLinking'
   | 'service'
   | 'store'
   | 'logger'

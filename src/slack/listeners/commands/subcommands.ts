@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import type { ModalView } from '@slack/types';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
+import { LINKING } from '../../../approvals/account-links.ts';
 import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
 import { settleWithin } from '../../../settle-within.ts';
@@ -23,7 +24,15 @@ import { templateRefusal, templatesView } from '../../templates/template-manager
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'links' | 'service' | 'store' | 'logger' | 'access' | 'templates'
+  | 'people'
+  | 'identities'
+  | 'links'
+  | 'accountLinking'
+  | 'service'
+  | 'store'
+  | 'logger'
+  | 'access'
+  | 'templates'
 >;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
@@ -51,7 +60,10 @@ const HELP_LOCALE_WAIT_MS = 1000;
  */
 export async function helpSubcommand(deps: Deps, args: Args): Promise<void> {
   const locale = await localeWithin(deps.people, args.command.user_id, HELP_LOCALE_WAIT_MS);
-  await args.ack({ response_type: 'ephemeral', text: messagesFor(locale).help });
+  await args.ack({
+    response_type: 'ephemeral',
+    text: messagesFor(locale).help(deps.accountLinking),
+  });
 }
 
 /**
@@ -122,7 +134,7 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
   const userId = args.command.user_id;
   const t = await language(deps, userId);
   const login = await deps.identities.loginOf(userId);
-  if (!login) return reply(args, buildTextMessage(t.noLogin));
+  if (!login) return reply(args, buildTextMessage(t.noLogin(deps.accountLinking)));
   const requested = await deps.store.requestedBy(login, 100);
   const open = await visibleTo(
     deps.access,
@@ -133,9 +145,25 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
   return reply(args, buildListMessage(open, waiting, t));
 }
 
-/** `/approve link`: the form that takes a session token of the service's web UI. */
+/**
+ * `/approve link`: the form that takes a session token of the service's web UI, where people may
+ * link themselves (ACCOUNT_LINKING=self); otherwise what to do instead, with the login the app
+ * uses now: send an admin their member id and login (`admin`), or ask the operators (`off`).
+ */
 export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack();
+  const userId = args.command.user_id;
+  if (!LINKING[deps.accountLinking].selfService) {
+    const t = await language(deps, userId);
+    const login = await deps.identities.loginOf(userId).catch(() => null);
+    const shown = login ? escapeMrkdwn(login) : null;
+    return reply(
+      args,
+      buildTextMessage(
+        deps.accountLinking === 'admin' ? t.linkByAdmin(userId, shown) : t.linkingOff(shown),
+      ),
+    );
+  }
   // The trigger lives 3 s: open first, in the language we already know (English otherwise).
   const t = messagesFor(deps.people.cached(args.command.user_id)?.locale);
   await args.client.views
@@ -150,10 +178,18 @@ export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
     });
 }
 
-/** `/approve unlink`: forget the link; the Slack e-mail is the login again. */
+/**
+ * `/approve unlink`: forget the link; the Slack e-mail is the login again. Only where people link
+ * themselves: an admin's link is removed by an admin.
+ */
 export async function unlinkSubcommand(deps: Deps, args: Args): Promise<void> {
   await args.ack();
   const t = await language(deps, args.command.user_id);
+  if (deps.accountLinking === 'admin') return reply(args, buildTextMessage(t.unlinkByAdmin));
+  if (deps.accountLinking === 'off') {
+    const login = await deps.identities.loginOf(args.command.user_id).catch(() => null);
+    return reply(args, buildTextMessage(t.linkingOff(login ? escapeMrkdwn(login) : null)));
+  }
   const removed = await deps.links.unlink(args.command.user_id);
   return reply(args, buildTextMessage(removed ? t.unlinked : t.nothingToUnlink));
 }
@@ -180,7 +216,8 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
       deps.people.get(userId),
     ]);
     const t = messagesFor(person.locale);
-    if (verdict !== 'allowed') return { t, refusal: templateRefusal(verdict, channelId, t) };
+    if (verdict !== 'allowed')
+      return { t, refusal: templateRefusal(verdict, channelId, t, deps.access.templateManagers) };
     return { t, view: await templatesView(deps, channelId, userId) };
   };
   // A failure (the database, Slack) still gets words: the modal, or the "Checking…" it replaces,

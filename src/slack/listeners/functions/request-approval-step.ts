@@ -1,10 +1,13 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
-import { mayConfirmInPlace } from '../../../approvals/step-confirmation.ts';
+import { mayConfirmInPlace, shownDigest, startText } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
+import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
+import { suggestionDeps } from '../../requests/approval-form.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
 
 type Deps = StartingDeps & Pick<SlackDeps, 'confirmer'>;
@@ -73,14 +76,24 @@ export function requestApprovalStep(deps: Deps) {
     const interactor = inputs.interactivity?.interactor?.id ?? null;
     const pointer = inputs.interactivity?.interactivity_pointer ?? null;
     const now = deps.now();
+    // Shown as it will start, and started only as it was shown (the digest is checked at Start).
+    const title = startText(inputs.title);
+    const note = startText(inputs.note);
+    // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
+    if (!confirmationFits(title, note)) {
+      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await fail({ error: t.stepTooLongToShow });
+      return;
+    }
     const confirmation: NewStepConfirmation = {
       executionId,
       teamId: body.team_id ?? '',
-      title: inputs.title,
-      note: inputs.note,
+      title,
+      note,
+      shownDigest: shownDigest(title, note),
       requesterChatId: inputs.requester,
       startedByChatId: interactor,
-      approverChatId: inputs.approver || null,
+      approverChatId: inputs.approver || (await nearestLeader(deps, inputs.requester)),
       channelId: inputs.channel || null,
       locale: requester.locale,
       createdAt: now,
@@ -100,6 +113,19 @@ export function requestApprovalStep(deps: Deps) {
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * The approver a step without one gets: the requester's nearest leader who is not away, as the
+ * form would preselect. Named in the confirmation, and the one Start uses, so the requester
+ * confirms a person, not "your nearest leader"; null when there is none on Slack (Start then says
+ * why it cannot start).
+ */
+async function nearestLeader(deps: StartingDeps, requester: string): Promise<string | null> {
+  const login = await deps.identities.loginOf(requester).catch(() => null);
+  if (!login) return null;
+  const s = await suggestApproverFor(suggestionDeps(deps), login);
+  return s.kind === 'suggested' ? s.approverChatId : null;
 }
 
 export function registerFunctions(app: App, deps: Deps): void {

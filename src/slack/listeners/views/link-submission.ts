@@ -5,6 +5,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
+import { LINKING } from '../../../approvals/account-links.ts';
 import { logFailure } from '../../../logger.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
@@ -14,7 +15,7 @@ import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import { teamIdOf } from '../../people/team-of.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'links' | 'service' | 'logger' | 'now'>;
+type Deps = Pick<SlackDeps, 'people' | 'links' | 'accountLinking' | 'service' | 'logger' | 'now'>;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /**
@@ -26,6 +27,22 @@ export function linkSubmission(deps: Deps) {
     // Slack waits 3 s for this answer: given in the language already known (English otherwise),
     // before any call; the person is looked up afterwards, for the result.
     const known = messagesFor(deps.people.cached(body.user.id)?.locale);
+    // A form opened before ACCOUNT_LINKING changed: nothing is linked, and nothing is asked.
+    if (!LINKING[deps.accountLinking].selfService) {
+      await ack({
+        response_action: 'update',
+        view: buildMessageModal(
+          [
+            deps.accountLinking === 'admin'
+              ? known.linkByAdmin(body.user.id, null)
+              : known.linkingOff(null),
+          ],
+          known,
+          known.linkTitle,
+        ),
+      });
+      return;
+    }
     const token = view.state.values[BLOCK.sessionToken]?.[ACTION.sessionToken]?.value?.trim() ?? '';
     if (!token) {
       await ack({ response_action: 'errors', errors: { [BLOCK.sessionToken]: known.linkEmpty } });

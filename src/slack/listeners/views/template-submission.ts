@@ -62,7 +62,7 @@ export function templateSubmission(deps: Deps) {
       values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
     // The channel in the metadata is a claim: the verdict is about that channel, for this person.
     // Each undefined when not known within SAVE_CHECK_WAIT_MS.
-    const [verdict, isBot] = await Promise.all([
+    const [verdict, approver] = await Promise.all([
       settleWithin(
         deps.access.templates(metadata.channelId, userId, context.botUserId),
         SAVE_CHECK_WAIT_MS,
@@ -70,13 +70,10 @@ export function templateSubmission(deps: Deps) {
       // A person Slack cannot describe now is checked on the next Save, like a slow one.
       approverChatId
         ? settleWithin(
-            deps.people.get(approverChatId).then(
-              (person) => person.isBot,
-              () => undefined,
-            ),
+            deps.people.get(approverChatId).catch(() => undefined),
             SAVE_CHECK_WAIT_MS,
           )
-        : false,
+        : null,
     ]);
     if (verdict === undefined)
       return ack({
@@ -90,7 +87,7 @@ export function templateSubmission(deps: Deps) {
         errors: { [BLOCK.templateName]: t.templatesUnsure },
       });
     if (verdict !== 'allowed') {
-      const refusal = templateRefusal(verdict, metadata.channelId, t);
+      const refusal = templateRefusal(verdict, metadata.channelId, t, deps.access.templateManagers);
       return ack({
         response_action: 'update',
         view: buildMessageModal([refusal], t, t.templatesTitle),
@@ -104,15 +101,22 @@ export function templateSubmission(deps: Deps) {
     });
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
-    if (isBot === undefined)
+    if (approver === undefined)
       return ack({
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: t.templateApproverStillChecking },
       });
-    if (isBot)
+    if (approver?.isBot)
       return ack({
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: t.approverIsBot },
+      });
+    // The form warns about a deactivated approver; a template would send every request from it to
+    // someone Slack cannot reach, so the editor says so and keeps the editor open.
+    if (approver?.presence.deactivated)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateApprover]: t.templateApproverDeactivated(approver.name) },
       });
     const now = deps.now();
     const written = metadata.templateId
