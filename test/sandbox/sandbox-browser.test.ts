@@ -392,7 +392,8 @@ describe.skipIf(skipReason)(
       }
       const djbh = sandbox.simulator.approvals().find((a) => a.title === 'Newest rack')?.djbh ?? '';
 
-      await page.getByLabel('You are').selectOption({ label: 'Maria Lopez · en-US' });
+      const maria = page.locator('#who option').filter({ hasText: 'Maria Lopez · en-US' });
+      await page.getByLabel('You are').selectOption({ label: (await maria.textContent()) ?? '' });
       await page.locator('#apps button').first().click();
       await page.getByRole('tab', { name: 'Messages' }).click();
       const dm = page.locator('#messages article').filter({ hasText: 'Newest rack' });
