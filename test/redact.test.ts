@@ -30,6 +30,17 @@ const CASES: Array<{ url: string; keeps: string[] }> = [
   { url: `postgres://app:${SECRET}@x@db/approvals`, keeps: ['@db/approvals'] },
   { url: `postgres://app:${SECRET} x@db/approvals`, keeps: ['@db/approvals'] },
   { url: `postgres://app@db/approvals?password=${SECRET}#frag&more`, keeps: ['@db/approvals'] },
+  // A parameter's name percent-encoded (pg reads parameters through URLSearchParams, which decodes
+  // names), and a parameter's value with a space (pg re-encodes it: the password is both words).
+  { url: `postgres://app@db/approvals?%70assword=${SECRET}`, keeps: ['@db/approvals'] },
+  {
+    url: `postgres://app@db/approvals?ssl%50assword=${SECRET}&x=1`,
+    keeps: ['@db/approvals', '&x=1'],
+  },
+  {
+    url: `postgres://app@db/approvals?password=two ${SECRET}&x=1`,
+    keeps: ['@db/approvals', '&x=1'],
+  },
   // Percent-encoded, as a careful operator writes it.
   { url: `postgres://app:${SECRET}%23x@db/approvals`, keeps: ['@db/approvals'] },
   // libpq's key=value form.
