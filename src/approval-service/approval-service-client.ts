@@ -10,6 +10,7 @@ import type {
   Profile,
   StartApprovalInput,
 } from '../approvals/approval-types.ts';
+import { redactText } from '../redact.ts';
 import { ApprovalServiceError, ENDPOINT_ROUTES, type Endpoint } from './approval-service-error.ts';
 import {
   departmentBody,
@@ -201,6 +202,11 @@ async function send(
   } catch (error) {
     throw transportError(endpoint, error);
   }
+  // A service or a proxy that quotes what it was sent (its error text, an HTML page) would hand
+  // the app key or a session token on to the error and the logs: hidden before anything reads it.
+  const sent = [config.headers.appkey, config.headers.token];
+  if (sent.some((secret) => secret && response.body.includes(secret)))
+    response = { ...response, body: redactText(response.body, sent) };
   const { status } = response;
   let json: unknown;
   try {
