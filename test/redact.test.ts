@@ -76,6 +76,28 @@ describe('hiding secrets', () => {
     expect(shown).toContain('postgres://app:***@db/approvals');
   });
 
+  it('hides the password of every URL in the printed configuration, not only the database’s', () => {
+    // A proxy in front of the service or of Slack's Web API may take basic auth in the URL (axios
+    // and Node's http send it): the configuration dump must not print it.
+    const printed = JSON.stringify(
+      redactConfig(
+        loadConfig({
+          SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
+          SLACK_SIGNING_SECRET: 'signing-secret-value',
+          SLACK_API_URL: `https://bot:${SECRET}1@slack-proxy.example/api/`,
+          APPROVAL_BASE_URL: `https://slack:${SECRET}2@approvals.example/`,
+          APPROVAL_WEB_URL: `https://web:${SECRET}3@approvals.example/ui/`,
+          APPROVAL_APP_NAME: 'slack',
+          APPROVAL_APP_KEY: 'app-key-secret',
+          DATABASE_URL: './data/approvals.db',
+        }),
+      ),
+    );
+    expect(printed).not.toContain(SECRET);
+    for (const kept of ['slack-proxy.example/api/', 'https://slack:***@approvals.example/'])
+      expect(printed).toContain(kept);
+  });
+
   it('hides the database password and every token in the printed configuration, in every form', () => {
     for (const { url } of CASES.filter((c) => c.url.startsWith('postgres'))) {
       const printed = JSON.stringify(
