@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, redactConfig } from '../src/config.ts';
 import { MASK, redactText, redactUrl } from '../src/redact.ts';
@@ -132,6 +134,29 @@ describe('hiding secrets', () => {
       expect(error?.message).toMatch(/^Could not open the database at /);
       expect(error?.message).not.toContain(SECRET);
       expect(JSON.stringify(error)).not.toContain(SECRET);
+    }
+  });
+
+  it('never takes a connection string for a SQLite path, which would print its password and make folders of it', async () => {
+    const strings = [
+      // URL schemes compare case-insensitively; pg opens this one.
+      `POSTGRES://app:${SECRET}@127.0.0.1:1/approvals`,
+      // A scheme the app does not open, and libpq's key=value form (pg does not read it).
+      `pg://app:${SECRET}@127.0.0.1:1/approvals`,
+      `host=127.0.0.1 port=1 user=app password=${SECRET} dbname=approvals`,
+    ];
+    for (const url of strings) {
+      const opened = await openDatabase(url).then(
+        async (db) => {
+          await db.close();
+          return db.location;
+        },
+        (e: unknown) => e as Error,
+      );
+      expect(opened).toBeInstanceOf(Error);
+      expect((opened as Error).message).toMatch(/^Could not open the database at /);
+      expect(JSON.stringify({ message: (opened as Error).message, opened })).not.toContain(SECRET);
+      expect(existsSync(resolve(url.split('/')[0] ?? url))).toBe(false);
     }
   });
 
