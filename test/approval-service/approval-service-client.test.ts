@@ -307,6 +307,24 @@ describe('approval status', () => {
     }
   });
 
+  it('reads a good answer as it came, even when a short app key is one of its words', async () => {
+    const answering = createServer((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ stat: true, code: 0, mesg: 'ok', data: { isend: 0, data: [] } }));
+    });
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(answering.address() as AddressInfo).port}`;
+    try {
+      for (const appKey of ['true', 'ok', 'data'])
+        expect((await client({ baseUrl, appKey }).getStatus('AAAAAAAAAAAa')).decision).toBe(
+          'pending',
+        );
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
+  });
+
   it('reports a djbh the service cannot read as invalid-request', async () => {
     const error = await failure(client().getStatus('not valid!'));
     expect(error.kind).toBe('invalid-request');
