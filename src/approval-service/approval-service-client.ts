@@ -10,6 +10,7 @@ import type {
   Profile,
   StartApprovalInput,
 } from '../approvals/approval-types.ts';
+import { redactText } from '../redact.ts';
 import { ApprovalServiceError, ENDPOINT_ROUTES, type Endpoint } from './approval-service-error.ts';
 import {
   departmentBody,
@@ -209,13 +210,18 @@ async function send(
   } catch (error) {
     throw transportError(endpoint, error);
   }
+  // A service or a proxy that quotes what it was sent (its error text, an HTML page) would hand
+  // the app key or a session token on to the error and the logs: hidden from whatever an error
+  // quotes, before it is cut. A good answer is read as it came (a short key may be any word).
+  const sent = [config.headers.appkey, config.headers.token];
+  const hide = (text: string) => redactText(text, sent);
   const { status } = response;
   let json: unknown;
   try {
     json = JSON.parse(response.body);
   } catch {
     throw new ApprovalServiceError(
-      `HTTP ${status} with a body that is not JSON (${describeBody(response)}); the service or a proxy in front of it is failing`,
+      `HTTP ${status} with a body that is not JSON (${describeBody({ ...response, body: hide(response.body) })}); the service or a proxy in front of it is failing`,
       { kind: 'unavailable', endpoint, maybeCreated: method === 'POST' },
     );
   }
@@ -226,16 +232,19 @@ async function send(
     );
   }
   if (status >= 500) {
-    throw new ApprovalServiceError(`HTTP ${status}: the service failed (${serviceText(json)})`, {
-      kind: 'unavailable',
-      endpoint,
-      maybeCreated: method === 'POST',
-    });
+    throw new ApprovalServiceError(
+      `HTTP ${status}: the service failed (${serviceText(json, hide)})`,
+      {
+        kind: 'unavailable',
+        endpoint,
+        maybeCreated: method === 'POST',
+      },
+    );
   }
   // Only an answer with `stat: false` can be a refusal; asking zod of every good answer cost a
   // failed parse (issues and all) per status check.
   const failure = isRefusal(json) ? failureBody.safeParse(json) : undefined;
-  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits);
+  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits, hide);
   if (status !== 200) {
     throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
       kind: 'protocol',
@@ -273,8 +282,9 @@ function refusal(
   endpoint: Endpoint,
   body: z.infer<typeof failureBody>,
   columnLimits: Record<string, number>,
+  hide: (text: string) => string,
 ): ApprovalServiceError {
-  const said = (body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
+  const said = hide(body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
   const details = { endpoint, serviceCode: body.code, serviceMessage: said };
   if (said === 'key err')
     return new ApprovalServiceError(
@@ -378,11 +388,11 @@ function isFederationProxy(json: unknown): boolean {
   );
 }
 
-function serviceText(json: unknown): string {
+function serviceText(json: unknown, hide: (text: string) => string): string {
   if (typeof json === 'object' && json !== null) {
     const o = json as Record<string, unknown>;
     const said = o.info ?? o.msg ?? o.mesg;
-    if (typeof said === 'string') return said.slice(0, 200);
+    if (typeof said === 'string') return hide(said).slice(0, 200);
   }
   return 'no message';
 }

@@ -1,6 +1,6 @@
 import { startLogContext } from '../log-context.ts';
 import { ruleOf } from './announcement-rules.ts';
-import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
+import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
 import { createLanePacer } from './lane-pacer.ts';
 import type { Deliverable, Outbox } from './outbox.ts';
@@ -229,13 +229,20 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     try {
       if (rule.onlyWhilePending && !(await worthReminding(approval))) {
         await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
+        deps.logger.info(
+          { announcement: a.id, kind: a.kind, djbh: a.djbh },
+          'announcement skipped: decided before it went out',
+        );
         return done('skipped');
       }
       if (mayBePosted) {
         const earlier = await deps.announcer.findDelivered(a, approval, clock);
         if (earlier) {
           warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
-          deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
+          deps.logger.info(
+            { announcement: a.id, kind: a.kind, djbh: a.djbh },
+            'announcement was already posted; recorded it',
+          );
           return done('recovered');
         }
         const horizonLeftMs = claim.commitHorizonLeftMs ?? 0;
@@ -264,7 +271,10 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       const answered = monotonic();
       const laneWait = () =>
         posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
-      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait()), a.id);
+      const current = await deps.store.markAnnouncementSent(claim, posted, now, laneWait());
+      warnIfOvertaken(current, a.id);
+      // At info, so that the default level answers "was it posted?" for each approval.
+      if (current) logDelivered(a, posted, a.attempts + 1);
       // Held here until the lane is free in the database too, so this replica comes back for the
       // lane's next post as soon as the fleet allows it, not an idle period later.
       if (posted.ts) pacer.pause(lane, laneWait() - lookaheadMs + PACE_MARGIN_MS);
@@ -325,7 +335,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.
       deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
-        { announcement: a.id, error: reason, retryInMs: delay },
+        { announcement: a.id, kind: a.kind, djbh: a.djbh, error: reason, retryInMs: delay },
         'announcement not delivered yet; will retry',
       );
       return done('retry');
@@ -360,6 +370,21 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       );
     wake();
     return false;
+  }
+
+  /** One line per delivered announcement: what it was, where it went (or that nothing was posted). */
+  function logDelivered(a: Deliverable['announcement'], posted: Posted, attempt: number): void {
+    deps.logger.info(
+      {
+        announcement: a.id,
+        kind: a.kind,
+        djbh: a.djbh,
+        attempt,
+        ...(posted.ts ? { channel: posted.channel, ts: posted.ts } : { postedNothing: true }),
+        ...(posted.approverUnreachable ? { approverUnreachable: true } : {}),
+      },
+      'announcement delivered',
+    );
   }
 
   function warnIfOvertaken(current: boolean, id: string): void {

@@ -31,7 +31,7 @@ export function createDelivery(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'reminderPosts'>;
     service: ApprovalService;
     metrics: Metrics;
     home: HomePublisher;
@@ -63,6 +63,11 @@ export function createDelivery(
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
     sentPost: (id) => store.sentPost(id),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
+    ...(config.workingHours ? { workingHours: config.workingHours } : {}),
+    digest: {
+      waitingFor: (login, limit) => store.waitingFor(login, limit),
+      lastReminderPost: (login) => deps.stores.reminderPosts.lastReminderPost(login),
+    },
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(

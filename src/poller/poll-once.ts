@@ -13,6 +13,12 @@ import {
   escalationDue,
 } from '../approvals/escalation.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import {
+  isWorkingTime,
+  nextWorkingStart,
+  type WorkingHours,
+  zoneOrDefault,
+} from '../approvals/working-hours.ts';
 import { startLogContext } from '../log-context.ts';
 
 export interface PollOptions {
@@ -31,6 +37,11 @@ export interface PollOptions {
   reminders?: ReminderOptions;
   /** Escalation to the approver's leader after unanswered reminders; absent when off. */
   escalation?: EscalationOptions;
+  /**
+   * Reminders and escalation only inside the approver's working hours (working-hours.ts); absent:
+   * on the clock. One due outside them waits for the next check at their next working start.
+   */
+  workingHours?: WorkingHours;
 }
 
 export interface PollDeps {
@@ -44,6 +55,8 @@ export interface PollDeps {
     approval: TrackedApproval,
     signal?: AbortSignal,
   ) => Promise<EscalationTarget | undefined>;
+  /** The approver's time zone (the chat's `tz`), for working hours; undefined when unknown. */
+  approverTimeZone?: (approval: TrackedApproval) => Promise<string | undefined>;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -65,7 +78,16 @@ export interface PollCounts {
   escalated: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
+  /**
+   * The numbers behind `changed` (and behind `finished` and `gaveUp`, in `endedDjbhs`), so that
+   * the pass's log line says which approvals moved, not only how many; at most LISTED_DJBHS each.
+   */
+  changedDjbhs: string[];
+  endedDjbhs: string[];
 }
+
+/** How many numbers a pass's counts list; the counts themselves stay exact. */
+export const LISTED_DJBHS = 50;
 
 // After this many checks in a row find the service unavailable, the pass stops asking: one outage
 // costs a few requests, not one per open approval, and nothing is posted to any thread.
@@ -101,6 +123,11 @@ export async function pollOnce(
     reminded: 0,
     escalated: 0,
     deferred: 0,
+    changedDjbhs: [],
+    endedDjbhs: [],
+  };
+  const list = (numbers: string[], djbh: string) => {
+    if (numbers.length < LISTED_DJBHS) numbers.push(djbh);
   };
   const stopClaimingAt = performance.now() + options.passBudgetMs;
   const batch = Math.max(8, options.concurrency * 4);
@@ -196,7 +223,8 @@ export async function pollOnce(
     const age = now.getTime() - approval.createdAt.getTime();
     if (status.decision !== approval.decision) {
       counts.changed++;
-      await deps.store.recordDecision(
+      list(counts.changedDjbhs, approval.djbh);
+      const recorded = await deps.store.recordDecision(
         approval.djbh,
         {
           decision: status.decision,
@@ -207,11 +235,27 @@ export async function pollOnce(
         },
         approval.checkClaim,
       );
+      if (recorded)
+        deps.logger.info(
+          {
+            djbh: approval.djbh,
+            from: approval.decision,
+            decision: status.decision,
+            decidedBy: status.approver ?? approval.approverLogin,
+            ended: status.ended,
+          },
+          'approval status changed',
+        );
       return deps.announce?.();
     }
     if (status.ended && status.decision === 'pending') {
       counts.finished++;
-      await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh },
+          'approval closed by the service without a decision; no longer followed',
+        );
       return deps.announce?.();
     }
     if (status.unknown) {
@@ -222,13 +266,23 @@ export async function pollOnce(
       );
       if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
         counts.finished++;
-        await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim);
+        list(counts.endedDjbhs, approval.djbh);
+        if (await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim))
+          deps.logger.info(
+            { djbh: approval.djbh, unknownSince: since.toISOString() },
+            'the approval service no longer knows this approval; no longer followed',
+          );
         return deps.announce?.();
       }
     }
     if (age >= options.giveUpAfterMs) {
       counts.gaveUp++;
-      await deps.store.giveUp(approval.djbh, now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
+          'gave up following the approval: nobody decided',
+        );
       return deps.announce?.();
     }
     const reminder =
@@ -239,24 +293,53 @@ export async function pollOnce(
       !approval.approverUnreachableSince
         ? reminderDue(approval, now, options.reminders)
         : undefined;
-    if (reminder !== undefined) {
-      await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim);
+    const escalating =
+      options.escalation !== undefined &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      escalationDue(approval, now, options.escalation, status.approver);
+    // Outside the approver's working hours both wait: the next check comes at their next start.
+    const heldUntil =
+      reminder !== undefined || escalating ? await outsideWorkingHours(approval) : undefined;
+    if (heldUntil !== undefined) {
+      deps.logger.debug(
+        { djbh: approval.djbh, until: heldUntil?.toISOString() },
+        'reminder or escalation waits for the approver’s working hours',
+      );
+    } else if (reminder !== undefined) {
+      if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, reminder, approver: approval.approverLogin },
+          'reminder due: the approver is reminded',
+        );
       counts.reminded++;
       deps.announce?.();
     }
-    if (
-      options.escalation &&
-      status.decision === 'pending' &&
-      !status.unknown &&
-      escalationDue(approval, now, options.escalation, status.approver)
-    )
+    if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
+    const next = nextCheckAt(approval.createdAt, now, options);
     await unchanged.add({
       djbh: approval.djbh,
       claim: approval.checkClaim,
-      nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+      // Held for the approver's working hours: looked at again when they start.
+      nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
       unknown: status.unknown,
     });
+  }
+
+  /**
+   * When `now` is outside the approver's working hours (in their own zone, else the default):
+   * their next working start; undefined inside them, or without working hours.
+   */
+  async function outsideWorkingHours(approval: TrackedApproval): Promise<Date | undefined> {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    // A zone that cannot be looked up now is the default zone's: the rule still holds.
+    const own = await deps.approverTimeZone?.(approval).catch(() => undefined);
+    const zone = zoneOrDefault(own, hours);
+    if (isWorkingTime(now, zone, hours)) return undefined;
+    // Hours that name no working day: nothing is ever due; look again at the usual pace.
+    return nextWorkingStart(now, zone, hours) ?? new Date(now.getTime() + options.maxIntervalMs);
   }
 
   /**
@@ -314,8 +397,13 @@ export async function pollOnce(
     );
     if (!recorded) return;
     counts.escalated++;
-    if (to) deps.announce?.();
-    else
+    if (to) {
+      deps.logger.info(
+        { djbh: approval.djbh, to: to.login, afterReminders: escalation.afterReminders },
+        'escalated to the approver’s leader',
+      );
+      deps.announce?.();
+    } else
       deps.logger.info(
         { djbh: approval.djbh },
         'nobody above the approver to escalate to (not on Slack, away, or the requester)',

@@ -304,6 +304,12 @@ const en = {
   reminderDm: (requester: string, waited: string) =>
     `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
+  /** The day's one reminder to an approver with several approvals waiting, and its lines. */
+  reminderDigest: (count: number) =>
+    `:bell: Reminder: ${count} approvals are waiting for you. Decide in the approval service.`,
+  digestLine: (title: string, djbh: string, requester: string, waited: string) =>
+    `${title} (${djbh}) from ${requester}, waiting ${waited}`,
+  digestMore: (n: number) => `…and ${n} more: see the app’s Home tab.`,
   requestAgainHint: 'You can *Request again* from someone else.',
   /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
   waited: (ms: number) => {
@@ -641,6 +647,10 @@ const zh: Messages = {
   reminderDm: (requester, waited) =>
     `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
+  reminderDigest: (count) => `:bell: 提醒：有 ${count} 个审批等待你处理。请在审批系统中处理。`,
+  digestLine: (title, djbh, requester, waited) =>
+    `${title}（${djbh}），${requester} 发起，已等待 ${waited}`,
+  digestMore: (n) => `……还有 ${n} 个：见本应用的首页（Home）标签。`,
   requestAgainHint: '你可以 *重新发起*，改请他人审批。',
   waited: (ms) => {
     const [n, unit] = wholeUnits(ms);

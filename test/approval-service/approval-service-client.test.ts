@@ -342,6 +342,61 @@ describe('approval status', () => {
     }
   });
 
+  it('never carries the app key or a session token on when the service or a proxy echoes them', async () => {
+    // A service (or a proxy in front of it) that quotes what it was sent in its error: the
+    // message, the service's words kept on the error, and the body's excerpt must not hold it.
+    const token = 'S3ssion'.repeat(9).padEnd(64, 'q');
+    const answers: Array<{ status: number; type: string; body: (echo: string) => string }> = [
+      {
+        status: 200,
+        type: 'application/json',
+        body: (echo) => JSON.stringify({ stat: false, code: 3, msg: `unknown app ${echo}` }),
+      },
+      {
+        status: 500,
+        type: 'application/json',
+        body: (echo) => JSON.stringify({ stat: false, code: 5, info: `failed for ${echo}` }),
+      },
+      { status: 502, type: 'text/html', body: (echo) => `bad header: ${echo}` },
+    ];
+    for (const answer of answers) {
+      const echoing = createServer((req, res) => {
+        const echo = `appkey=${req.headers.appkey ?? ''} token=${req.headers.token ?? ''}`;
+        res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body(echo));
+      });
+      await new Promise<void>((resolve) => echoing.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(echoing.address() as AddressInfo).port}`;
+      try {
+        const echoed = client({ baseUrl, retryDelaysMs: [] });
+        await failure(echoed.getStatus('AAAAAAAAAAAa'));
+        await failure(echoed.startApproval(request));
+        const profile = await failure(echoed.getProfile(token));
+        expect(profile.message).not.toContain(token);
+        expect(JSON.stringify(profile)).not.toContain(token);
+      } finally {
+        await new Promise((resolve) => echoing.close(resolve));
+      }
+    }
+  });
+
+  it('reads a good answer as it came, even when a short app key is one of its words', async () => {
+    const answering = createServer((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ stat: true, code: 0, mesg: 'ok', data: { isend: 0, data: [] } }));
+    });
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(answering.address() as AddressInfo).port}`;
+    try {
+      for (const appKey of ['true', 'ok', 'data'])
+        expect((await client({ baseUrl, appKey }).getStatus('AAAAAAAAAAAa')).decision).toBe(
+          'pending',
+        );
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
+  });
+
   it('reports a djbh the service cannot read as invalid-request', async () => {
     const error = await failure(client().getStatus('not valid!'));
     expect(error.kind).toBe('invalid-request');

@@ -10,6 +10,11 @@ import {
 } from '../../approvals/announcer.ts';
 import { askerOf, carriedBy, type Destination, mayReach } from '../../approvals/audience.ts';
 import type { Person } from '../../approvals/person.ts';
+import {
+  DIGEST_LISTED,
+  type EarlierReminder,
+  reminderDelivery,
+} from '../../approvals/reminder-digest.ts';
 import { stepOutcome } from '../../approvals/step-outcome.ts';
 import {
   type Announcement,
@@ -18,6 +23,13 @@ import {
   type TrackedApproval,
 } from '../../approvals/tracked-approval.ts';
 import {
+  isKnownTimeZone,
+  sameLocalDay,
+  type WorkingHours,
+  workingWait,
+  zoneOrDefault,
+} from '../../approvals/working-hours.ts';
+import {
   buildApproverAnnouncement,
   buildApproverUnreachableReply,
   buildDecisionAnnouncement,
@@ -25,9 +37,11 @@ import {
   buildEscalationNote,
   buildGaveUpReply,
   buildLeaderDm,
+  buildReminderDigest,
   buildReminderNote,
   buildRequesterDm,
   buildVanishedReply,
+  type DigestItem,
 } from '../blocks/announcement-messages.ts';
 import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
@@ -73,6 +87,22 @@ export interface SlackAnnouncerOptions {
    * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
    */
   searchesForEarlierPosts?: boolean;
+  /**
+   * The approvers' working hours: how long someone has waited is said in working time, in the
+   * approver's own time zone (a Friday-evening request has not waited 3 days on Monday).
+   */
+  workingHours?: WorkingHours;
+  /**
+   * One reminder a day per approver (reminder-digest.ts): the approvals waiting for them and the
+   * last reminder DM posted to them. Without it each reminder is its own DM.
+   */
+  digest?: {
+    waitingFor(
+      login: string,
+      limit: number,
+    ): Promise<{ approvals: TrackedApproval[]; total: number }>;
+    lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined>;
+  };
 }
 
 /** A message in whichever language its destination reads. */
@@ -313,12 +343,23 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
     // tells the requester once.
     if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
+    if (a.kind === 'reminder' && options.digest) {
+      const day = await reminderOfTheDay(attempt, a, approval, approver.timeZone);
+      if (day.as === 'covered') return day.by;
+      if (day.as === 'digest') return post(attempt, approval, approverId, day.message, a);
+    }
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
       ...(options.webListUrl ? { listUrl: options.webListUrl } : {}),
     };
-    const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
+    const dm = buildApproverAnnouncement(
+      a,
+      approval,
+      messagesFor(approver.locale),
+      links,
+      waitedMs(a, approval, approver.timeZone),
+    );
     if (!sent) return post(attempt, approval, approverId, dm, a);
     return edit(attempt, a, sent, dm);
   }
@@ -343,10 +384,21 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       if (leader.presence.deactivated) return NOTHING_POSTED;
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
-      const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
-        ...(link ? { thread: link } : {}),
-        ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-      });
+      // The wait is the approver's: counted in their working hours.
+      const approverZone = approval.approverSlackId
+        ? (people.cached(approval.approverSlackId)?.timeZone ??
+          (await people.get(approval.approverSlackId).catch(() => undefined))?.timeZone)
+        : undefined;
+      const dm = buildLeaderDm(
+        a,
+        approval,
+        messagesFor(leader.locale),
+        {
+          ...(link ? { thread: link } : {}),
+          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+        },
+        waitedMs(a, approval, approverZone),
+      );
       return await post(attempt, approval, to.chatId, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
@@ -358,6 +410,64 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
    * A person's Slack name, for text that names them without notifying them (a mention would);
    * their login when Slack no longer knows them. Slack being down is retried as usual.
    */
+  /**
+   * How this reminder reaches the approver (reminder-digest.ts): alone, as the day's digest of
+   * everything waiting for them (built here), or inside the digest already posted today. The
+   * reminder's recording time is "now": it was recorded inside their working hours.
+   */
+  async function reminderOfTheDay(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): Promise<
+    { as: 'single' } | { as: 'covered'; by: Posted } | { as: 'digest'; message: SlackMessage }
+  > {
+    const digest = options.digest;
+    if (!digest) return { as: 'single' };
+    const zone = options.workingHours
+      ? zoneOrDefault(timeZone, options.workingHours)
+      : timeZone && isKnownTimeZone(timeZone)
+        ? timeZone
+        : 'UTC';
+    const [earlier, page] = await Promise.all([
+      digest.lastReminderPost(approval.approverLogin),
+      digest.waitingFor(approval.approverLogin, DIGEST_LISTED),
+    ]);
+    const how = reminderDelivery({
+      recordedAt: a.createdAt,
+      waiting: page.total,
+      earlier,
+      sameDay: (x, y) => sameLocalDay(x, y, zone),
+    });
+    if (how.as !== 'digest') return how;
+    const items: DigestItem[] = [];
+    for (const waiting of page.approvals) {
+      const link = waiting.messageTs
+        ? await permalink(attempt, waiting.channelId, waiting.messageTs)
+        : undefined;
+      items.push({
+        approval: waiting,
+        ...(link ? { link } : {}),
+        waitedMs:
+          waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+      });
+    }
+    const t = messagesFor(people.cached(approval.approverSlackId ?? '')?.locale ?? approval.locale);
+    return { as: 'digest', message: buildReminderDigest(items, page.total, t) };
+  }
+
+  /** How long the approval had waited when `a` was recorded, in working time when hours are set. */
+  function waitedMs(
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): number | undefined {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    return workingWait(approval.createdAt, a.createdAt, zoneOrDefault(timeZone, hours), hours);
+  }
+
   async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
     attempt.check();
     try {
@@ -431,11 +541,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         // Only worth saying in the thread; without one, the requester needs no note.
         if (!thread) return NOTHING_POSTED;
         const t = languageAt(approval.channelId, approval);
+        // Named, not mentioned: the reminder is the approver's DM; the thread only says it went.
+        const approver = approval.approverSlackId
+          ? await plainName(attempt, approval.approverSlackId, approval.approverLogin)
+          : approval.approverLogin;
         return post(
           attempt,
           approval,
           approval.channelId,
-          buildReminderNote(a, approval, t),
+          buildReminderNote(a, t, approver),
           a,
           thread,
         );
