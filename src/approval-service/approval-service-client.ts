@@ -19,7 +19,7 @@ import {
   startApprovalBody,
   statusBody,
 } from './approval-service-schemas.ts';
-import { keepAliveGet, type RawAnswer } from './keep-alive-get.ts';
+import { keepAliveGet, MAX_ANSWER_CHARS, type RawAnswer } from './keep-alive-get.ts';
 
 export interface ApprovalServiceClientOptions {
   baseUrl: string;
@@ -32,6 +32,11 @@ export interface ApprovalServiceClientOptions {
   /** Pauses before each retry of a GET that found the service unavailable. Default 250 ms, 1 s. */
   retryDelaysMs?: readonly number[];
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read: every call (axios's and the status GET)
+   * goes through the proxy they name. Default: the process's environment, which axios always read.
+   */
+  proxyEnv?: NodeJS.ProcessEnv;
 }
 
 const DECISIONS: Record<string, Decision> = {
@@ -59,9 +64,12 @@ export function createApprovalServiceClient(
   const timeoutMs = options.timeoutMs ?? 10_000;
   // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
   // own latency instead of adding a TCP (and TLS) handshake.
+  // The agents, not axios, take the proxy from the environment: the status GET skips axios, and
+  // without this it went straight to the service while the other calls went through the proxy.
+  const proxyEnv = options.proxyEnv ?? process.env;
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    http: new HttpAgent({ keepAlive: true, proxyEnv }),
+    https: new HttpsAgent({ keepAlive: true, proxyEnv }),
   };
   const http = axios.create({
     baseURL: baseUrl,
@@ -256,9 +264,11 @@ function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceErro
   const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
   const what = timedOut
     ? 'no answer before the timeout'
-    : notSent
-      ? `could not connect (${code})`
-      : `connection failed (${code})`;
+    : code === 'ERESPONSETOOLARGE'
+      ? `an answer longer than ${MAX_ANSWER_CHARS} characters; dropped`
+      : notSent
+        ? `could not connect (${code})`
+        : `connection failed (${code})`;
   // The axios error holds the request headers (app key, session token): keep only its code.
   return new ApprovalServiceError(what, {
     kind: 'unavailable',
