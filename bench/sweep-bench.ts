@@ -86,7 +86,7 @@ export async function sweep(
 }
 
 /** Node's flags as `npm start` gives them to the app (package.json's start script). */
-const APP_NODE_FLAGS: string[] =
+export const APP_NODE_FLAGS: string[] =
   (
     JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
   ).scripts.start.match(/--[\w-]+=\S+/g) ?? [];

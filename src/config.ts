@@ -4,6 +4,12 @@ import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_WEB_LIST_PATH } from './approval-service/web-links.ts';
 import { DEFAULT_CONFIRM_MS } from './approvals/step-confirmation.ts';
+import {
+  isKnownTimeZone,
+  parseWorkingDays,
+  parseWorkingHours,
+  type WorkingHours,
+} from './approvals/working-hours.ts';
 import { AppError } from './errors.ts';
 import { maskSecret, redactUrl } from './redact.ts';
 
@@ -86,6 +92,17 @@ export interface Config {
     retryForMs: number;
     /** Posts to one channel (or DM) at least this far apart; Slack allows about one per second. */
     channelIntervalMs: number;
+    /**
+     * The longest wait a 429's Retry-After is honoured for: a far-future value (from Slack or a
+     * proxy) must not silence a channel past the retry window, with nothing failed or alerted.
+     */
+    retryAfterMaxMs: number;
+    /**
+     * After a post whose outcome is unknown (timeout, 5xx, a crash), Slack may still commit it
+     * this long after the client gave up: until then the retry only searches for it, and posts
+     * again only once a search after this horizon finds nothing.
+     */
+    commitHorizonMs: number;
     /** Channels served at the same time. */
     concurrency: number;
   };
@@ -113,6 +130,12 @@ export interface Config {
    * 0 switches escalation off.
    */
   escalateAfterReminders: number;
+  /**
+   * When reminders and escalation may happen: inside the approver's working hours on working days,
+   * in their own time zone (WORKING_HOURS, WORKING_DAYS, WORKING_TIME_ZONE); undefined
+   * (`WORKING_HOURS=off`) on the clock, any hour of any day.
+   */
+  workingHours: WorkingHours | undefined;
   /** Days an ended approval and its announcements are kept; 0 keeps everything. */
   retentionDays: number;
   shutdown: {
@@ -235,11 +258,31 @@ const envSchema = z.object({
   ANNOUNCEMENT_LEASE_SECONDS: integer(1, 3600).default(120),
   ANNOUNCEMENT_RETRY_HOURS: integer(1, 24 * 30).default(24),
   SLACK_CHANNEL_INTERVAL_MS: integer(0, 60_000).default(1000),
+  SLACK_RETRY_AFTER_MAX_SECONDS: integer(1, 3600).default(300),
+  SLACK_COMMIT_HORIZON_MS: integer(0, 600_000).default(60_000),
   DELIVERY_CONCURRENCY: integer(1, 64).default(4),
   REMINDER_AFTER_HOURS: integer(1, 24 * 365).optional(),
   REMINDER_INTERVAL_HOURS: integer(1, 24 * 365).optional(),
   REMINDER_MAX: integer(0, 100).default(3),
   ESCALATE_AFTER_REMINDERS: integer(0, 100).optional(),
+  WORKING_HOURS: z
+    .string()
+    .refine(
+      (v) => v.trim().toLowerCase() === 'off' || parseWorkingHours(v) !== undefined,
+      'must be HH:MM-HH:MM (24-hour, the end after the start, e.g. 09:00-18:00), or off',
+    )
+    .default('09:00-18:00'),
+  WORKING_DAYS: z
+    .string()
+    .refine(
+      (v) => parseWorkingDays(v) !== undefined,
+      'must name days or ranges of days, e.g. mon-fri, sun-thu or mon,tue,thu',
+    )
+    .default('mon-fri'),
+  WORKING_TIME_ZONE: z
+    .string()
+    .refine(isKnownTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin or UTC')
+    .default('UTC'),
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
@@ -391,6 +434,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       leaseMs: e.ANNOUNCEMENT_LEASE_SECONDS * 1000,
       retryForMs: e.ANNOUNCEMENT_RETRY_HOURS * 3_600_000,
       channelIntervalMs: e.SLACK_CHANNEL_INTERVAL_MS,
+      retryAfterMaxMs: e.SLACK_RETRY_AFTER_MAX_SECONDS * 1000,
+      commitHorizonMs: e.SLACK_COMMIT_HORIZON_MS,
       concurrency: e.DELIVERY_CONCURRENCY,
     },
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
@@ -418,6 +463,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // reminders (when that many are sent at all).
     escalateAfterReminders:
       e.ESCALATE_AFTER_REMINDERS ?? (mode === 'sandbox' ? Math.min(2, e.REMINDER_MAX) : 0),
+    workingHours: workingHoursOf(e.WORKING_HOURS, e.WORKING_DAYS, e.WORKING_TIME_ZONE),
     databasePool: {
       // Every poll and delivery worker may hold a connection at once, with room for the requests
       // Slack sends meanwhile: a pool smaller than the work queues queries behind each other.
@@ -434,9 +480,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-/** The configuration as it may be logged: secrets replaced by `***`, database password hidden. */
+/**
+ * The configuration as it may be logged: secrets replaced by `***`, and the password of every URL
+ * hidden (the database's, and a proxy's basic auth in the service's or Slack's, which axios and
+ * Node's http send when the URL carries it).
+ */
 export function redactConfig(config: Config): Record<string, unknown> {
   const mask = maskSecret;
+  const url = (value: string | undefined) => (value === undefined ? value : redactUrl(value));
   return {
     ...config,
     slack: {
@@ -444,8 +495,14 @@ export function redactConfig(config: Config): Record<string, unknown> {
       botToken: mask(config.slack.botToken),
       signingSecret: mask(config.slack.signingSecret),
       appToken: mask(config.slack.appToken),
+      apiUrl: url(config.slack.apiUrl),
     },
-    approval: { ...config.approval, appKey: mask(config.approval.appKey) },
+    approval: {
+      ...config.approval,
+      appKey: mask(config.approval.appKey),
+      baseUrl: url(config.approval.baseUrl),
+      webUrl: url(config.approval.webUrl),
+    },
     databaseUrl: redactUrl(config.databaseUrl),
   };
 }
@@ -470,4 +527,13 @@ export function withDotEnv(
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
   return withEnvFile(env, existsSync('.env') ? readFileSync('.env', 'utf8') : undefined);
+}
+
+/** The working-hours settings, already checked by the schema; undefined when `off`. */
+function workingHoursOf(hours: string, days: string, timeZone: string): WorkingHours | undefined {
+  if (hours.trim().toLowerCase() === 'off') return undefined;
+  const range = parseWorkingHours(hours);
+  const weekdays = parseWorkingDays(days);
+  if (!range || !weekdays) return undefined;
+  return { ...range, days: weekdays, defaultTimeZone: timeZone };
 }

@@ -163,6 +163,39 @@ describe('loadConfig', () => {
     expect(loadConfig({ REMINDER_MAX: '1' }).escalateAfterReminders).toBe(1);
   });
 
+  it('keeps reminders to working hours, Monday to Friday 09:00-18:00 by default, or off', () => {
+    expect(loadConfig(slackHttp).workingHours).toEqual({
+      startMinute: 540,
+      endMinute: 1080,
+      days: [1, 2, 3, 4, 5],
+      defaultTimeZone: 'UTC',
+    });
+    expect(
+      loadConfig({
+        ...slackHttp,
+        WORKING_HOURS: '08:30-17:00',
+        WORKING_DAYS: 'sun-thu',
+        WORKING_TIME_ZONE: 'Asia/Jerusalem',
+      }).workingHours,
+    ).toEqual({
+      startMinute: 510,
+      endMinute: 1020,
+      days: [0, 1, 2, 3, 4],
+      defaultTimeZone: 'Asia/Jerusalem',
+    });
+    expect(loadConfig({ ...slackHttp, WORKING_HOURS: 'off' }).workingHours).toBeUndefined();
+    const problems = problemsOf({
+      ...slackHttp,
+      WORKING_HOURS: '18:00-09:00',
+      WORKING_DAYS: 'weekdays',
+      WORKING_TIME_ZONE: 'Mars/Olympus',
+    });
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^WORKING_HOURS: must be HH:MM-HH:MM/);
+    expect(problems[1]).toMatch(/^WORKING_DAYS: must name days/);
+    expect(problems[2]).toMatch(/^WORKING_TIME_ZONE: must be an IANA time zone/);
+  });
+
   it('refuses an escalation that needs more reminders than are sent, or is not a whole number', () => {
     expect(problemsOf({ ...slackHttp, ESCALATE_AFTER_REMINDERS: '4' })).toEqual([
       'ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (3), since it counts reminders that went unanswered (0 turns escalation off); was 4',

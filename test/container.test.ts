@@ -77,10 +77,15 @@ describe.skipIf(skipReason)(
         },
       ];
       expect(config.Config.User).toBe('1000:1000');
-      expect(config.Config.Cmd).toEqual(['node', 'dist/main.js']);
+      expect(config.Config.Cmd).toEqual(['node', '--max-semi-space-size=8', 'dist/main.js']);
       // Probes and metrics on the admin port, off the port Slack reaches; the check asks there.
       expect(config.Config.Env).toEqual(
-        expect.arrayContaining(['PORT=3000', 'ADMIN_PORT=9091', 'ADMIN_HOST=0.0.0.0']),
+        expect.arrayContaining([
+          'PORT=3000',
+          'ADMIN_PORT=9091',
+          'ADMIN_HOST=0.0.0.0',
+          'NODE_COMPILE_CACHE=/tmp/node-compile-cache',
+        ]),
       );
       expect(config.Healthcheck?.Test.join(' ')).toContain('/healthz');
       expect(config.Healthcheck?.Test.join(' ')).toContain('process.env.ADMIN_PORT');

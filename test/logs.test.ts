@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harnessPerTest } from './helpers/harness.ts';
+import { type Harness, harnessPerTest, waitFor } from './helpers/harness.ts';
 
 // One approval and one request can be followed through the logs: every line written while a
 // Slack request is handled carries its id, every line about an approval carries its number.
@@ -9,8 +9,9 @@ const harness = harnessPerTest();
 describe('traceable logs', () => {
   it('stamps each request’s lines with its id and each approval’s lines with its djbh', async () => {
     const h = await harness({ env: { LOG_LEVEL: 'debug' } });
-    // A first post that fails, so the background delivery has something to say about the approval.
-    h.workspace.failNext('chat.postMessage', 'internal_error');
+    // A first post that fails, so the background delivery has something to say about the approval
+    // (one Slack surely did not carry out: after an internal_error the retry would wait a minute).
+    h.workspace.failNext('chat.postMessage', 'service_unavailable');
     const { approval } = await h.startApproval();
     h.sim.decide(approval.djbh, 'agree');
     await h.app.poll();
@@ -38,5 +39,129 @@ describe('traceable logs', () => {
     expect(lines.slice(closing + 1).filter((l) => aboutIt.includes(l)).length).toBeGreaterThan(0);
     for (const line of lines.filter((l) => l.requestId === viewId))
       expect(lines.indexOf(line)).toBeLessThanOrEqual(closing);
+  });
+});
+
+describe('following one approval at the default level', () => {
+  const HOUR = 3_600_000;
+
+  /** The info lines about one approval (its request's own `slack request` line aside). */
+  function storyOf(h: Harness, djbh: string) {
+    let seen = 0;
+    return () => {
+      const all = h.logs
+        .entries()
+        .filter((l) => l.djbh === djbh && l.level === 30 && l.msg !== 'slack request')
+        .map((l) => (l.announcement ? `${l.msg}: ${l.announcement}` : String(l.msg)));
+      const fresh = all.slice(seen);
+      seen = all.length;
+      return fresh;
+    };
+  }
+  const sorted = (lines: string[]) => [...lines].sort();
+
+  it('logs each step of an approval at info, each line carrying its number, in order', async () => {
+    const h = await harness({
+      env: {
+        LOG_LEVEL: 'info',
+        REMINDER_AFTER_HOURS: '1',
+        REMINDER_INTERVAL_HOURS: '1',
+        REMINDER_MAX: '2',
+        ESCALATE_AFTER_REMINDERS: '2',
+      },
+    });
+    const { approval } = await h.startApproval('alex.kim@corp.example');
+    const n = approval.djbh;
+    const next = storyOf(h, n);
+    await h.app.deliver();
+    const started = next();
+    // Started first; the request and the approver's DM go out side by side (two lanes), then the
+    // DM is edited to link the thread.
+    expect(started[0]).toBe('approval started');
+    expect(sorted(started.slice(1))).toEqual([
+      `announcement delivered: ${n}:approver-dm`,
+      `announcement delivered: ${n}:approver-dm-update:thread`,
+      `announcement delivered: ${n}:request`,
+    ]);
+
+    const t0 = Date.now();
+    for (const [hours, occurrence] of [
+      [1.1, 1],
+      [2.2, 2],
+    ] as const) {
+      await h.app.poll(new Date(t0 + hours * HOUR));
+      // The check records it; the note in the thread waits for the DM.
+      expect(next()).toEqual([
+        'reminder due: the approver is reminded',
+        `announcement delivered: ${n}:reminder:${occurrence}`,
+        `announcement delivered: ${n}:reminder-note:${occurrence}`,
+      ]);
+    }
+    await h.app.poll(new Date(t0 + 3.3 * HOUR));
+    expect(next()).toEqual([
+      'escalated to the approver’s leader',
+      `announcement delivered: ${n}:escalation:2`,
+      `announcement delivered: ${n}:escalation-note:2`,
+    ]);
+
+    h.sim.decide(n, 'agree');
+    await h.app.poll(new Date(t0 + 4 * HOUR));
+    const decided = next();
+    expect(decided[0]).toBe('approval status changed');
+    expect(sorted(decided.slice(1))).toEqual([
+      `announcement delivered: ${n}:approver-dm-update:approved`,
+      `announcement delivered: ${n}:decision:approved`,
+      `announcement delivered: ${n}:parent-update:approved`,
+    ]);
+    const change = h.logs.entries().find((l) => l.msg === 'approval status changed');
+    expect(change).toMatchObject({ djbh: n, from: 'pending', decision: 'approved' });
+  });
+
+  it('logs a reminder dropped at info and an announcement given up at error, with the number', async () => {
+    const h = await harness({
+      env: { LOG_LEVEL: 'info', REMINDER_AFTER_HOURS: '1', REMINDER_MAX: '1' },
+    });
+    const { approval } = await h.startApproval('alex.kim@corp.example');
+    const n = approval.djbh;
+    await h.app.deliver();
+    const next = storyOf(h, n);
+    next();
+    const t0 = Date.now();
+    // The reminder is recorded but Slack fails its first post; the approver decides meanwhile.
+    h.workspace.failNext('chat.postMessage', 'internal_error');
+    await h.app.poll(new Date(t0 + 1.1 * HOUR));
+    expect(next()).toEqual(['reminder due: the approver is reminded']);
+    h.sim.decide(n, 'agree');
+    // Slack refuses the decision's post for good.
+    h.workspace.failNext('chat.postMessage', 'invalid_blocks');
+    await h.app.poll(new Date(t0 + 1.5 * HOUR));
+    const decided = next();
+    expect(decided[0]).toBe('approval status changed');
+    // The reminder and its note are dropped; the decision's post fails for good (below).
+    expect(sorted(decided.slice(1))).toEqual([
+      `announcement delivered: ${n}:approver-dm-update:approved`,
+      `announcement delivered: ${n}:parent-update:approved`,
+      `announcement skipped: decided before it went out: ${n}:reminder-note:1`,
+      `announcement skipped: decided before it went out: ${n}:reminder:1`,
+    ]);
+    const failed = h.logs
+      .entries()
+      .filter((l) => String(l.msg).startsWith('announcement failed for good'));
+    expect(failed).toMatchObject([{ level: 50, djbh: n, announcement: `${n}:decision:approved` }]);
+  });
+
+  it('names the approvals that changed in the poll pass line', async () => {
+    const h = await harness({ env: { LOG_LEVEL: 'info', STATUS_POLL_CRON: '* * * * * *' } });
+    const { approval } = await h.startApproval();
+    h.sim.decide(approval.djbh, 'agree');
+    const pass = await waitFor(
+      () =>
+        h.logs
+          .entries()
+          .find((l) => l.msg === 'poll pass' && Array.isArray(l.changedDjbhs) && l.changed === 1),
+      10_000,
+      'a poll pass that saw the decision',
+    );
+    expect(pass).toMatchObject({ level: 30, changed: 1, changedDjbhs: [approval.djbh] });
   });
 });

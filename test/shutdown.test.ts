@@ -6,8 +6,11 @@ import { SlackRequester } from '../src/sandbox/slack-requests.ts';
 import { startWebApiServer, type WebApiServer } from '../src/sandbox/web-api-server.ts';
 import { Workspace } from '../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../src/simulator/simulator.ts';
+import { createApprovalStores } from '../src/store/approval-stores.ts';
+import { openDatabase } from '../src/store/database.ts';
 import { AppProcess, freePort } from './helpers/app-process.ts';
 import { isRequestMessage, SIGNING_SECRET, waitFor } from './helpers/harness.ts';
+import { sampleApproval, seedApproval } from './helpers/outbox-seed.ts';
 
 // SIGTERM while a person's submission is under way: the app finishes it (the approval started
 // in the service is recorded, then posted) before it exits, or never starts it.
@@ -95,6 +98,48 @@ describe('SIGTERM', () => {
       );
     } finally {
       await second.app.stop();
+    }
+  }, 60_000);
+
+  it('stops a poll pass of 200 due approvals: claims nothing more, finishes the checks under way, gives the rest back and closes the database last', async () => {
+    // 200 approvals due for a check, as an earlier run left them.
+    const seeding = await openDatabase(join(dir, 'approvals.db'));
+    const store = createApprovalStores(seeding.db, seeding.dialect);
+    const now = new Date();
+    for (let i = 0; i < 200; i++) {
+      const djbh = `S${String(i).padStart(10, '0')}x`;
+      await seedApproval(store, sampleApproval(djbh, { createdAt: now }), {
+        posted: { channel: 'C1', ts: `1.${i}` },
+      });
+    }
+    await seeding.close();
+    // Each check takes 300 ms: with 4 at a time, the pass would run for its whole 20 s budget.
+    sim.setFaults('approval-status', { latencyMs: 300 });
+    const first = await appProcess({ SHUTDOWN_GRACE_MS: '5000', APPROVAL_TIMEOUT_MS: '2000' });
+    await waitFor(() => sim.requestCounts()['approval-status'] >= 12, 10_000, 'a pass under way');
+    const checksAtStop = sim.requestCounts()['approval-status'];
+    const stopping = Date.now();
+    const exit = await first.app.stop();
+    const stoppedInMs = Date.now() - stopping;
+    expect(exit).toEqual({ code: 0, signal: null });
+    // No check began after the stop: only those already under way (at most POLL_CONCURRENCY) ended.
+    expect(sim.requestCounts()['approval-status'] - checksAtStop).toBeLessThanOrEqual(4);
+    // They finished well within the grace, and everything was written before the database closed.
+    expect(stoppedInMs).toBeLessThan(3000);
+    const output = first.app.output.join('');
+    expect(output).toMatch(/"backgroundDone":true[^\n]*"msg":"stopped"/);
+    expect(output).not.toContain('poll pass failed');
+    // What the pass had claimed but not checked is free again for the next replica at once.
+    const after = await openDatabase(join(dir, 'approvals.db'));
+    try {
+      const held = await after.db
+        .selectFrom('tracked_approvals')
+        .select('djbh')
+        .where('lease_until', '>', Date.now())
+        .execute();
+      expect(held).toEqual([]);
+    } finally {
+      await after.close();
     }
   }, 60_000);
 

@@ -1,3 +1,4 @@
+import { type Person, sameLogin } from './person.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -10,13 +11,19 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * The part a person plays toward an approval (or a channel's templates); `workspace-admin` is an
  * admin or owner of the whole workspace, whatever they play toward the approval.
  */
-export type Role = 'requester' | 'approver' | 'conversation-member' | 'workspace-admin';
+export type Role =
+  | 'requester'
+  | 'approver'
+  | 'escalated-to'
+  | 'conversation-member'
+  | 'workspace-admin';
 
 /** What may be done, each allowed to the roles WHO_MAY lists for it. */
 export type Action =
   | 'see'
   | 'confirm-start'
   | 'request-again'
+  | 'post-request-in'
   | 'manage-templates'
   | 'use-templates';
 
@@ -35,12 +42,17 @@ export const TEMPLATE_MANAGER_ROLES: Readonly<Record<TemplateManagers, readonly 
 /** What a person may want to do with an approval, and which parts allow it. */
 export const WHO_MAY: AccessRules = {
   // The requester and the approver, and whoever can read the message it was posted in: the
-  // channel's members, or, for a request only ever posted in a DM, nobody else.
-  see: ['requester', 'approver', 'conversation-member'],
+  // channel's members, or, for a request only ever posted in a DM, nobody else. And the leader it
+  // was escalated to: the escalation DM asks them to act on it, so they must be able to open it
+  // (status, list, Home) wherever it was posted; a private channel's request included.
+  see: ['requester', 'approver', 'escalated-to', 'conversation-member'],
   // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
   'confirm-start': ['requester'],
   // "Request again" starts a new approval in the old one's requester's name: theirs alone.
   'request-again': ['requester'],
+  // Posting a request in a conversation makes its members its readers (see): only someone who is
+  // a member now may, so "Request again" by someone who left a private channel goes to their DM.
+  'post-request-in': ['conversation-member'],
   // A channel's request templates (request-templates.ts): whoever is in that channel, as its
   // parties say (see channelParties); templates belong to the channel, not to a person. A
   // workspace may keep this to its admins and owners instead (TEMPLATE_MANAGERS, see whoMay).
@@ -75,6 +87,8 @@ export interface ApprovalParties {
    * given to someone else): they are its approver too.
    */
   currentApproverLogin?: string | null;
+  /** The leader the approval was escalated to (escalation.ts), when it was. */
+  escalatedTo?: Person | null;
   /** The conversation its request message was posted in; null until it is posted. */
   postedIn: string | null;
 }
@@ -114,9 +128,12 @@ export function partiesOf(approval: TrackedApproval, currentApprover?: string): 
     requesterLogin: approval.requesterLogin,
     approverChatId: approval.approverSlackId,
     approverLogin: approval.approverLogin,
-    ...(currentApprover && currentApprover !== approval.approverLogin
+    ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
+    escalatedTo: approval.escalatedTo
+      ? { chatId: approval.escalatedTo.chatId, login: approval.escalatedTo.login }
+      : null,
     postedIn: approval.messageTs ? approval.channelId : null,
   };
 }
@@ -222,6 +239,10 @@ async function plays(
         (await is(asker, parties.approverChatId, parties.approverLogin)) ||
         (await is(asker, null, parties.currentApproverLogin ?? null))
       );
+    case 'escalated-to': {
+      const to = parties.escalatedTo;
+      return Boolean(to) && is(asker, to?.chatId ?? null, to?.login ?? null);
+    }
     case 'conversation-member':
       return parties.postedIn !== null && membership.isMember(parties.postedIn, asker.chatId);
     case 'workspace-admin':
@@ -231,11 +252,11 @@ async function plays(
 
 /**
  * The same person by chat id, or by service login (the approver of an approval may not have been
- * on Slack when it started). Logins compare exactly, as they were recorded.
+ * on Slack when it started). Logins compare as everywhere else (person.ts: case-insensitively).
  */
 async function is(asker: Asker, chatId: string | null, login: string | null): Promise<boolean> {
   if (chatId !== null && chatId === asker.chatId) return true;
   if (!login) return false;
   const own = await asker.login();
-  return own !== null && own === login;
+  return sameLogin(own, login);
 }

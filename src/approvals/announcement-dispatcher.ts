@@ -1,6 +1,6 @@
 import { startLogContext } from '../log-context.ts';
 import { ruleOf } from './announcement-rules.ts';
-import { AnnounceError, type Announcer, type AttemptClock } from './announcer.ts';
+import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
 import { createLanePacer } from './lane-pacer.ts';
 import type { Deliverable, Outbox } from './outbox.ts';
@@ -18,6 +18,19 @@ export interface DispatcherOptions {
   retryForMs: number;
   /** Posts in one lane (one channel, one DM) are at least this far apart: Slack allows ~1/s. */
   laneIntervalMs: number;
+  /**
+   * A 429's Retry-After is honoured up to this long (for the announcement and its lane): a
+   * far-future value, from Slack or a proxy, must not hold a channel past the retry window with
+   * nothing failed or alerted. Unset: no cap.
+   */
+  retryAfterMaxMs?: number;
+  /**
+   * After a post whose outcome is unknown, Slack may still commit it this long after the client
+   * gave up (or after a dead attempt's lease ended). Until then a retry only searches for it and
+   * looks again later; it posts again only when a search begun after the horizon finds nothing.
+   * Per announcement: its lane serves other approvals meanwhile. Unset: 0 (no wait).
+   */
+  commitHorizonMs?: number;
   /**
    * A lane may be claimed this long before its pace allows the next post; the attempt then waits
    * out the rest and posts on time. Claiming takes database round trips (tens of ms on a busy
@@ -114,6 +127,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const pacer = createLanePacer(options.laneIntervalMs, monotonic);
   const pauseCheckMs = options.pauseCheckMs ?? 30_000;
   const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
+  const horizonMs = Math.max(0, Math.round(options.commitHorizonMs ?? 0));
   let lastPauseCheck = Number.NEGATIVE_INFINITY;
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
@@ -171,7 +185,14 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     const { announcement: a, approval, lane } = d;
     const rule = ruleOf(a.kind);
     const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(a, now, options.leaseMs, lane, lookaheadMs);
+    const claim = await deps.store.claimAnnouncement(
+      a,
+      now,
+      options.leaseMs,
+      lane,
+      lookaheadMs,
+      horizonMs,
+    );
     if (!claim) return 'lost';
     // Claimed ahead of the lane's pace: the first call waits for it. Stopped meanwhile, the
     // attempt gives the announcement back untouched (the lane keeps its pace) for the next one.
@@ -203,28 +224,57 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     // and found nothing: a search that failed or ran out of time proves nothing. Edits and
     // completions are simply done again.
     let mayBePosted = a.uncertain && !rule.repeatable;
+    // Whether this attempt has sent its own post (which Slack may then commit late).
+    let posting = false;
     try {
       if (rule.onlyWhilePending && !(await worthReminding(approval))) {
         await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
+        deps.logger.info(
+          { announcement: a.id, kind: a.kind, djbh: a.djbh },
+          'announcement skipped: decided before it went out',
+        );
         return done('skipped');
       }
       if (mayBePosted) {
         const earlier = await deps.announcer.findDelivered(a, approval, clock);
         if (earlier) {
           warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
-          deps.logger.info({ announcement: a.id }, 'announcement was already posted; recorded it');
+          deps.logger.info(
+            { announcement: a.id, kind: a.kind, djbh: a.djbh },
+            'announcement was already posted; recorded it',
+          );
           return done('recovered');
+        }
+        const horizonLeftMs = claim.commitHorizonLeftMs ?? 0;
+        if (horizonLeftMs > 0) {
+          // Slack may still commit the earlier post: not found yet proves nothing. Look again
+          // later (with backoff, and once more just after the horizon); the lane is free meanwhile.
+          const delay = Math.min(retryDelayMs(a.attempts + 1, random), horizonLeftMs);
+          await deps.store.markAnnouncementRetry(claim, {
+            error: a.lastError ?? 'the earlier post may still appear',
+            uncertain: true,
+            nextAttemptAt: new Date(now.getTime() + delay),
+          });
+          deps.logger.debug(
+            { announcement: a.id, horizonLeftMs, retryInMs: delay },
+            'earlier post not found yet; Slack may still commit it, so looking again before posting',
+          );
+          return done('retry');
         }
         mayBePosted = false;
       }
       clock.check();
+      posting = true;
       const posted = await deps.announcer.deliver(a, approval, clock);
       // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
       // apart), and recording the post falls inside the interval rather than adding to it.
       const answered = monotonic();
       const laneWait = () =>
         posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
-      warnIfOvertaken(await deps.store.markAnnouncementSent(claim, posted, now, laneWait()), a.id);
+      const current = await deps.store.markAnnouncementSent(claim, posted, now, laneWait());
+      warnIfOvertaken(current, a.id);
+      // At info, so that the default level answers "was it posted?" for each approval.
+      if (current) logDelivered(a, posted, a.attempts + 1);
       // Held here until the lane is free in the database too, so this replica comes back for the
       // lane's next post as soon as the fleet allows it, not an idle period later.
       if (posted.ts) pacer.pause(lane, laneWait() - lookaheadMs + PACE_MARGIN_MS);
@@ -235,8 +285,12 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     } catch (thrown) {
       const error = asAnnounceError(thrown);
       const uncertain = mayBePosted || error.uncertain;
+      const retryAfterMs =
+        error.retryAfterMs === undefined
+          ? undefined
+          : Math.min(error.retryAfterMs, options.retryAfterMaxMs ?? Number.POSITIVE_INFINITY);
       // The lane waits for Slack's Retry-After, or its usual pace when the call may have posted.
-      const laneWaitMs = error.retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
+      const laneWaitMs = retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
       if (laneWaitMs > 0) pacer.pause(lane, laneWaitMs - lookaheadMs);
       const reason = error.message;
       if (error.credentials) {
@@ -249,7 +303,9 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         await pauseEverything(reason, now);
         return done('paused');
       }
-      const expired = now.getTime() - (a.redrivenAt ?? a.createdAt).getTime() >= options.retryForMs;
+      // The window stands still while delivery is paused fleet-wide (see resumeDelivery).
+      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + a.pausedMs + options.retryForMs;
+      const expired = now.getTime() >= windowEnds;
       if (!error.retryable || expired) {
         const why = error.retryable
           ? `still failing after ${hours(options.retryForMs)}: ${reason}`
@@ -261,15 +317,25 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         );
         return done('failed');
       }
-      const delay = Math.max(error.retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random));
+      // Never past the retry window: the last attempt comes at its end, and fails if it fails too.
+      const delay = Math.min(
+        Math.max(retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random)),
+        Math.max(0, windowEnds - now.getTime()),
+      );
       await deps.store.markAnnouncementRetry(
         claim,
-        { error: reason, uncertain, nextAttemptAt: new Date(now.getTime() + delay) },
+        {
+          error: reason,
+          uncertain,
+          nextAttemptAt: new Date(now.getTime() + delay),
+          // Our own post may have been taken: Slack may commit it up to the horizon from now.
+          ...(posting && error.uncertain ? { commitHorizonMs: horizonMs } : {}),
+        },
         laneWaitMs,
       );
       // A 429 is routine under load and honoured; other retries are worth a line at warn.
       deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
-        { announcement: a.id, error: reason, retryInMs: delay },
+        { announcement: a.id, kind: a.kind, djbh: a.djbh, error: reason, retryInMs: delay },
         'announcement not delivered yet; will retry',
       );
       return done('retry');
@@ -297,13 +363,28 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     if (!pause) return false;
     const verdict = await deps.announcer.checkCredentials().catch(() => 'unknown' as const);
     if (verdict !== 'ok') return true;
-    if (await deps.store.resumeDelivery())
+    if (await deps.store.resumeDelivery(deps.now()))
       deps.logger.info(
         { pausedSince: pause.since.toISOString() },
         'Slack accepts the app’s token again: delivery resumed',
       );
     wake();
     return false;
+  }
+
+  /** One line per delivered announcement: what it was, where it went (or that nothing was posted). */
+  function logDelivered(a: Deliverable['announcement'], posted: Posted, attempt: number): void {
+    deps.logger.info(
+      {
+        announcement: a.id,
+        kind: a.kind,
+        djbh: a.djbh,
+        attempt,
+        ...(posted.ts ? { channel: posted.channel, ts: posted.ts } : { postedNothing: true }),
+        ...(posted.approverUnreachable ? { approverUnreachable: true } : {}),
+      },
+      'announcement delivered',
+    );
   }
 
   function warnIfOvertaken(current: boolean, id: string): void {

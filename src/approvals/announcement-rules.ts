@@ -51,11 +51,19 @@ export interface AnnouncementRule {
    * approver proved unreachable (reminders).
    */
   onlyWhilePending: boolean;
+  /**
+   * What its message shows of the approval (audience.ts): `title-and-note` is only sent where
+   * everyone who reads it may see the approval; `nothing` may go anywhere its lane goes.
+   */
+  carries: 'title-and-note' | 'nothing';
 }
 
 const post = { repeatable: false, onlyWhilePending: false } as const;
+// Thread replies name people and decisions, never the title or the note; when the thread cannot
+// be used they go to the requester's DM prefixed with the title, which the requester may see.
 const inThread = {
   ...post,
+  carries: 'nothing',
   lane: 'thread',
   waitsFor: ['request'],
   fallback: 'requester-dm',
@@ -86,9 +94,21 @@ export type AnnouncementKind =
 
 /** The rules, per kind. Lanes are ordered: within one approval, a lane delivers in recorded order. */
 export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementRule>> = {
-  request: { ...post, lane: 'channel', waitsFor: [], fallback: 'requester-dm' },
+  request: {
+    ...post,
+    lane: 'channel',
+    waitsFor: [],
+    fallback: 'requester-dm',
+    carries: 'title-and-note',
+  },
   // Never waits for the thread: the approver hears at once; the link to the thread comes later.
-  'approver-dm': { ...post, lane: 'approver-dm', waitsFor: [], fallback: 'tell-requester' },
+  'approver-dm': {
+    ...post,
+    lane: 'approver-dm',
+    waitsFor: [],
+    fallback: 'tell-requester',
+    carries: 'title-and-note',
+  },
   decision: inThread,
   'gave-up': inThread,
   /** The service closed the approval without a decision (`isend` 1, still 待办). */
@@ -102,6 +122,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     waitsFor: [],
     fallback: 'tell-requester',
     onlyWhilePending: true,
+    carries: 'title-and-note',
   },
   // Says the reminder went, so it waits for it (and is dropped if the approver proved unreachable).
   'reminder-note': {
@@ -119,6 +140,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     waitsFor: [],
     fallback: 'nothing',
     onlyWhilePending: true,
+    carries: 'title-and-note',
   },
   // Says the leader was told, so it waits for that DM, and says nothing unless it went out. Not
   // dropped by a decision that came after the DM: what the leader read, the requester may know.
@@ -130,6 +152,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'nothing',
     repeatable: true,
     onlyWhilePending: false,
+    carries: 'title-and-note',
   },
   /** The approver's DM, edited to show the decision (or the thread's link). */
   'approver-dm-update': {
@@ -138,6 +161,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'nothing',
     repeatable: true,
     onlyWhilePending: false,
+    carries: 'title-and-note',
   },
   /** The Workflow Builder step that started the approval, completed with its outcome. */
   'step-complete': {
@@ -146,6 +170,8 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'nothing',
     repeatable: true,
     onlyWhilePending: false,
+    // Its outputs (number, decision, who decided) go to the workflow that asked for it.
+    carries: 'nothing',
   },
 };
 

@@ -116,7 +116,10 @@ export interface ApprovalRepository {
     },
     claim?: string | null,
   ): Promise<boolean>;
-  /** Open approvals waiting for this approver, newest first, and how many there are in all. */
+  /**
+   * Open approvals waiting for this approver, or escalated to this person (their leader, asked to
+   * act on it), newest first, and how many there are in all.
+   */
   waitingFor(login: string, limit: number): Promise<Page>;
   /** Approvals this person requested, newest first, and how many there are in all. */
   requestedBy(login: string, limit: number): Promise<Page>;

@@ -6,6 +6,7 @@ import {
   type TextLimits,
 } from './acceptable-text.ts';
 import type { StartApprovalInput } from './approval-types.ts';
+import { sameLogin } from './person.ts';
 
 /** What the person filled in. */
 export interface ApprovalDraft {
@@ -42,8 +43,7 @@ export function prepareApproval(
   checkText('note', note.text, limits.note, problems);
   const approver = draft.approverLogin?.trim() ?? '';
   if (!approver) problems.approver = { code: 'required' };
-  else if (approver.toLowerCase() === requesterLogin.toLowerCase())
-    problems.approver = { code: 'self-approval' };
+  else if (sameLogin(approver, requesterLogin)) problems.approver = { code: 'self-approval' };
   if (Object.keys(problems).length > 0) return { ok: false, problems };
   return {
     ok: true,

@@ -1,5 +1,6 @@
 import type { ApprovalService } from './approval-types.ts';
 import type { Away } from './away-rule.ts';
+import { loginKey } from './person.ts';
 import { departmentChain, leadersOf } from './suggest-approver.ts';
 
 /** What the app can say about who should approve, and why. */
@@ -102,15 +103,15 @@ export async function availableAbove(
   login: string,
   besides: readonly string[],
 ): Promise<{ login: string; chatId: string } | undefined> {
-  const seen = new Set([login, ...besides].map((l) => l.toLowerCase()));
+  const seen = new Set([login, ...besides].map(loginKey));
   let current = login;
   for (let level = 0; level < MAX_LEVELS; level++) {
     const above = leadersOf(await deps.service.getDepartment(current), current).filter(
-      (l) => !seen.has(l.toLowerCase()),
+      (l) => !seen.has(loginKey(l)),
     );
     if (above.length === 0) return undefined;
     for (const leader of above) {
-      seen.add(leader.toLowerCase());
+      seen.add(loginKey(leader));
       const chatId = await deps.findChatUser(leader);
       if (chatId && !(await awayOrNull(deps, chatId))) return { login: leader, chatId };
     }

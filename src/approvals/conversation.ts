@@ -1,4 +1,5 @@
 import type { AnnouncementRule, LaneType } from './announcement-rules.ts';
+import { loginKey, type Person } from './person.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { TrackedApproval } from './tracked-approval.ts';
 export type Conversation =
   | { kind: 'channel'; id: string }
   | { kind: 'thread'; channelId: string; ts: string }
-  | { kind: 'dm'; person: DmPerson };
+  | { kind: 'dm'; person: Person };
 
 /** What of an approval decides where its announcements go. */
 export type LaneSubject = Pick<
@@ -23,12 +24,6 @@ export type LaneSubject = Pick<
   | 'approverSlackId'
   | 'escalatedTo'
 >;
-
-/** Who a DM is with: their chat id when known, their service login otherwise (the Person shape). */
-export interface DmPerson {
-  chatId: string | null;
-  login: string | null;
-}
 
 /**
  * Whether a conversation id names a one-to-one DM (the chat's convention: `D…`). An approval's
@@ -45,7 +40,7 @@ function requestConversation(approval: LaneSubject): Conversation {
     : { kind: 'channel', id: approval.channelId };
 }
 
-const requesterOf = (a: LaneSubject): DmPerson => ({
+const requesterOf = (a: LaneSubject): Person => ({
   chatId: a.requesterSlackId,
   login: a.requesterLogin,
 });
@@ -92,7 +87,7 @@ export function conversationLane(conversation: Conversation): string {
       return `post:${conversation.channelId}`;
     case 'dm': {
       const { chatId, login } = conversation.person;
-      return chatId ? `dm:${chatId}` : `dm:login:${(login ?? '').toLowerCase()}`;
+      return chatId ? `dm:${chatId}` : `dm:login:${loginKey(login ?? '')}`;
     }
   }
 }

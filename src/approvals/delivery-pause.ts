@@ -8,8 +8,12 @@ export interface DeliveryPause {
    * on any replica until resumeDelivery. True when this call paused it (it was running).
    */
   pauseDelivery(reason: string, now: Date): Promise<boolean>;
-  /** Lets delivery run again; true when it was paused. */
-  resumeDelivery(): Promise<boolean>;
+  /**
+   * Lets delivery run again; true when it was paused. The retry window of every pending
+   * announcement is moved on by how long the pause lasted (on the database's clock), or by its
+   * own age at `now` if it is younger: time paused is not time failed.
+   */
+  resumeDelivery(now: Date): Promise<boolean>;
   /** Why and since when delivery is paused; undefined while it runs. */
   deliveryPause(): Promise<{ reason: string; since: Date } | undefined>;
 }

@@ -1,5 +1,6 @@
 import type { ApprovalService } from './approval-types.ts';
 import type { Away } from './away-rule.ts';
+import { loginKey, sameLogin } from './person.ts';
 import { leadersOf } from './suggest-approver.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
@@ -64,11 +65,6 @@ export function escalationDue(
   return now.getTime() - approval.lastRemindedAt.getTime() >= options.answerWithinMs;
 }
 
-/** Logins are e-mail addresses: the service may spell one in another case than it was typed. */
-function sameLogin(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
-
 export interface EscalationDeps {
   service: Pick<ApprovalService, 'getDepartment'>;
   /** The chat account of a service login, or null when that person is not in the chat. */
@@ -98,7 +94,7 @@ export async function escalationTarget(
   >,
   signal?: AbortSignal,
 ): Promise<EscalationTarget | undefined> {
-  const key = (login: string) => login.toLowerCase();
+  const key = loginKey;
   const requester = key(approval.requesterLogin);
   // A login that differs from theirs may still be them on the chat (a linked account).
   const parties = new Set([approval.requesterSlackId, approval.approverSlackId]);

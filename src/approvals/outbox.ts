@@ -19,6 +19,12 @@ export interface AnnouncementClaim {
    * clock): a lane may be claimed a moment before its pace allows a post (`laneLookaheadMs`).
    */
   laneWaitMs?: number;
+  /**
+   * How long (database clock) Slack may still commit a post of an earlier attempt whose outcome
+   * is unknown; 0 once that horizon has passed. Before it, a search that finds nothing proves
+   * nothing: the attempt must not post.
+   */
+  commitHorizonLeftMs?: number;
 }
 
 /**
@@ -60,6 +66,9 @@ export interface Outbox {
    * (the claim's `laneWaitMs` says how long to wait before posting); recording the outcome
    * releases it (see `laneWaitMs` there). Claiming ahead of the pace takes the claim's own
    * database round trips out of the gap between two posts of a busy channel.
+   * `commitHorizonMs`: when the previous attempt never recorded its outcome (it died, or lost its
+   * lease in a hang), its post may be committed up to this long after its lease ended; the claim
+   * says how much of that is left (`commitHorizonLeftMs`).
    */
   claimAnnouncement(
     announcement: Pick<Announcement, 'id' | 'attempts'>,
@@ -67,6 +76,7 @@ export interface Outbox {
     leaseMs: number,
     lane?: string,
     laneLookaheadMs?: number,
+    commitHorizonMs?: number,
   ): Promise<AnnouncementClaim | undefined>;
   /**
    * Delivered; for the request message this also records where the thread is, and queues the
@@ -82,10 +92,14 @@ export interface Outbox {
     /** How long the claim's lane waits before its next post (Slack's pace), fleet-wide. */
     laneWaitMs?: number,
   ): Promise<boolean>;
-  /** Not delivered this time; tried again from `nextAttemptAt`. Fenced like markAnnouncementSent. */
+  /**
+   * Not delivered this time; tried again from `nextAttemptAt`. Fenced like markAnnouncementSent.
+   * `commitHorizonMs`: this attempt's own post may have been taken, and Slack may commit it up to
+   * this long from now (database clock); no attempt posts again before that.
+   */
   markAnnouncementRetry(
     claim: AnnouncementClaim,
-    retry: { error: string; uncertain: boolean; nextAttemptAt: Date },
+    retry: { error: string; uncertain: boolean; nextAttemptAt: Date; commitHorizonMs?: number },
     /** How long the claim's lane waits (Retry-After), fleet-wide. */
     laneWaitMs?: number,
   ): Promise<boolean>;

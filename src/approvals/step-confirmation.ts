@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { adaptText } from './acceptable-text.ts';
 import type { ApprovalParties } from './access-policy.ts';
 
 /**
@@ -53,8 +55,14 @@ export interface StepConfirmation {
   startedByChatId: string | null;
   /** The step's inputs, as they will be used on Start. */
   approverChatId: string | null;
+  /** The title and note as they will start (startText): what the requester is shown, whole. */
   title: string;
   note: string;
+  /**
+   * The digest (shownDigest) of the title and note the requester was shown; Start starts only
+   * text with this digest. Null for a question asked by a release that did not record it.
+   */
+  shownDigest: string | null;
   channelId: string | null;
   locale: string;
   state: ConfirmationState;
@@ -66,6 +74,22 @@ export interface StepConfirmation {
   askedIn: { channel: string; ts: string } | null;
   /** The step was told how it ended (an error); false while that is still owed. */
   stepClosed: boolean;
+}
+
+/**
+ * A step's title or note as the service will be given it (the same adaptation as any draft, see
+ * prepareApproval): what the requester is shown, so that what they confirm is what starts.
+ */
+export function startText(text: string): string {
+  return adaptText(text.trim()).text;
+}
+
+/**
+ * A digest of exactly the title and note a requester was shown: recorded with the question and
+ * checked at Start, so that what starts is byte for byte what was shown, or nothing starts.
+ */
+export function shownDigest(title: string, note: string): string {
+  return createHash('sha256').update(title).update('\u0000').update(note).digest('hex');
 }
 
 /** The parties the access policy sees in a confirmation: its requester alone may answer it. */

@@ -1,4 +1,5 @@
 import type { Department } from './approval-types.ts';
+import { loginKey } from './person.ts';
 
 /**
  * The nearest leader who is not the requester: sub-department, then department, then product
@@ -18,10 +19,10 @@ export function suggestApprover(
  */
 export function leadersOf(department: Department, requesterLogin: string): string[] {
   const { subDepartment, department: dept, productLine } = department.leaders;
-  const self = requesterLogin.toLowerCase();
+  const self = loginKey(requesterLogin);
   const seen = new Set<string>();
   return [subDepartment, dept, productLine].filter((login) => {
-    const key = login.toLowerCase();
+    const key = loginKey(login);
     if (login === '' || key === self || seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -119,6 +119,11 @@ export interface Announcement {
   firstAttemptedAt: Date | null;
   /** When an operator last re-drove it (its retry window starts again); null if never. */
   redrivenAt: Date | null;
+  /**
+   * How long its retry window stood still while delivery was paused fleet-wide (Slack refused
+   * the token): time paused is not time failed. Reset by a re-drive.
+   */
+  pausedMs: number;
   sentChannel: string | null;
   sentTs: string | null;
   lastError: string | null;

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { HomePublisher } from '../slack/delivery/home-publisher.ts';
 import { createSlackAnnouncer } from '../slack/delivery/slack-announcer.ts';
+import { createConversationMembership } from '../slack/people/conversation-members.ts';
 import { createIdentities } from '../slack/people/identities.ts';
 import { createSlackPeople } from '../slack/people/slack-people.ts';
 import { slackClientOptions } from '../slack/receivers/slack-app.ts';
@@ -30,7 +31,7 @@ export function createDelivery(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'reminderPosts'>;
     service: ApprovalService;
     metrics: Metrics;
     home: HomePublisher;
@@ -53,6 +54,7 @@ export function createDelivery(
     client: background,
     people,
     identities: createIdentities({ people, links, linking: config.accountLinking }),
+    membership: createConversationMembership(background, () => deps.now().getTime()),
     home: deps.home,
     ...(config.approval.webUrl ? { webUrl: config.approval.webUrl } : {}),
     ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
@@ -61,6 +63,11 @@ export function createDelivery(
     sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
     sentPost: (id) => store.sentPost(id),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
+    ...(config.workingHours ? { workingHours: config.workingHours } : {}),
+    digest: {
+      waitingFor: (login, limit) => store.waitingFor(login, limit),
+      lastReminderPost: (login) => deps.stores.reminderPosts.lastReminderPost(login),
+    },
     logger,
   });
   const dispatcher = createAnnouncementDispatcher(
@@ -78,6 +85,9 @@ export function createDelivery(
       callTimeoutMs: config.slack.timeoutMs,
       retryForMs: config.delivery.retryForMs,
       laneIntervalMs: config.delivery.channelIntervalMs,
+      retryAfterMaxMs: config.delivery.retryAfterMaxMs,
+      // Waiting for a late commit helps only a search for it; without one, it is delay for nothing.
+      commitHorizonMs: deps.searchesForEarlierPosts ? config.delivery.commitHorizonMs : 0,
       concurrency: config.delivery.concurrency,
       idleMs: DELIVERY_IDLE_MS,
       laneLookaheadMs: Math.min(LANE_LOOKAHEAD_MS, config.delivery.channelIntervalMs / 2),

@@ -76,6 +76,8 @@ function pollDepsOf(deps: ScheduleDeps) {
     service,
     logger: deps.logger,
     announce: deps.dispatcher.wake,
+    approverTimeZone: async (approval: TrackedApproval) =>
+      approval.approverSlackId ? (await people.get(approval.approverSlackId)).timeZone : undefined,
     escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
       escalationTarget(
         {
@@ -98,6 +100,7 @@ function pollOptionsOf(config: Config) {
     // A check may take three timeouts (two retries) and a little backoff.
     leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
     ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
+    ...(config.workingHours ? { workingHours: config.workingHours } : {}),
     ...(config.escalateAfterReminders > 0 && config.reminders.max > 0
       ? {
           escalation: {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { createAccountLinkStore } from '../store/account-link-store.ts';
 import { createApprovalStores } from '../store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../store/database.ts';
+import { createReminderPosts } from '../store/reminder-post-store.ts';
 import { createRetentionStore } from '../store/retention-store.ts';
 import { createStepConfirmationStore } from '../store/step-confirmation-store.ts';
 import { createSubmissionGuard } from '../store/submission-guard-store.ts';
@@ -42,6 +43,7 @@ export function createStores(database: DatabaseHandle) {
     confirmations: createStepConfirmationStore(db),
     submissions: createSubmissionGuard(db),
     retention: createRetentionStore(db, dialect),
+    reminderPosts: createReminderPosts(db),
   };
 }
 

@@ -6,6 +6,8 @@ import {
   SERVICE_LOGIN,
   serviceNameOf,
 } from '../approvals/account-links.ts';
+// Logins compare one way everywhere (case-insensitively, as the service's lookups).
+import { sameLogin } from '../approvals/person.ts';
 
 export const ACCOUNTS_USAGE = `Usage:
   npm run accounts -- list                          every Slack person linked to a service login
@@ -159,13 +161,6 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
 }
 
 type Row = Omit<LinkedAccount, 'linkedAt'>;
-
-/**
- * Whether two logins are the same person's, as the store and the access policy compare them
- * (exactly, as recorded). A local stand-in: it belongs with the Person value
- * (src/approvals/person.ts) once that lands, so every surface compares logins one way.
- */
-const sameLogin = (a: string, b: string): boolean => a === b;
 
 /** A row made usable (the name defaulted as the service names people), or what is wrong with it. */
 function checkRow(raw: {

@@ -1,17 +1,23 @@
 import type { Outbox } from '../approvals/outbox.ts';
+import type { ApprovalStory } from '../store/approval-story.ts';
 
 export const ANNOUNCEMENTS_USAGE = `Usage:
   npm run announcements -- failed            list announcements that failed for good
   npm run announcements -- redrive <id>…     make these failed announcements pending again
                                              (exits 1 when none was, because an id is unknown)
   npm run announcements -- redrive --all     make every failed announcement pending again
+  npm run announcements -- story <djbh>      one approval's story: what was recorded of it, and
+                                             each of its announcements with its state and times
+                                             (exits 1 when the number is unknown)
 It reads DATABASE_URL (from the environment or .env, else ./data/approvals.db), as the app does,
 and never creates or migrates a database. In the image: the same command, or
 node dist/operator/cli.js <arguments>.`;
 
 /** Whether the arguments name work on the database (else the usage is the whole answer). */
 export const isAnnouncementsWork = (args: readonly string[]): boolean =>
-  args[0] === 'failed' || (args[0] === 'redrive' && args.length > 1);
+  args[0] === 'failed' ||
+  (args[0] === 'redrive' && args.length > 1) ||
+  (args[0] === 'story' && args.length === 2);
 
 /**
  * The operator's view of the outbox: what failed for good and why, and re-driving it once the
@@ -24,6 +30,8 @@ export async function announcementsCommand(
     store: Pick<Outbox, 'failedAnnouncements' | 'redriveAnnouncements'>;
     /** The state of each named announcement that exists (see store/announcement-states.ts). */
     states: (ids: readonly string[]) => Promise<Map<string, string>>;
+    /** One approval with its announcements (see store/approval-story.ts). */
+    story?: (djbh: string) => Promise<ApprovalStory | undefined>;
     now: () => Date;
     out: (line: string) => void;
   },
@@ -63,6 +71,52 @@ export async function announcementsCommand(
     // A typo must not pass for success in a script; ids that were simply not failed may.
     return count === 0 && unknown.length > 0 ? 1 : 0;
   }
+  if (verb === 'story' && rest.length === 1 && rest[0] && deps.story) {
+    const story = await deps.story(rest[0]);
+    if (!story) {
+      deps.out(
+        `No approval ${rest[0]} here: never started by this app, or purged by retention (numbers are case-sensitive).`,
+      );
+      return 1;
+    }
+    for (const line of storyLines(story)) deps.out(line);
+    return 0;
+  }
   deps.out(ANNOUNCEMENTS_USAGE);
   return 2;
+}
+
+const at = (date: Date | null | undefined) => (date ? date.toISOString() : '-');
+
+/**
+ * An approval's story for a person: its facts (who asked whom, when, what was decided, reminders,
+ * escalation, checks), then its announcements in recorded order with their state, attempts and
+ * times, so that "was my decision posted?" has an answer without reading logs.
+ */
+export function storyLines({ approval: a, announcements }: ApprovalStory): string[] {
+  const lines = [
+    `Approval ${a.djbh}: ${a.title}`,
+    `  requested\t${at(a.createdAt)} by ${a.requesterLogin} (${a.requesterSlackId}) in ${a.channelId}${a.templateName ? `, template "${a.templateName}"` : ''}${a.againOf ? `, again after ${a.againOf}` : ''}`,
+    `  approver\t${a.approverLogin}${a.approverSlackId ? ` (${a.approverSlackId})` : ' (not on Slack)'}${a.approverUnreachableSince ? `, unreachable on Slack since ${at(a.approverUnreachableSince)}` : ''}`,
+    `  decision\t${a.decision}${a.decidedBy ? ` by ${a.decidedBy}` : ''}`,
+    `  following\t${a.tracking}; last checked ${at(a.lastCheckedAt)}, next check ${a.tracking === 'active' ? at(a.nextCheckAt) : '-'}${a.checkFailures > 0 ? `, ${a.checkFailures} failed check(s) in a row` : ''}${a.unknownSince ? `, unknown to the service since ${at(a.unknownSince)}` : ''}`,
+    `  reminders\t${a.remindersSent}${a.lastRemindedAt ? `, last ${at(a.lastRemindedAt)}` : ''}`,
+    `  escalated\t${a.escalatedAt ? `${at(a.escalatedAt)} ${a.escalatedTo ? `to ${a.escalatedTo.login} (${a.escalatedTo.chatId})` : 'to nobody (nobody above the approver could be told)'}` : 'no'}`,
+    `  request message\t${a.messageTs ? `${a.channelId} ${a.messageTs}${a.threadTs ? ` in thread ${a.threadTs}` : ''}` : 'not posted yet'}`,
+    `${announcements.length} announcement${announcements.length === 1 ? '' : 's'} (recorded, id, state, attempts, last attempt, where or why):`,
+  ];
+  for (const n of announcements) {
+    const where =
+      n.state === 'sent'
+        ? n.sentTs
+          ? `${n.sentChannel} ${n.sentTs}`
+          : 'nothing to post'
+        : n.state === 'pending'
+          ? `next attempt ${at(n.nextAttemptAt)}${n.lastError ? `; last error: ${n.lastError}` : ''}`
+          : (n.lastError ?? '');
+    lines.push(
+      `  ${at(n.createdAt)}\t${n.id}\t${n.state}\t${n.attempts} attempt(s)\t${at(n.attemptedAt)}\t${where}`,
+    );
+  }
+  return lines;
 }

@@ -1,5 +1,6 @@
 import { withDotEnv } from '../config.ts';
 import { announcementStates } from '../store/announcement-states.ts';
+import { approvalStory } from '../store/approval-story.ts';
 import { DatabaseError, openDatabase } from '../store/database.ts';
 import { createOutbox } from '../store/outbox-store.ts';
 import {
@@ -28,6 +29,7 @@ try {
   process.exitCode = await announcementsCommand(args, {
     store: createOutbox(database.db, database.dialect),
     states: (ids) => announcementStates(database.db, ids),
+    story: (djbh) => approvalStory(database.db, djbh),
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),
   });

@@ -13,6 +13,12 @@ import {
   escalationDue,
 } from '../approvals/escalation.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
+import {
+  isWorkingTime,
+  nextWorkingStart,
+  type WorkingHours,
+  zoneOrDefault,
+} from '../approvals/working-hours.ts';
 import { startLogContext } from '../log-context.ts';
 
 export interface PollOptions {
@@ -31,6 +37,11 @@ export interface PollOptions {
   reminders?: ReminderOptions;
   /** Escalation to the approver's leader after unanswered reminders; absent when off. */
   escalation?: EscalationOptions;
+  /**
+   * Reminders and escalation only inside the approver's working hours (working-hours.ts); absent:
+   * on the clock. One due outside them waits for the next check at their next working start.
+   */
+  workingHours?: WorkingHours;
 }
 
 export interface PollDeps {
@@ -44,6 +55,8 @@ export interface PollDeps {
     approval: TrackedApproval,
     signal?: AbortSignal,
   ) => Promise<EscalationTarget | undefined>;
+  /** The approver's time zone (the chat's `tz`), for working hours; undefined when unknown. */
+  approverTimeZone?: (approval: TrackedApproval) => Promise<string | undefined>;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -65,7 +78,16 @@ export interface PollCounts {
   escalated: number;
   /** Claimed but left for later because the service was found down during this pass. */
   deferred: number;
+  /**
+   * The numbers behind `changed` (and behind `finished` and `gaveUp`, in `endedDjbhs`), so that
+   * the pass's log line says which approvals moved, not only how many; at most LISTED_DJBHS each.
+   */
+  changedDjbhs: string[];
+  endedDjbhs: string[];
 }
+
+/** How many numbers a pass's counts list; the counts themselves stay exact. */
+export const LISTED_DJBHS = 50;
 
 // After this many checks in a row find the service unavailable, the pass stops asking: one outage
 // costs a few requests, not one per open approval, and nothing is posted to any thread.
@@ -80,11 +102,17 @@ const RECORD_WITHIN_MS = 1000;
  * time) while its budget lasts, asks the service about each with `concurrency` checks in flight,
  * and records each change together with its announcements. Delivery happens elsewhere (the
  * dispatcher), so a slow chat never holds up the checks.
+ *
+ * `stop` (SIGTERM) ends the pass early: nothing more is claimed, what was claimed but not yet
+ * started is given back at once (another replica takes it at its next pass, not after a lease),
+ * escalation lookups under way are abandoned, and the checks under way finish and record; the
+ * pass returns after its last write, so the database may close then.
  */
 export async function pollOnce(
   deps: PollDeps,
   options: PollOptions,
   now: Date,
+  stop?: AbortSignal,
 ): Promise<PollCounts> {
   const counts: PollCounts = {
     checked: 0,
@@ -95,6 +123,11 @@ export async function pollOnce(
     reminded: 0,
     escalated: 0,
     deferred: 0,
+    changedDjbhs: [],
+    endedDjbhs: [],
+  };
+  const list = (numbers: string[], djbh: string) => {
+    if (numbers.length < LISTED_DJBHS) numbers.push(djbh);
   };
   const stopClaimingAt = performance.now() + options.passBudgetMs;
   const batch = Math.max(8, options.concurrency * 4);
@@ -109,7 +142,8 @@ export async function pollOnce(
     for (;;) {
       const item = queue.shift();
       if (item) return item;
-      if (exhausted || outage() || performance.now() > stopClaimingAt) return undefined;
+      if (exhausted || outage() || stop?.aborted || performance.now() > stopClaimingAt)
+        return undefined;
       claiming ??= deps.store
         .claimDue(now, batch, options.leaseMs)
         .then((rows) => {
@@ -132,8 +166,9 @@ export async function pollOnce(
     claimedAt: number;
   }): Promise<void> {
     // The claim's lease covers the pass's budget plus one check: a check that starts later could
-    // outlive the claim and overlap another replica's. It is given back for the next pass.
-    if (performance.now() > claimedAt + options.passBudgetMs) {
+    // outlive the claim and overlap another replica's. It is given back for the next pass, as is
+    // one not started when the stop came.
+    if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
       counts.deferred++;
       await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
       return;
@@ -188,7 +223,8 @@ export async function pollOnce(
     const age = now.getTime() - approval.createdAt.getTime();
     if (status.decision !== approval.decision) {
       counts.changed++;
-      await deps.store.recordDecision(
+      list(counts.changedDjbhs, approval.djbh);
+      const recorded = await deps.store.recordDecision(
         approval.djbh,
         {
           decision: status.decision,
@@ -199,11 +235,27 @@ export async function pollOnce(
         },
         approval.checkClaim,
       );
+      if (recorded)
+        deps.logger.info(
+          {
+            djbh: approval.djbh,
+            from: approval.decision,
+            decision: status.decision,
+            decidedBy: status.approver ?? approval.approverLogin,
+            ended: status.ended,
+          },
+          'approval status changed',
+        );
       return deps.announce?.();
     }
     if (status.ended && status.decision === 'pending') {
       counts.finished++;
-      await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh },
+          'approval closed by the service without a decision; no longer followed',
+        );
       return deps.announce?.();
     }
     if (status.unknown) {
@@ -214,13 +266,23 @@ export async function pollOnce(
       );
       if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
         counts.finished++;
-        await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim);
+        list(counts.endedDjbhs, approval.djbh);
+        if (await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim))
+          deps.logger.info(
+            { djbh: approval.djbh, unknownSince: since.toISOString() },
+            'the approval service no longer knows this approval; no longer followed',
+          );
         return deps.announce?.();
       }
     }
     if (age >= options.giveUpAfterMs) {
       counts.gaveUp++;
-      await deps.store.giveUp(approval.djbh, now, approval.checkClaim);
+      list(counts.endedDjbhs, approval.djbh);
+      if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
+          'gave up following the approval: nobody decided',
+        );
       return deps.announce?.();
     }
     const reminder =
@@ -231,24 +293,53 @@ export async function pollOnce(
       !approval.approverUnreachableSince
         ? reminderDue(approval, now, options.reminders)
         : undefined;
-    if (reminder !== undefined) {
-      await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim);
+    const escalating =
+      options.escalation !== undefined &&
+      status.decision === 'pending' &&
+      !status.unknown &&
+      escalationDue(approval, now, options.escalation, status.approver);
+    // Outside the approver's working hours both wait: the next check comes at their next start.
+    const heldUntil =
+      reminder !== undefined || escalating ? await outsideWorkingHours(approval) : undefined;
+    if (heldUntil !== undefined) {
+      deps.logger.debug(
+        { djbh: approval.djbh, until: heldUntil?.toISOString() },
+        'reminder or escalation waits for the approver’s working hours',
+      );
+    } else if (reminder !== undefined) {
+      if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, reminder, approver: approval.approverLogin },
+          'reminder due: the approver is reminded',
+        );
       counts.reminded++;
       deps.announce?.();
     }
-    if (
-      options.escalation &&
-      status.decision === 'pending' &&
-      !status.unknown &&
-      escalationDue(approval, now, options.escalation, status.approver)
-    )
+    if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
+    const next = nextCheckAt(approval.createdAt, now, options);
     await unchanged.add({
       djbh: approval.djbh,
       claim: approval.checkClaim,
-      nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+      // Held for the approver's working hours: looked at again when they start.
+      nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
       unknown: status.unknown,
     });
+  }
+
+  /**
+   * When `now` is outside the approver's working hours (in their own zone, else the default):
+   * their next working start; undefined inside them, or without working hours.
+   */
+  async function outsideWorkingHours(approval: TrackedApproval): Promise<Date | undefined> {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    // A zone that cannot be looked up now is the default zone's: the rule still holds.
+    const own = await deps.approverTimeZone?.(approval).catch(() => undefined);
+    const zone = zoneOrDefault(own, hours);
+    if (isWorkingTime(now, zone, hours)) return undefined;
+    // Hours that name no working day: nothing is ever due; look again at the usual pace.
+    return nextWorkingStart(now, zone, hours) ?? new Date(now.getTime() + options.maxIntervalMs);
   }
 
   /**
@@ -261,7 +352,7 @@ export async function pollOnce(
     escalation: EscalationOptions,
     claimedAt: number,
   ): Promise<void> {
-    if (!deps.escalationTarget) return;
+    if (!deps.escalationTarget || stop?.aborted) return;
     // Due by what was recorded, but the store counts only reminders delivered a full interval ago
     // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
     // store would refuse costs one query per check, not a walk up the chain.
@@ -285,6 +376,7 @@ export async function pollOnce(
       to = await withinTime(
         (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
         timeLeft,
+        stop,
       );
     } catch (error) {
       deps.logger.warn(
@@ -305,8 +397,13 @@ export async function pollOnce(
     );
     if (!recorded) return;
     counts.escalated++;
-    if (to) deps.announce?.();
-    else
+    if (to) {
+      deps.logger.info(
+        { djbh: approval.djbh, to: to.login, afterReminders: escalation.afterReminders },
+        'escalated to the approver’s leader',
+      );
+      deps.announce?.();
+    } else
       deps.logger.info(
         { djbh: approval.djbh },
         'nobody above the approver to escalate to (not on Slack, away, or the requester)',
@@ -352,22 +449,34 @@ function batchedRecorder(
 }
 
 /**
- * `work`, given up after `ms`: rejects then, and aborts the signal `work` was given, so that it
- * starts nothing more (a call already under way ends on its own timeout, and its answer is unused).
+ * `work`, given up after `ms` or at `stop`: rejects then, and aborts the signal `work` was given,
+ * so that it starts nothing more (a call already under way ends on its own timeout, and its answer
+ * is unused).
  */
-async function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+async function withinTime<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  stop?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reason = new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`);
+    const giveUp = (reason: Error) => {
       controller.abort(reason);
       reject(reason);
-    }, ms);
+    };
+    timer = setTimeout(
+      () => giveUp(new Error(`Escalation lookups timed out after ${Math.round(ms)} ms`)),
+      ms,
+    );
+    onStop = () => giveUp(new Error('Escalation lookups abandoned: the app is stopping'));
+    stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
     return await Promise.race([work(controller.signal), timeout]);
   } finally {
     clearTimeout(timer);
+    if (onStop) stop?.removeEventListener('abort', onStop);
   }
 }

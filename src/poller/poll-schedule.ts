@@ -7,7 +7,8 @@ export interface PollSchedule {
 
 /**
  * Runs pollOnce on the node-cron schedule. A pass never overlaps the previous one: a tick that
- * comes while a pass is running is skipped. `stop` waits for a running pass to finish.
+ * comes while a pass is running is skipped. `stop` tells a running pass to stop (it claims
+ * nothing more and finishes the checks under way) and waits for it.
  */
 export function startPollSchedule(
   deps: PollDeps,
@@ -25,8 +26,8 @@ export function startPollSchedule(
   };
   return scheduleJob(
     options.cron,
-    async (started): Promise<PollCounts | undefined> => {
-      const counts = await pollOnce(deps, options, started).then((counts) => {
+    async (started, stop): Promise<PollCounts | undefined> => {
+      const counts = await pollOnce(deps, options, started, stop).then((counts) => {
         // Quiet passes go to debug, so a log at info shows only passes that did something.
         const busy = counts.checked + counts.failed + counts.deferred > 0;
         const ms = Date.now() - started.getTime();
@@ -34,7 +35,8 @@ export function startPollSchedule(
         options.onPass?.(ms);
         return counts;
       }, logFailure('poll pass failed'));
-      await options.alongside?.(started).catch(logFailure('work alongside the poll pass failed'));
+      if (!stop.aborted)
+        await options.alongside?.(started).catch(logFailure('work alongside the poll pass failed'));
       return counts;
     },
     { clock, logger: deps.logger, failedMessage: 'poll pass failed' },

@@ -20,11 +20,10 @@ export function startRetentionSchedule(
   options: RetentionOptions,
   clock: () => Date,
 ): ScheduledJob<PurgeCounts | undefined> {
-  let stopping = false;
   const job = scheduleJob(
     HOURLY,
-    async (now) => {
-      const counts = await purgeExpired(deps.store, options, now, () => stopping);
+    async (now, stop) => {
+      const counts = await purgeExpired(deps.store, options, now, () => stop.aborted);
       if (counts) {
         deps.logger.info({ ...counts, retentionDays: options.retentionDays }, 'retention purge');
         deps.onPurge?.(counts);
@@ -37,12 +36,7 @@ export function startRetentionSchedule(
       failedMessage: 'retention purge failed; the next tick tries again',
     },
   );
-  return {
-    runOnce: job.runOnce,
-    // A purge under way stops at its next batch; the rest goes at the next tick of some replica.
-    async stop() {
-      stopping = true;
-      await job.stop();
-    },
-  };
+  // A purge under way stops at its next batch (the job's stop signal); the rest goes at the next
+  // tick of some replica.
+  return job;
 }

@@ -3,18 +3,19 @@ import cron from 'node-cron';
 export interface ScheduledJob<T> {
   /** Runs the job now, or joins the run already going: runs never overlap. */
   runOnce(now: Date): Promise<T | undefined>;
-  /** Stops the ticks and waits for a running run. */
+  /** Stops the ticks, tells a running run to stop (its signal) and waits for it. */
   stop(): Promise<void>;
 }
 
 /**
  * A job on a node-cron schedule that never overlaps itself: a tick while a run is going is
  * skipped. A failed run is logged at warn with `failedMessage` and answers undefined; the next
- * tick tries again.
+ * tick tries again. Each run gets the job's stop signal: aborted by stop(), it claims nothing new
+ * and ends once what it has under way is done.
  */
 export function scheduleJob<T>(
   expression: string,
-  run: (now: Date) => Promise<T>,
+  run: (now: Date, stop: AbortSignal) => Promise<T>,
   options: {
     clock: () => Date;
     logger: { warn(obj: object, msg: string): void };
@@ -22,8 +23,9 @@ export function scheduleJob<T>(
   },
 ): ScheduledJob<T> {
   let running: Promise<T | undefined> | undefined;
+  const stopping = new AbortController();
   const runOnce = (now: Date) => {
-    running ??= run(now)
+    running ??= run(now, stopping.signal)
       .catch((error: unknown) => {
         options.logger.warn(
           { error: error instanceof Error ? error.message : String(error) },
@@ -47,6 +49,7 @@ export function scheduleJob<T>(
     runOnce,
     async stop() {
       await task.stop();
+      stopping.abort();
       await running;
     },
   };

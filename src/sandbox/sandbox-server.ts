@@ -55,6 +55,8 @@ export function createSandboxRoutes(deps: {
       email: u.email,
       locale: u.locale,
       isBot: u.isBot,
+      // Their Slack profile's zone: reminders wait for their working hours there.
+      timeZone: u.timeZone ?? 'Asia/Shanghai',
     }));
     const channels = [...workspace.channels.values()]
       .filter((c) => c.kind === 'public' || c.members.has(userId))

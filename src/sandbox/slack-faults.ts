@@ -3,7 +3,8 @@ import type { HttpAnswer, WebApiInterceptor } from './web-api-server.ts';
 type Rule =
   | { kind: 'after-commit'; method: string; status: number; left: number }
   | { kind: 'hang'; method: string; ms: number; commit: boolean; left: number }
-  | { kind: 'rate-limited'; method: string; retryAfterS: number; left: number };
+  | { kind: 'rate-limited'; method: string; retryAfterS: number | string; left: number }
+  | { kind: 'lost'; method: string; ms: number; left: number };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,7 +13,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * - a per-channel limit on chat.postMessage (Slack allows about one post per second per channel)
  *   answered with HTTP 429 and Retry-After, without posting;
  * - a call carried out and then answered with a 5xx (the post is there, the answer is lost);
- * - a call that hangs past the client's timeout (carried out first, or not);
+ * - a call that hangs past the client's timeout (carried out first, or only when it answers:
+ *   Slack committing a post after the client gave up);
+ * - a call lost on the way (never carried out, answered only after the client gave up);
  * - an outage: every call answered 503 without being carried out.
  */
 export class SlackFaults {
@@ -20,6 +23,8 @@ export class SlackFaults {
   channelPostsPerSecond: number | undefined;
   /** While set, every Web API call answers this HTTP status and does nothing. */
   outageStatus: number | undefined;
+  /** Each lost call: when it arrived (performance.now()) and where to, for tests that time what follows. */
+  readonly lost: Array<{ channel: string; at: number }> = [];
   /** Every call answered 429, for tests that count them. */
   readonly rateLimited: Array<{ channel: string; at: number }> = [];
   private readonly rules: Rule[] = [];
@@ -41,9 +46,25 @@ export class SlackFaults {
     });
   }
 
-  /** The next `count` calls of `method` answer 429 with this Retry-After, without doing anything. */
-  rateLimit(method: string, retryAfterS: number, count = 1): void {
+  /**
+   * The next `count` calls of `method` are lost: never carried out, answered 503 after `ms` (past
+   * the client's timeout, the client never learns which).
+   */
+  lose(method: string, ms: number, count = 1): void {
+    this.rules.push({ kind: 'lost', method, ms, left: count });
+  }
+
+  /**
+   * The next `count` calls of `method` answer 429 with this Retry-After, without doing anything:
+   * seconds, or a string as sent (an HTTP date, as a proxy in front of Slack may send).
+   */
+  rateLimit(method: string, retryAfterS: number | string, count = 1): void {
     this.rules.push({ kind: 'rate-limited', method, retryAfterS, left: count });
+  }
+
+  /** Forgets the rules not used up yet: Slack behaves again. */
+  clearRules(): void {
+    this.rules.length = 0;
   }
 
   readonly interceptor: WebApiInterceptor = async ({ method, args }, answer) => {
@@ -57,6 +78,11 @@ export class SlackFaults {
     if (method === 'chat.postMessage' && this.channelPostsPerSecond !== undefined) {
       const limited = this.channelLimit(String(args.channel ?? ''));
       if (limited) return limited;
+    }
+    if (rule?.kind === 'lost') {
+      this.lost.push({ channel: String(args.channel ?? ''), at: performance.now() });
+      await sleep(rule.ms);
+      return { status: 503, body: '<html>Service Unavailable</html>' };
     }
     if (rule?.kind === 'hang') {
       if (!rule.commit) {
@@ -93,7 +119,7 @@ export class SlackFaults {
   }
 }
 
-function tooMany(retryAfterS: number): HttpAnswer {
+function tooMany(retryAfterS: number | string): HttpAnswer {
   return {
     status: 429,
     headers: { 'retry-after': String(retryAfterS) },

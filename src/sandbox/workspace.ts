@@ -21,6 +21,8 @@ export interface SlackUser {
   status?: { text: string; emoji: string; expiresAt: number | null };
   /** A deactivated account: users.info says `deleted: true`, users.lookupByEmail finds nobody. */
   deleted?: boolean;
+  /** The profile's time zone (users.info's `tz`); Asia/Shanghai, the company's, when not set. */
+  timeZone?: string;
   /** A workspace admin or owner (users.info `is_admin`; an owner is an admin too, `is_owner`). */
   role?: 'admin' | 'owner';
 }
@@ -32,6 +34,8 @@ export interface SandboxProfile {
   /** The status clears this many days after the workspace starts; absent: it never does. */
   statusDays?: number;
   deactivated?: boolean;
+  /** The person's time zone (IANA), when not the company's Asia/Shanghai. */
+  timeZone?: string;
   /** A workspace admin or owner. */
   role?: 'admin' | 'owner';
 }
@@ -207,6 +211,7 @@ export class Workspace {
         email: person.email === undefined ? person.login : person.email,
         locale: person.locale ?? 'en-US',
         isBot: false,
+        ...(person.slack?.timeZone ? { timeZone: person.slack.timeZone } : {}),
         ...(person.slack?.statusText || person.slack?.statusEmoji
           ? {
               status: {
@@ -780,7 +785,8 @@ export class Workspace {
       // As Slack says it: an owner is an admin too.
       is_admin: u.role !== undefined,
       is_owner: u.role === 'owner',
-      tz: 'Asia/Shanghai',
+      tz: u.timeZone ?? 'Asia/Shanghai',
+      tz_offset: tzOffsetSeconds(u.timeZone ?? 'Asia/Shanghai', this.now()),
       ...(withLocale ? { locale: u.locale } : {}),
       ...(this.enterprise && !u.isBot
         ? {
@@ -861,4 +867,21 @@ export class Workspace {
   private emit(change: string): void {
     for (const listener of this.listeners) listener(change);
   }
+}
+
+/** A zone's offset from UTC in seconds at an instant, as users.info's `tz_offset` says it. */
+function tzOffsetSeconds(timeZone: string, at: number): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(at));
+  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+  return Math.round((wall - Math.floor(at / 1000) * 1000) / 1000);
 }

@@ -28,6 +28,8 @@ export const personSchema = z.object({
       statusEmoji: z.string().max(100).optional(),
       statusDays: z.number().positive().optional(),
       deactivated: z.boolean().optional(),
+      /** Their Slack profile's time zone (IANA), when not the company's Asia/Shanghai. */
+      timeZone: z.string().optional(),
       /** A workspace admin or owner (TEMPLATE_MANAGERS=admins lets them change templates). */
       role: z.enum(['admin', 'owner']).optional(),
     })

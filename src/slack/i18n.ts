@@ -76,6 +76,10 @@ const en = {
     `The requester did not confirm within ${minutes} minutes, so no approval was started in their name.`,
   stepNotAsked:
     'The requester could not be asked to confirm this workflow step (their direct messages with the app could not be reached). Nothing was started.',
+  stepTooLongToShow:
+    'The title and note of this step are too long to show the requester in full, and nothing is started that they have not seen whole. Shorten the note. Nothing was started.',
+  confirmNotAsShown:
+    'What would start is not exactly what you were shown, so nothing was started. Run the workflow again.',
   stepFailed: (reason: 'gave-up' | 'vanished', djbh: string, days: number) =>
     reason === 'gave-up'
       ? `Approval ${djbh} had no decision after ${days} days, so the app stopped following it. It is still open in the approval service.`
@@ -207,6 +211,8 @@ const en = {
   onlyRequesterAgain: (requester: string) =>
     `Only ${requester}, who requested it, can request it again.`,
   againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
+  againNotInChannel: (channel: string) =>
+    `You are no longer a member of <#${channel}>, where the first request was posted, so the new one is in your direct messages with the app instead: posted there, the channel's members would read it.`,
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
   checking: ':hourglass_flowing_sand: Checking your request…',
   fixAndResubmit: (problems: string) => `Please correct this and submit again: ${problems}`,
@@ -298,6 +304,12 @@ const en = {
   reminderDm: (requester: string, waited: string) =>
     `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
+  /** The day's one reminder to an approver with several approvals waiting, and its lines. */
+  reminderDigest: (count: number) =>
+    `:bell: Reminder: ${count} approvals are waiting for you. Decide in the approval service.`,
+  digestLine: (title: string, djbh: string, requester: string, waited: string) =>
+    `${title} (${djbh}) from ${requester}, waiting ${waited}`,
+  digestMore: (n: number) => `…and ${n} more: see the app’s Home tab.`,
   requestAgainHint: 'You can *Request again* from someone else.',
   /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
   waited: (ms: number) => {
@@ -449,6 +461,9 @@ const zh: Messages = {
   stepDeclined: '申请人拒绝以其名义发起此审批，没有发起任何审批。',
   stepExpired: (minutes) => `申请人未在 ${minutes} 分钟内确认，因此没有以其名义发起审批。`,
   stepNotAsked: '无法请申请人确认该工作流步骤（无法联系到其与本应用的私信），没有发起任何审批。',
+  stepTooLongToShow:
+    '该步骤的标题和说明过长，无法完整展示给申请人；未被完整查看的内容不会发起。请缩短说明。没有发起任何审批。',
+  confirmNotAsShown: '将要发起的内容与你看到的不完全一致，因此没有发起任何审批。请重新运行工作流。',
   stepFailed: (reason, djbh, days) =>
     reason === 'gave-up'
       ? `审批 ${djbh} 在 ${days} 天内没有结果，本应用已停止跟进。它在审批系统中仍然有效。`
@@ -550,6 +565,8 @@ const zh: Messages = {
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
   againUnknown: '应用已不再记录该审批，无法重新发起。',
+  againNotInChannel: (channel) =>
+    `你已不在首次申请所在的 <#${channel}> 中，因此新申请发到了你与本应用的私信：若发在该频道，其成员都会看到。`,
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',
   checking: ':hourglass_flowing_sand: 正在检查你的申请…',
   fixAndResubmit: (problems) => `请修改后重新提交：${problems}`,
@@ -630,6 +647,10 @@ const zh: Messages = {
   reminderDm: (requester, waited) =>
     `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
+  reminderDigest: (count) => `:bell: 提醒：有 ${count} 个审批等待你处理。请在审批系统中处理。`,
+  digestLine: (title, djbh, requester, waited) =>
+    `${title}（${djbh}），${requester} 发起，已等待 ${waited}`,
+  digestMore: (n) => `……还有 ${n} 个：见本应用的首页（Home）标签。`,
   requestAgainHint: '你可以 *重新发起*，改请他人审批。',
   waited: (ms) => {
     const [n, unit] = wholeUnits(ms);

@@ -61,4 +61,5 @@ export type StartingDeps = Pick<
   | 'logger'
   | 'webUrl'
   | 'now'
+  | 'access'
 >;

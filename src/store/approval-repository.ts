@@ -8,6 +8,7 @@ import type {
 } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
+import { loginIs } from './login-match.ts';
 import { insertAnnouncement } from './outbox-store.ts';
 import { toApproval } from './rows.ts';
 import type { Database } from './schema.ts';
@@ -207,12 +208,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     waitingFor: (login, limit) =>
       page(db, limit, (eb) =>
         eb.and([
-          eb('approver_login', '=', login),
+          // The leader it was escalated to is asked to act on it too (WHO_MAY['see']).
+          eb.or([loginIs('approver_login', login), loginIs('escalated_to_login', login)]),
           eb('tracking', '=', 'active'),
           eb('decision', '=', 'pending'),
         ]),
       ),
-    requestedBy: (login, limit) => page(db, limit, (eb) => eb('requester_login', '=', login)),
+    requestedBy: (login, limit) => page(db, limit, () => loginIs('requester_login', login)),
   };
 }
 
@@ -366,15 +368,15 @@ async function insertStepCompletion(db: Db, approval: TrackedApproval, now: Date
  * that were marked unreachable while the app found nobody on Slack for it are reachable again, so
  * their reminders (and escalation) resume; the request message drops its Request again. Only those
  * that recorded no Slack account for the approver: one recorded (and found deactivated or gone) is
- * still who the app would message, link or not. The login is matched exactly, as the link is
- * looked up (AccountLinks.findByLogin): a mark cleared for a link that is never found would only
- * be set again. Run in the link's own transaction.
+ * still who the app would message, link or not. The login is matched as the link is looked up
+ * (AccountLinks.findByLogin, case-insensitively: person.ts): a mark cleared for a link that is never
+ * found would only be set again. Run in the link's own transaction.
  */
 export async function markApproverReachable(db: Db, login: string, now: Date): Promise<number> {
   const cleared = await db
     .updateTable('tracked_approvals')
     .set({ approver_unreachable_since: null, updated_at: now.getTime() })
-    .where('approver_login', '=', login)
+    .where(() => loginIs('approver_login', login))
     .where('approver_slack_id', 'is', null)
     .where('approver_unreachable_since', 'is not', null)
     .where('decision', '=', 'pending')

@@ -19,6 +19,6 @@ export function createApprovalStores(db: Kysely<Database>, dialect: DialectName)
   return {
     ...createApprovalRepository(db, dialect),
     ...createOutbox(db, dialect),
-    ...createDeliveryPauseStore(db),
+    ...createDeliveryPauseStore(db, dialect),
   };
 }

@@ -403,7 +403,76 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('request_templates').execute();
     },
   },
-  '2026-11-25-013-conversation-lanes': {
+  '2026-11-25-013-paused-time': {
+    // Expand only: a nullable and a defaulted column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // When the fleet-wide pause began on the database's clock: how long it lasted is measured
+      // there, whichever replicas set and lifted it.
+      await db.schema.alterTable('delivery_state').addColumn('paused_at_db', 'bigint').execute();
+      // How long the announcement's retry window stood still while delivery was paused.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('paused_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('paused_ms').execute();
+      await db.schema.alterTable('delivery_state').dropColumn('paused_at_db').execute();
+    },
+  },
+  '2026-11-25-014-commit-horizon': {
+    // Expand only: a nullable column the previous release ignores.
+    async up(db: Kysely<unknown>) {
+      // Until when (database clock) Slack may still commit a post of an earlier attempt whose
+      // outcome is unknown: no post again before a search after it has found nothing.
+      await db.schema
+        .alterTable('announcements')
+        .addColumn('commit_horizon_at', 'bigint')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('commit_horizon_at').execute();
+    },
+  },
+  '2026-11-25-015-logins-any-case': {
+    // Logins compare case-insensitively (approvals/person.ts): the lookups by login compare
+    // lower(column) = lower(?), so these indexes serve them. Expand only: the previous release
+    // keeps its exact lookups on the indexes it had.
+    async up(db: Kysely<unknown>) {
+      await sql`create index tracked_approvals_approver_lower on tracked_approvals (lower(approver_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index tracked_approvals_requester_lower on tracked_approvals (lower(requester_login), created_at)`.execute(
+        db,
+      );
+      await sql`create index linked_accounts_login_lower on linked_accounts (lower(login))`.execute(
+        db,
+      );
+      // What waits for a leader includes what was escalated to them (approval-repository.ts).
+      await sql`create index tracked_approvals_escalated_lower on tracked_approvals (lower(escalated_to_login), created_at)`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>) {
+      for (const index of [
+        'tracked_approvals_escalated_lower',
+        'linked_accounts_login_lower',
+        'tracked_approvals_requester_lower',
+        'tracked_approvals_approver_lower',
+      ])
+        await db.schema.dropIndex(index).execute();
+    },
+  },
+  '2026-11-25-016-confirmation-digest': {
+    // Expand only: a nullable column the previous release ignores (its questions have none).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').addColumn('shown_digest', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
+    },
+  },
+  '2026-11-25-017-conversation-lanes': {
     // The lane (the conversation an announcement goes to, approvals/conversation.ts), computed
     // when it is recorded. Nullable: a replica of the previous release still records rows without
     // it during a rolling deploy, and this release fills those in before it reads lanes.
@@ -414,7 +483,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('lane_key').execute();
     },
   },
-  '2026-11-25-014-recorded-order': {
+  '2026-11-25-018-recorded-order': {
     // An approval's announcements are ordered as the database recorded them, never by a caller's
     // clock (a poll pass reads `now` once, when it starts; replicas' clocks disagree). The
     // database numbers each one as it inserts it, in a trigger (so a replica of the previous

@@ -6,12 +6,14 @@ import { type LaneSubject, laneOf } from '../approvals/conversation.ts';
 import type { Outbox } from '../approvals/outbox.ts';
 import { type AnnouncementKind, announcementId } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
-import { dbNowMs, leaseIsFree } from './db-clock.ts';
+import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { claimLane, laneHeads, releaseLane } from './lane-store.ts';
 import { toAnnouncement, toApproval } from './rows.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
+
+const greatest = (dialect: DialectName) => sql.raw(dialect === 'postgres' ? 'greatest' : 'max');
 
 /**
  * The outbox over Kysely: announcements waiting to be delivered, their fenced claims, and what
@@ -56,7 +58,14 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       });
     },
 
-    async claimAnnouncement({ id, attempts }, now, leaseMs, lane, laneLookaheadMs = 0) {
+    async claimAnnouncement(
+      { id, attempts },
+      now,
+      leaseMs,
+      lane,
+      laneLookaheadMs = 0,
+      commitHorizonMs = 0,
+    ) {
       const token = randomUUID();
       return db.transaction().execute(async (trx) => {
         const laneWaitMs = lane
@@ -73,14 +82,27 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
             attempts: eb('attempts', '+', 1),
             // Until the attempt says otherwise, a crash leaves its post's fate unknown.
             uncertain: 1,
+            // The previous attempt never recorded its outcome (its lease is still set): it may
+            // have posted until its lease ended, and Slack may commit that post a horizon later.
+            // (SET reads the row as it was.)
+            commit_horizon_at: sql<number>`case when lease_until is null then commit_horizon_at
+              else ${greatest(dialect)}(coalesce(commit_horizon_at, 0), lease_until + ${wholeMs(commitHorizonMs)}) end`,
           }))
           .where('id', '=', id)
           .where('state', '=', 'pending')
           .where('attempts', '=', attempts)
           .where((eb) => leaseIsFree(eb, dialect))
+          .returning(
+            sql<number>`coalesce(commit_horizon_at, 0) - ${dbNowMs(dialect)}`.as('horizon_left_ms'),
+          )
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 1)
-          return { id, token, ...(lane ? { lane, laneWaitMs } : {}) };
+        if (result)
+          return {
+            id,
+            token,
+            commitHorizonLeftMs: Math.max(0, Number(result.horizon_left_ms)),
+            ...(lane ? { lane, laneWaitMs } : {}),
+          };
         if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
         return undefined;
       });
@@ -154,7 +176,11 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       });
     },
 
-    async markAnnouncementRetry(claim, { error, uncertain, nextAttemptAt }, laneWaitMs = 0) {
+    async markAnnouncementRetry(
+      claim,
+      { error, uncertain, nextAttemptAt, commitHorizonMs },
+      laneWaitMs = 0,
+    ) {
       return db.transaction().execute(async (trx) => {
         await releaseLane(trx, dialect, claim, laneWaitMs);
         const result = await trx
@@ -165,6 +191,11 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
             attempt_token: null,
             uncertain: uncertain ? 1 : 0,
             next_attempt_at: nextAttemptAt.getTime(),
+            ...(commitHorizonMs !== undefined
+              ? {
+                  commit_horizon_at: sql<number>`${dbNowMs(dialect)} + ${wholeMs(commitHorizonMs)}`,
+                }
+              : {}),
           })
           .where('id', '=', claim.id)
           .where('attempt_token', '=', claim.token)
@@ -217,7 +248,12 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .updateTable('announcements')
         // A fresh retry window from now (see the dispatcher); seq, its place in the recorded
         // order, stays: moving it could put it behind what waits for it.
-        .set({ state: 'pending', next_attempt_at: now.getTime(), redriven_at: now.getTime() })
+        .set({
+          state: 'pending',
+          next_attempt_at: now.getTime(),
+          redriven_at: now.getTime(),
+          paused_ms: 0,
+        })
         .where('state', '=', 'failed');
       if (ids) query = query.where('id', 'in', ids);
       return Number((await query.executeTakeFirst()).numUpdatedRows);
@@ -259,6 +295,8 @@ export async function insertAnnouncement(
       sent_channel: null,
       first_attempted_at: null,
       redriven_at: null,
+      paused_ms: 0,
+      commit_horizon_at: null,
       // Numbered by the database as it inserts the row (the order the approval's lanes deliver in).
       seq: null,
       // Resolved once, here, by the domain's rule; again only when the conversation changes.

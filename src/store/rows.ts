@@ -70,6 +70,7 @@ export function toAnnouncement(row: AnnouncementRow): Announcement {
     firstAttemptedAt:
       row.first_attempted_at === null ? null : new Date(Number(row.first_attempted_at)),
     redrivenAt: row.redriven_at === null ? null : new Date(Number(row.redriven_at)),
+    pausedMs: Number(row.paused_ms ?? 0),
     sentChannel: row.sent_channel,
     sentTs: row.sent_ts,
     lastError: row.last_error,

@@ -86,6 +86,10 @@ export interface AnnouncementRow {
   sent_channel: string | null;
   first_attempted_at: number | null;
   redriven_at: number | null;
+  /** How long the retry window stood still while delivery was paused (see resumeDelivery). */
+  paused_ms: number;
+  /** Until when Slack may still commit an earlier post whose outcome is unknown (database clock). */
+  commit_horizon_at: number | null;
   /**
    * The conversation it goes to, as its lane (approvals/conversation.ts); null only for rows an
    * older release recorded, filled in before lanes are read.
@@ -104,6 +108,8 @@ export interface DeliveryStateRow {
   id: string;
   paused_at: number | null;
   paused_reason: string | null;
+  /** When the pause began, on the database's clock (how long it lasted is measured there). */
+  paused_at_db: number | null;
 }
 
 /** Who serves a lane now, and when the lane may post next (both on the database's clock). */
@@ -152,6 +158,8 @@ export interface StepConfirmationRow {
   step_closed: number;
   /** When it was answered (Start, Decline); null while pending, and for rows older than this column. */
   answered_at: number | null;
+  /** The digest of the title and note shown to the requester; null for older rows. */
+  shown_digest: string | null;
 }
 
 export interface Database {

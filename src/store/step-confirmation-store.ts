@@ -34,6 +34,7 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
           asked_ts: null,
           step_closed: 0,
           answered_at: null,
+          shown_digest: c.shownDigest,
         })
         .execute();
     },
@@ -200,6 +201,7 @@ function toConfirmation(row: StepConfirmationRow): StepConfirmation {
     approverChatId: row.approver_slack_id,
     title: row.title,
     note: row.note,
+    shownDigest: row.shown_digest ?? null,
     channelId: row.channel_id,
     locale: row.locale,
     state: row.state as ConfirmationState,

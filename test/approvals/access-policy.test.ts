@@ -49,6 +49,12 @@ describe('who may see an approval', () => {
     expect(m.asked).toEqual([]);
   });
 
+  it('recognises the approver by a login spelled in another case, as the service does', async () => {
+    const m = members('down');
+    const asMaria = asker('U0MARIA', 'Maria@Corp.Example');
+    expect(await decide('see', parties, asMaria, m)).toBe('allowed');
+  });
+
   it('lets a member of the conversation it was posted in see it, and nobody else', async () => {
     const m = members({ C0PROJECT: ['U0PRIYA'] });
     expect(await decide('see', parties, asker('U0PRIYA', 'priya@corp.example'), m)).toBe('allowed');

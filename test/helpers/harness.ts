@@ -92,6 +92,9 @@ export async function startHarness(options: HarnessOptions = {}) {
     // Tests run passes themselves (app.poll); the schedule is tested on its own.
     STATUS_POLL_CRON: '0 0 1 1 *',
     LOG_LEVEL: 'info',
+    // Tests that count reminders in hours from now run at any hour of any day; those of working
+    // hours turn them on (and fix the app's clock).
+    WORKING_HOURS: 'off',
     ...options.env,
   };
   const logs = new LogCapture();

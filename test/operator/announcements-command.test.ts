@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { announcementsCommand } from '../../src/operator/announcements-command.ts';
 import { announcementStates } from '../../src/store/announcement-states.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { approvalStory } from '../../src/store/approval-story.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { harnessPerTest } from '../helpers/harness.ts';
 import { sampleApproval } from '../helpers/outbox-seed.ts';
 
 const T0 = new Date('2026-11-22T08:00:00Z');
@@ -36,6 +38,7 @@ async function run(args: string[]) {
   const code = await announcementsCommand(args, {
     store,
     states: (ids: readonly string[]) => announcementStates(db.db, ids),
+    story: (djbh: string) => approvalStory(db.db, djbh),
     now: () => T0,
     out: (l) => lines.push(l),
   });
@@ -125,5 +128,70 @@ describe('npm run announcements', () => {
     expect(stdout).toContain('1 failed announcement');
     const names = await sql<{ name: string }>`select name from kysely_migration`.execute(db.db);
     expect(names.rows.map((r) => r.name)).not.toContain('2026-11-23-007-job-runs');
+  }, 120_000);
+});
+
+describe('npm run announcements -- story', () => {
+  const harness = harnessPerTest();
+  const exec = promisify(execFile);
+
+  it('tells one approval’s story, started and decided through the app: its facts, then each announcement with its state and times', async () => {
+    const h = await harness();
+    const { approval } = await h.startApproval('alex.kim@corp.example');
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const { stdout } = await exec(
+      'npm',
+      ['run', '-s', 'announcements', '--', 'story', approval.djbh],
+      {
+        env: { ...process.env, DATABASE_URL: h.env.DATABASE_URL },
+      },
+    );
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toBe(`Approval ${approval.djbh}: New storage node`);
+    expect(stdout).toMatch(
+      /requested\t\d{4}-\d\d-\d\dT.* by alex\.kim@corp\.example \(U\w+\) in C\w+/,
+    );
+    expect(stdout).toMatch(/approver\tliu\.yang@corp\.example \(U\w+\)/);
+    expect(stdout).toContain('decision\tapproved by liu.yang@corp.example');
+    expect(stdout).toContain('following\tfinished');
+    const announcements = lines.slice(lines.findIndex((l) => / announcements \(/.test(l)) + 1);
+    // In recorded order: the request and the approver's DM (recorded together) first, the
+    // decision after them; every one sent at its first attempt.
+    const ids = announcements.map((l) => l.split('\t')[1]);
+    expect(ids.slice(0, 2).sort()).toEqual([
+      `${approval.djbh}:approver-dm`,
+      `${approval.djbh}:request`,
+    ]);
+    expect(ids.indexOf(`${approval.djbh}:decision:approved`)).toBeGreaterThan(1);
+    for (const line of announcements) {
+      const [recorded, , state, attempts, attempted, where] = line.trim().split('\t');
+      expect(recorded).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(state).toBe('sent');
+      expect(attempts).toBe('1 attempt(s)');
+      expect(attempted).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(where).toMatch(/^(D|C)\w+ \d+\.\d+$/);
+    }
+  }, 120_000);
+
+  it('says when the number is unknown, with exit code 1', async () => {
+    const unknown = await run(['story', 'nosuchnumber']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.lines[0]).toContain('No approval nosuchnumber here');
+    const known = await run(['story', 'AAAAAAAAAAAa']);
+    expect(known.code).toBe(0);
+    expect(known.lines.find((l) => l.includes('AAAAAAAAAAAa:request'))).toContain(
+      'failed\t1 attempt(s)',
+    );
+    expect(known.lines.find((l) => l.includes('AAAAAAAAAAAa:request'))).toContain(
+      'Slack: invalid_blocks',
+    );
+  });
+
+  it('answers --help without a database', async () => {
+    const { stdout } = await exec('npm', ['run', '-s', 'announcements', '--', 'story', '--help'], {
+      env: { ...process.env, DATABASE_URL: join(dir, 'nowhere', 'x.db') },
+    });
+    expect(stdout).toContain('npm run announcements -- story <djbh>');
   }, 120_000);
 });

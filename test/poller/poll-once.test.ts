@@ -339,5 +339,52 @@ describe('pollOnce', () => {
       expect(again.escalated).toBe(1);
       expect((await store.getApproval(djbh))?.escalatedTo).toEqual(LEADER);
     });
+
+    it('abandons the lookups at a stop and records the check without the escalation', async () => {
+      const t0 = new Date(Date.now() - 10 * MINUTE);
+      const [djbh = ''] = await open(1, t0);
+      await remind(djbh, t0, true);
+      const stop = new AbortController();
+      let aborted: unknown;
+      const hanging = (_approval: unknown, signal?: AbortSignal) =>
+        new Promise<typeof LEADER>((resolve) => {
+          signal?.addEventListener('abort', () => {
+            aborted = signal.reason;
+          });
+          // The stop comes while the chain is being walked.
+          stop.abort();
+          setTimeout(() => resolve(LEADER), 10_000).unref();
+        });
+      const started = performance.now();
+      const counts = await pollOnce(
+        { store, service, logger: quiet, escalationTarget: hanging },
+        escalating,
+        new Date(t0.getTime() + 3 * MINUTE),
+        stop.signal,
+      );
+      // Not the lookups' 20 s: the stop ended them.
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(counts).toMatchObject({ checked: 1, escalated: 0 });
+      expect(String(aborted)).toContain('the app is stopping');
+      const recorded = await store.getApproval(djbh);
+      expect(recorded?.escalatedAt).toBeNull();
+      expect(recorded?.lastCheckedAt).toEqual(new Date(t0.getTime() + 3 * MINUTE));
+    });
+  });
+
+  it('claims nothing once stopped, and gives back at once what it claimed but had not started', async () => {
+    const now = new Date();
+    await open(12, now);
+    sim.setFaults('approval-status', { latencyMs: 200 });
+    const stop = new AbortController();
+    const pass = pollOnce({ store, service, logger: quiet }, options, now, stop.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    const counts = await pass;
+    // The three checks under way finished; the other nine claimed are due again, unheld.
+    expect(counts).toMatchObject({ checked: 3, deferred: 9 });
+    expect(sim.requestCounts()['approval-status']).toBe(3);
+    const again = await pollOnce({ store, service, logger: quiet }, options, now);
+    expect(again.checked).toBe(9);
   });
 });

@@ -156,7 +156,11 @@ describe.skipIf(skipReason)(
       await shot('5-home');
 
       // The approver's side: her DM from the app links to the request's thread.
-      await page.getByLabel('You are').selectOption({ label: 'Maria Lopez · en-US' });
+      // Labelled with her language and her local time in her zone ("Maria Lopez · en-US · Shanghai …").
+      const maria = page
+        .locator('#who option')
+        .filter({ hasText: 'Maria Lopez · en-US · Shanghai' });
+      await page.getByLabel('You are').selectOption({ label: (await maria.textContent()) ?? '' });
       await page.locator('#apps button').first().click();
       await page.getByRole('tab', { name: 'Messages' }).click();
       const dm = page.locator('#messages article').filter({ hasText: 'asks for your approval' });
@@ -388,7 +392,8 @@ describe.skipIf(skipReason)(
       }
       const djbh = sandbox.simulator.approvals().find((a) => a.title === 'Newest rack')?.djbh ?? '';
 
-      await page.getByLabel('You are').selectOption({ label: 'Maria Lopez · en-US' });
+      const maria = page.locator('#who option').filter({ hasText: 'Maria Lopez · en-US' });
+      await page.getByLabel('You are').selectOption({ label: (await maria.textContent()) ?? '' });
       await page.locator('#apps button').first().click();
       await page.getByRole('tab', { name: 'Messages' }).click();
       const dm = page.locator('#messages article').filter({ hasText: 'Newest rack' });

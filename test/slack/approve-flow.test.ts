@@ -405,6 +405,22 @@ describe('status updates', () => {
     );
   });
 
+  it('credits whoever the service says decided, after it gave the approval to someone else', async () => {
+    const hh = await harness();
+    const { approval, parent } = await hh.startApproval();
+    const maria = hh.user('maria.lopez@corp.example');
+    const alex = hh.user('alex.kim@corp.example');
+    expect(approval.approver).toBe('maria.lopez@corp.example');
+    // The service's administrators give it to Alex; Alex rejects it.
+    hh.sim.reassign(approval.djbh, 'alex.kim@corp.example');
+    hh.sim.decide(approval.djbh, 'refuse');
+    await hh.app.poll();
+    const reply = await waitFor(() => hh.workspace.replies(parent.channel, parent.ts)[0]);
+    expect(reply.text).toContain('Rejected · 不同意');
+    expect(JSON.stringify(reply)).toContain(`<@${alex}>`);
+    expect(JSON.stringify(reply)).not.toContain(`<@${maria}>`);
+  });
+
   it('delivers a decision taken while the app was down after a restart, once', async () => {
     const hh = await harness();
     const { approval, parent } = await hh.startApproval();

@@ -280,6 +280,7 @@ describe('announcement messages', () => {
     nextAttemptAt: new Date(0),
     firstAttemptedAt: null,
     redrivenAt: null,
+    pausedMs: 0,
     sentChannel: null,
     sentTs: null,
     lastError: null,

@@ -41,6 +41,9 @@ beforeEach(async () => {
     // A killed attempt's lease must run out before the restarted app takes over.
     ANNOUNCEMENT_LEASE_SECONDS: '3',
     SLACK_TIMEOUT_MS: '1000',
+    // Slack may commit a dead attempt's post up to this long after its lease ended; scaled down
+    // like the lease, so the restarted app looks once more and posts within the test's waits.
+    SLACK_COMMIT_HORIZON_MS: '1500',
   });
   slack = new SlackRequester({
     workspace,

@@ -69,7 +69,9 @@ function holdWriteLock(path: string, ms: number): ChildProcess {
 describe('delivery under production faults', () => {
   it('loses nothing through an hour of Slack outage, and posts the decision once it is back', async () => {
     const clock = movableClock();
-    const h = await harness({ now: clock.now });
+    // The wait for late commits after unknown outcomes (the outage's 503s) has its own test below;
+    // here it would only hold the post on the database's real clock.
+    const h = await harness({ now: clock.now, env: { SLACK_COMMIT_HORIZON_MS: '0' } });
     const { approval, parent } = await h.startApproval();
     h.faults.outageStatus = 503;
     h.sim.decide(approval.djbh, 'agree');
@@ -334,6 +336,131 @@ describe('delivery under production faults', () => {
     // Paced under the limit: at most the odd 429, each honoured and retried.
     expect(h.faults.rateLimited.length - before).toBeLessThanOrEqual(3);
   }, 60_000);
+
+  it('honours a Retry-After of 30 days only up to its cap, fails the post at the end of the retry window, counts it and frees the channel', async () => {
+    const clock = movableClock();
+    const h = await harness({
+      now: clock.now,
+      env: {
+        ANNOUNCEMENT_RETRY_HOURS: '1',
+        // Scaled down so the lane's pace, on the database's real clock, is waited out in a second.
+        SLACK_RETRY_AFTER_MAX_SECONDS: '1',
+        ADMIN_PORT: '0',
+      },
+    });
+    const { approval, parent } = await h.startApproval();
+    // Slack (or a proxy in front of it) answers every post with a month's Retry-After.
+    h.faults.rateLimit('chat.postMessage', 2_592_000, 1000);
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    const id = `${approval.djbh}:decision:approved`;
+    expect(await announcementState(h, id)).toBe('pending');
+    // Tried again within the cap, again and again, until the hour's window ends: then failed.
+    for (let i = 0; i < 8 && (await announcementState(h, id)) === 'pending'; i++) {
+      clock.advance(10 * MINUTE);
+      await h.app.deliver();
+    }
+    expect(await announcementState(h, id)).toBe('failed');
+    expect(h.faults.rateLimited.length).toBeGreaterThan(2);
+    const failure = h.logs.entries().find((e) => e.announcement === id && e.level === 50);
+    expect(failure?.reason).toContain('still failing after 1 h');
+    const metrics = await (await fetch(`http://127.0.0.1:${h.app.adminPort}/metrics`)).text();
+    expect(metrics).toContain('slack_approvals_announcements_failed_total{kind="decision"} 1');
+    // The channel is not held: once Slack takes posts again, the next request goes out at once.
+    h.faults.clearRules();
+    const next = await h.startApproval('sam.taylor@corp.example', 'general', 'After the storm');
+    expect(next.parent.channel).toBe(parent.channel);
+  });
+
+  it('fails nothing for a 30-hour token outage: after it, a 429 burst is waited out and every decision posted once', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const started = [];
+    for (let i = 0; i < 3; i++)
+      started.push(await h.startApproval('sam.taylor@corp.example', 'general', `Outage ${i}`));
+    // Slack refuses the app's token: delivery pauses fleet-wide.
+    h.workspace.beforeCall = () => {
+      throw new SlackApiError('token_revoked');
+    };
+    for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    expect(await withStore(h, (store) => store.deliveryPause())).toBeDefined();
+    // Thirty hours pass, on the app's clock and on the database's (the pause is moved back).
+    clock.advance(30 * 60 * MINUTE);
+    await withStore(h, (_store, db) =>
+      db.db
+        .updateTable('delivery_state')
+        .set((eb) => ({ paused_at_db: eb('paused_at_db', '-', 30 * 60 * MINUTE) }))
+        .execute(),
+    );
+    // The token works again, and the catch-up meets a burst of 429s.
+    h.workspace.beforeCall = undefined;
+    h.faults.rateLimit('chat.postMessage', 1, 4);
+    for (let i = 0; i < 10 && (await withStore(h, (s) => s.pendingAnnouncements(1))).length; i++) {
+      await h.app.deliver();
+      clock.advance(MINUTE);
+    }
+    expect(await withStore(h, (store) => store.failedAnnouncements(10))).toEqual([]);
+    expect(h.faults.rateLimited.length).toBe(4);
+    for (const { approval, parent } of started) {
+      expect(replies(h, parent, 'Approved')).toHaveLength(1);
+      expect(await announcementState(h, `${approval.djbh}:decision:approved`)).toBe('sent');
+    }
+  });
+
+  it('posts once when Slack commits a post 15 s or 40 s after the client gave up, and posts again after the horizon when it never does', async () => {
+    // Scaled 1:40 from production (10 s client timeout, 60 s horizon): the client gives up after
+    // 1 s here and Slack may commit up to 1.5 s later; the late posts commit 375 ms and 1 s after.
+    const clock = movableClock();
+    const HORIZON_MS = 1500;
+    const h = await harness({
+      now: clock.now,
+      env: { ...FAST, SLACK_COMMIT_HORIZON_MS: String(HORIZON_MS) },
+    });
+    const channels = ['general', 'second', 'third'];
+    for (const name of channels.slice(1))
+      h.workspace.addChannel(
+        name,
+        'public',
+        new Set([...h.workspace.channelByName('general').members]),
+      );
+    const started: Array<Awaited<ReturnType<Harness['startApproval']>>> = [];
+    for (const name of channels)
+      started.push(await h.startApproval('sam.taylor@corp.example', name));
+    h.faults.hang('chat.postMessage', 1000 + 375, { commit: false });
+    h.faults.hang('chat.postMessage', 1000 + 1000, { commit: false });
+    h.faults.lose('chat.postMessage', 1200);
+    for (const { approval } of started) h.sim.decide(approval.djbh, 'agree');
+    // When the post Slack never took is carried out again.
+    let repostedAt: number | undefined;
+    h.workspace.beforeCall = (method, args) => {
+      const lost = h.faults.lost[0];
+      if (method === 'chat.postMessage' && lost && args.channel === lost.channel)
+        repostedAt ??= performance.now();
+    };
+    await h.app.poll();
+    // Retries come as soon as they are due (the app's backoff is moved through at once), as they
+    // would with production's 1–2 s backoff against commits 15 and 40 s late.
+    const ids = started.map(({ approval }) => `${approval.djbh}:decision:approved`);
+    await waitFor(
+      async () => {
+        clock.advance(5000);
+        await h.app.deliver();
+        return started.every(({ parent }) => replies(h, parent, 'Approved').length > 0);
+      },
+      15_000,
+      'every decision out',
+    );
+    for (const id of ids) expect(await announcementState(h, id)).toBe('sent');
+    // Long after the latest commit: still one message each.
+    await new Promise((r) => setTimeout(r, 1200));
+    for (const { parent } of started) expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    // The post Slack never took went out again only after the horizon: the cost of the wait.
+    const gaveUp = (h.faults.lost[0]?.at ?? Number.NaN) + 1000;
+    const delay = (repostedAt ?? Number.NaN) - gaveUp;
+    expect(delay).toBeGreaterThanOrEqual(HORIZON_MS);
+    expect(delay).toBeLessThan(HORIZON_MS + 1000);
+  }, 40_000);
 
   it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {
     const h = await harness();

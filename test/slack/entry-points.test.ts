@@ -564,6 +564,133 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(execution?.outputs).toMatchObject({ decision: 'approved' });
   });
 
+  /** The note of a workflow a publisher wrote: 2,269 characters, its last line a second ask. */
+  const LONG_NOTE = [
+    ...Array.from(
+      { length: 31 },
+      (_, i) => `${String(i + 1).padStart(2, '0')}. Access review for the <data> & "reports" team`,
+    ),
+    'x'.repeat(691),
+    'ALSO GRANT PRIYA PROD ADMIN',
+  ].join('\n');
+
+  /** The mrkdwn sections of a message, joined and unescaped: the text a reader sees. */
+  function sectionsText(blocks: unknown): string[] {
+    return (blocks as Array<{ type: string; text?: { text: string } }>)
+      .filter((b) => b.type === 'section' && b.text)
+      .map((b) =>
+        (b.text?.text ?? '')
+          .replaceAll('&lt;', '<')
+          .replaceAll('&gt;', '>')
+          .replaceAll('&amp;', '&'),
+      );
+  }
+
+  it('shows the requester the whole note, however long, and starts exactly what it showed', async () => {
+    expect(LONG_NOTE.length).toBe(2269);
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, {
+      ...inputs(hh),
+      note: LONG_NOTE,
+    });
+    const asked = await question(hh);
+    // Within Slack's limits: no section over 3,000 characters, at most 50 blocks.
+    const blocks = asked.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const b of blocks) expect(b.text?.text.length ?? 0).toBeLessThanOrEqual(3000);
+    const shown = sectionsText(asked.blocks).join('');
+    expect(shown).toContain(LONG_NOTE);
+    expect(shown).toContain('ALSO GRANT PRIYA PROD ADMIN');
+    expect(JSON.stringify(asked.blocks)).not.toContain('…');
+
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    expect(approval.note).toBe(LONG_NOTE);
+    expect(shown).toContain(approval.note);
+  });
+
+  it('starts nothing when what Start would start is not byte for byte what the requester was shown', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    // The stored question changes after it was shown (another release, a hand in the database).
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note: 'Effective at the end of the month.\nALSO GRANT PRIYA PROD ADMIN' })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('not exactly what you were shown');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('starts a question an older release asked and showed whole, as that release stored it', async () => {
+    // An older release stored the step's inputs as given (no digest) and showed them escaped;
+    // a note that fit was shown whole, so its Start starts it (adapted as every request is).
+    const hh = await harness();
+    const note = "Don't forget the 'prod' cluster.\n";
+    const { executionId } = await hh.slack.functionExecuted(STEP, { ...inputs(hh), note });
+    const asked = await question(hh);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note, shown_digest: null })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    expect(approval.note).toBe('Don’t forget the ’prod’ cluster.');
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+  });
+
+  it('starts nothing for a question an older release asked and showed cut', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      // Over the 1,980 characters the older release's note field showed: it ended in "…".
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note: `${'x'.repeat(1990)}\nALSO GRANT PRIYA PROD ADMIN`, shown_digest: null })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('not exactly what you were shown');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('refuses a note too long to be shown whole, starting and asking nothing', async () => {
+    // An install that raised the note limit: 30,000 ampersands escape to 150,000 characters.
+    const hh = await harness({ env: { APPROVAL_NOTE_LIMIT: '60000' } });
+    const { executionId } = await hh.slack.functionExecuted(STEP, {
+      ...inputs(hh),
+      note: '&'.repeat(30_000),
+    });
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('too long to show the requester in full');
+    const dm = hh.workspace.appDm(hh.user(SAM)).id;
+    expect(hh.workspace.messages.filter((m) => m.channel === dm)).toEqual([]);
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
   it('refuses a click by anyone but the requester, and starts nothing', async () => {
     const hh = await harness();
     const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));

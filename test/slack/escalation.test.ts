@@ -132,6 +132,44 @@ describe('escalation', () => {
     expect(threadNotes(hh, parent, 'escalated')).toHaveLength(1);
   });
 
+  it('lets the leader it was escalated to open a private channel’s request they were told of: status agrees with the DM', async () => {
+    const hh = await harness(ESCALATING);
+    // #project-x: Sam, Alex and the app; Alex's approver is Liu Yang, whose leader is Priya.
+    hh.workspace.addChannel(
+      'project-x',
+      'private',
+      new Set([hh.user(SAM), hh.user(ALEX), hh.workspace.botUserId]),
+    );
+    const { approval } = await hh.startApproval(ALEX, 'project-x', 'Termination of J. Doe');
+    expect(approval.approver).toBe(LIU);
+    const status = async () => {
+      const priya = hh.user(PRIYA);
+      const seen = hh.workspace.ephemeral(priya).length;
+      await hh.slack.command(priya, hh.channel('general'), `status ${approval.djbh}`);
+      return text(await waitFor(() => hh.workspace.ephemeral(priya)[seen], 5000, 'the answer'));
+    };
+    // Before escalation Priya is in none of it.
+    expect(await status()).not.toContain('Termination of J. Doe');
+    const t0 = Date.now();
+    for (const hours of [1.1, 2.2, 3.3]) await hh.app.poll(new Date(t0 + hours * HOUR));
+    const [dm] = dmsTo(hh, PRIYA, 'escalation');
+    expect(text(dm?.blocks)).toContain('Termination of J. Doe');
+    // She is asked to act on it, so she may open it: what the DM told her, status shows her,
+    // and her list and Home name it among what waits for her.
+    const answer = await status();
+    expect(answer).toContain('Termination of J. Doe');
+    expect(answer).toContain('Pending');
+    const priya = hh.user(PRIYA);
+    const seen = hh.workspace.ephemeral(priya).length;
+    await hh.slack.command(priya, hh.channel('general'), 'list');
+    const list = await waitFor(() => hh.workspace.ephemeral(priya)[seen], 5000, 'the list');
+    expect(text(list)).toContain(approval.djbh);
+    const published = hh.workspace.callsOf('views.publish').length;
+    await hh.slack.event({ type: 'app_home_opened', user: priya, channel: 'D0HOME', tab: 'home' });
+    await waitFor(() => hh.workspace.callsOf('views.publish').length > published, 5000, 'Home');
+    expect(text(hh.workspace.homes.get(priya))).toContain(approval.djbh);
+  });
+
   it('speaks Chinese to a zh-CN leader, and in the thread when APP_LANGUAGE is zh', async () => {
     const hh = await harness({ env: { ...ESCALATING.env, APP_LANGUAGE: 'zh' } });
     const { parent } = await hh.startApproval(SAM);

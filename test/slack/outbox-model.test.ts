@@ -33,7 +33,10 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // expiry, re-drives, token revocation and, per Slack call, an outcome (success, the answer lost
 // after Slack carried the call out, 5xx, 429 with Retry-After, a timeout before or after the call,
 // a slow call while other replicas run, a hang while another replica takes over, a crash before or
-// after, or one of Slack's errors of each class), and approvers whose Slack account is gone. The real store (SQLite, and Postgres when
+// after, a post Slack commits 15 or 40 s after the client gave up, a 429 whose Retry-After is a
+// month, or one of Slack's errors of each class), token outages of 30 hours, SIGTERMs that stop a
+// replica in the middle of a poll pass, and approvers whose Slack account is gone. The real store
+// (SQLite, and Postgres when
 // TEST_POSTGRES_URL is set), the real poll pass, the real dispatcher and the real Slack announcer
 // with its real WebClient run against a model of the approval service and a model of Slack that
 // remembers what was really posted.
@@ -55,16 +58,25 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // once (or is skipped as no longer worth it) within a bounded number of passes; replies in a
 // thread appear in the order they were recorded (as seen from outside the store, never by
 // anyone's clock); nothing is marked failed unless Slack refused it
-// for good. And, watched while it runs (LaneWatch, ClaimWatch): no two posts or edits of one lane
+// for good, or kept failing for the whole 24 h retry window not counting time delivery was paused
+// (measured by the model on its own clock). And, watched while it runs (LaneWatch, ClaimWatch): no two posts or edits of one lane
 // are at Slack at once across replicas, unless one of their attempts lost its lease; no two
 // replicas check one approval at once while both hold their claim; a poll pass whose claim another
-// pass has taken since records (and so announces) nothing. A failure prints fast-check's seed and
+// pass has taken since records (and so announces) nothing; a poll pass told to stop claims and
+// checks nothing more, and writes nothing once it has returned (the database closes then). A failure prints fast-check's seed and
 // the shrunk schedule.
 
 const T0 = Date.parse('2026-11-23T08:00:00Z');
 const MINUTE = 60_000;
 const LEASE_MS = 60_000;
 const CALL_TIMEOUT_MS = 10_000;
+const HOUR = 3_600_000;
+/** As in production: the retry window, the cap on Retry-After and Slack's commit horizon. */
+const RETRY_FOR_MS = 24 * HOUR;
+const RETRY_AFTER_MAX_MS = 300_000;
+const COMMIT_HORIZON_MS = 60_000;
+/** Replicas' clocks are up to 2 minutes off: a window measured on them may end that much early. */
+const SKEW_MARGIN_MS = 5 * MINUTE;
 /** The poll pass as configured in production: its claims last its budget plus one check. */
 const POLL_OPTIONS: PollOptions = {
   concurrency: 2,
@@ -93,6 +105,8 @@ type Outcome =
   | { kind: 'rate-limited'; retryAfterS: number }
   /** The client gives up waiting (the clock moves by the call timeout); done first when `done`. */
   | { kind: 'timeout'; done: boolean }
+  /** The client gives up waiting; Slack carries the call out `afterS` seconds later. */
+  | { kind: 'late'; afterS: number }
   /** Slack carries the call out, then answers only after the lease ran out and others ran. */
   | { kind: 'hang' }
   /** Slack carries the call out and answers after the other replicas ran a pass, within the lease. */
@@ -139,7 +153,11 @@ type Op =
   | { op: 'restart'; replica: number }
   | { op: 'redrive' }
   | { op: 'revoke' }
-  | { op: 'restore' };
+  | { op: 'restore' }
+  /** Slack refuses the token for 30 hours (a replica's delivery pass meets it first), then accepts it. */
+  | { op: 'long-outage'; replica: number }
+  /** A poll pass of this replica is stopped (SIGTERM) at its first status check; the replica then exits. */
+  | { op: 'stop-poll'; replica: number };
 
 interface Schedule {
   approvals: number;
@@ -165,10 +183,17 @@ const outcomeArb: fc.Arbitrary<Outcome> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'unavailable' as const }) },
   {
     weight: 2,
-    arbitrary: fc.integer({ min: 1, max: 30 }).map((s) => ({
-      kind: 'rate-limited' as const,
-      retryAfterS: s,
-    })),
+    // Now and then a month, from Slack or a proxy in front of it.
+    arbitrary: fc
+      .oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 1, max: 30 }) },
+        { weight: 1, arbitrary: fc.constant(2_592_000) },
+      )
+      .map((s) => ({ kind: 'rate-limited' as const, retryAfterS: s })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(15, 40).map((afterS) => ({ kind: 'late' as const, afterS })),
   },
   { weight: 1, arbitrary: fc.boolean().map((done) => ({ kind: 'timeout' as const, done })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'hang' as const }) },
@@ -238,6 +263,8 @@ const opArb = (approvals: number, replicas: number): fc.Arbitrary<Op> => {
     { weight: 1, arbitrary: fc.constant({ op: 'redrive' as const }) },
     { weight: 1, arbitrary: fc.constant({ op: 'revoke' as const }) },
     { weight: 1, arbitrary: fc.constant({ op: 'restore' as const }) },
+    { weight: 1, arbitrary: replica.map((r) => ({ op: 'long-outage' as const, replica: r })) },
+    { weight: 1, arbitrary: replica.map((r) => ({ op: 'stop-poll' as const, replica: r })) },
   );
 };
 
@@ -409,6 +436,60 @@ interface Replica {
   crashAtStore: { after: boolean } | undefined;
   /** How far this replica's clock is off: its poll passes and its dispatcher read it. */
   skew: number;
+  /** A poll pass told to stop: aborted at its first status check, then watched (StopWatch). */
+  stopping: { controller: AbortController; stopped: boolean } | undefined;
+  /** Stopped, and its database closed: it must write nothing more. */
+  closed: boolean;
+}
+
+/**
+ * Watches stops (SIGTERM during a poll pass): once told to stop, the pass claims and checks
+ * nothing more; once it has returned (the database closes then), its replica writes nothing.
+ */
+class StopWatch {
+  readonly violations: string[] = [];
+
+  claims(replica: Replica): void {
+    if (replica.stopping?.stopped) this.violations.push('a poll pass claimed after its stop');
+  }
+
+  checks(replica: Replica, djbh: string): void {
+    if (replica.stopping?.stopped)
+      this.violations.push(`a poll pass began checking ${djbh} after its stop`);
+  }
+
+  writes(replica: Replica, what: string): void {
+    if (replica.closed) this.violations.push(`${what} after the database closed`);
+  }
+}
+
+/**
+ * The model's own account of paused delivery (on its clock), to judge a failure for time: only
+ * time delivery was trying counts against the retry window.
+ */
+class PauseWatch {
+  private since: number | undefined;
+  private readonly spans: Array<[number, number]> = [];
+  /** When each announcement was marked failed, on the model's clock. */
+  readonly failedAt = new Map<string, number>();
+
+  paused(t: number): void {
+    this.since ??= t;
+  }
+
+  resumed(t: number): void {
+    if (this.since !== undefined) this.spans.push([this.since, t]);
+    this.since = undefined;
+  }
+
+  /** Time between `from` and `to` when delivery was not paused. */
+  unpaused(from: number, to: number): number {
+    const spans: Array<[number, number]> =
+      this.since === undefined ? this.spans : [...this.spans, [this.since, to]];
+    let paused = 0;
+    for (const [a, b] of spans) paused += Math.max(0, Math.min(b, to) - Math.max(a, from));
+    return to - from - paused;
+  }
 }
 
 /** One case: the Slack model, the clock, the replicas, run against one database. */
@@ -433,6 +514,10 @@ class World {
   readonly service = new Map<string, ApprovalStatus>();
   readonly lanes = new LaneWatch();
   readonly claims = new ClaimWatch();
+  readonly stops = new StopWatch();
+  readonly pauses = new PauseWatch();
+  /** Posts Slack carries out after the client gave up (`late`), due at a moment of the model's clock. */
+  private lateCommits: Array<{ at: number; carryOut: () => Promise<unknown> }> = [];
   /** The attempt a post or an edit belongs to, carried from the dispatcher's call to `fetch`. */
   private readonly attemptOfCall = new AsyncLocalStorage<string>();
   private outcomes: Record<CallGroup, Outcome[]>;
@@ -490,6 +575,8 @@ class World {
       },
       crashAtStore: undefined,
       skew,
+      stopping: undefined,
+      closed: false,
       dispatcher: undefined as unknown as AnnouncementDispatcher,
       store: this.store,
       service: { getStatus: (djbh) => this.checkStatus(replica, djbh) },
@@ -530,7 +617,9 @@ class World {
       {
         leaseMs: LEASE_MS,
         callTimeoutMs: CALL_TIMEOUT_MS,
-        retryForMs: 365 * 86_400_000,
+        retryForMs: RETRY_FOR_MS,
+        retryAfterMaxMs: RETRY_AFTER_MAX_MS,
+        commitHorizonMs: COMMIT_HORIZON_MS,
         laneIntervalMs: 0,
         // As in production: a lane is claimed ahead of its pace (after a 429's Retry-After).
         laneLookaheadMs: 250,
@@ -566,6 +655,10 @@ class World {
         if (lane) this.lanes.claimed(attemptKey(args[0] as Announcement), lane);
       }
       if (key === 'claimDue') this.claims.claimed(replica, result as TrackedApproval[]);
+      if (key === 'pauseDelivery' && result === true) this.pauses.paused(this.t);
+      if (key === 'resumeDelivery' && result === true) this.pauses.resumed(this.t);
+      if (key === 'markAnnouncementFinal' && result === true && args[1] === 'failed')
+        this.pauses.failedAt.set((args[0] as AnnouncementClaim).id, this.t);
       if (key === 'recordChecks') {
         const recorded = new Set(
           (result as Array<{ djbh: string; claim: string | null }>).map(
@@ -591,11 +684,14 @@ class World {
           fenced.ends,
         );
     };
+    const stops = this.stops;
     return new Proxy(store, {
       get(target, key: keyof ApprovalStores) {
         const original = target[key] as (...args: unknown[]) => Promise<unknown>;
         return async (...args: unknown[]) => {
+          if (writes.has(key)) stops.writes(replica, key);
           if (!replica.alive) return never();
+          if (key === 'claimDue') stops.claims(replica);
           const crash = writes.has(key) ? replica.crashAtStore : undefined;
           if (crash) replica.crashAtStore = undefined;
           if (crash && !crash.after) {
@@ -625,6 +721,12 @@ class World {
   /** The approval service as the model answers a status check, with its outcome from the schedule. */
   async checkStatus(replica: Replica, djbh: string): Promise<ApprovalStatus> {
     if (!replica.alive) return never();
+    this.stops.checks(replica, djbh);
+    // SIGTERM arrives while the pass's first check is under way.
+    if (replica.stopping && !replica.stopping.stopped) {
+      replica.stopping.stopped = true;
+      replica.stopping.controller.abort();
+    }
     const drawn = this.checks.shift() ?? 'ok';
     const outcome = (drawn === 'slow' || drawn === 'busy') && this.interleaving ? 'ok' : drawn;
     this.trace.push(`getStatus ${djbh} ${outcome}`);
@@ -656,6 +758,7 @@ class World {
   slackFetch(replica: Replica): typeof fetch {
     return async (input, init) => {
       if (!replica.alive) return never();
+      await this.commitLate();
       const method = String(input).split('/').pop() ?? '';
       const args: Record<string, unknown> = Object.fromEntries(
         new URLSearchParams(String(init?.body ?? '')),
@@ -710,6 +813,10 @@ class World {
       case 'timeout':
         if (outcome.done) await carryOut();
         this.t += CALL_TIMEOUT_MS;
+        throw new Error('The operation was aborted due to timeout');
+      case 'late':
+        this.t += CALL_TIMEOUT_MS;
+        this.lateCommits.push({ at: this.t + outcome.afterS * 1000, carryOut });
         throw new Error('The operation was aborted due to timeout');
       case 'hang': {
         const body = await carryOut();
@@ -843,11 +950,54 @@ class World {
       .execute();
   }
 
-  /** The database's clock moves on too: lanes paced by Retry-After may post again. */
+  /**
+   * The database's clock moves on too (the test cannot move it, so what is measured on it is moved
+   * back): lanes paced by Retry-After may post again, a pause has lasted longer, a commit horizon
+   * comes nearer. Slack carries out the late posts that fall due.
+   */
   async advance(ms: number): Promise<void> {
     this.t += ms;
     if (ms >= 30_000)
       await this.db.db.updateTable('lane_leases').set({ next_post_at: 0 }).execute();
+    await this.db.db
+      .updateTable('delivery_state')
+      .set((eb) => ({ paused_at_db: eb('paused_at_db', '-', ms) }))
+      .where('paused_at_db', 'is not', null)
+      .execute();
+    await this.db.db
+      .updateTable('announcements')
+      .set((eb) => ({ commit_horizon_at: eb('commit_horizon_at', '-', ms) }))
+      .where('commit_horizon_at', 'is not', null)
+      .execute();
+    await this.commitLate();
+  }
+
+  /** Carries out the late posts whose moment has come, in order. */
+  async commitLate(): Promise<void> {
+    const due = this.lateCommits.filter((c) => c.at <= this.t).sort((a, b) => a.at - b.at);
+    this.lateCommits = this.lateCommits.filter((c) => c.at > this.t);
+    for (const c of due) await c.carryOut();
+  }
+
+  /**
+   * One poll pass told to stop at its first status check (SIGTERM); once it has returned, the
+   * replica exits and its database is closed.
+   */
+  async stopPoll(replica: Replica): Promise<void> {
+    const controller = new AbortController();
+    replica.stopping = { controller, stopped: false };
+    await Promise.race([
+      pollOnce(
+        { store: replica.store, service: replica.service, logger: quiet },
+        POLL_OPTIONS,
+        new Date(this.t),
+        controller.signal,
+      ),
+      replica.dead,
+    ]);
+    if (!replica.alive) return;
+    replica.closed = true;
+    replica.kill();
   }
 
   async noteFailed(): Promise<void> {
@@ -974,17 +1124,38 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
       case 'restore':
         world.revoked = false;
         break;
+      case 'long-outage': {
+        world.revoked = true;
+        const replica = world.replicas[op.replica];
+        if (replica?.alive) await world.pass(replica);
+        await world.advance(30 * HOUR);
+        world.revoked = false;
+        break;
+      }
+      case 'stop-poll': {
+        const replica = world.replicas[op.replica];
+        if (replica?.alive) await world.stopPoll(replica);
+        break;
+      }
     }
   }
 
   expectNothingOverlapped(world);
-  // Nothing failed that could still succeed: only what Slack refused for good.
+  // Nothing failed that could still succeed: only what Slack refused for good, or what kept
+  // failing for the whole retry window, time paused not counted.
   const failed = await store.failedAnnouncements(1000);
-  for (const a of failed)
+  for (const a of failed) {
+    const failedAt = world.pauses.failedAt.get(a.id) ?? world.t;
+    const from = (a.redrivenAt ?? a.createdAt).getTime();
+    const timedOut =
+      a.lastError?.startsWith('still failing after') &&
+      world.pauses.unpaused(from, failedAt) >= RETRY_FOR_MS - SKEW_MARGIN_MS;
+    if (timedOut) continue;
     expect(
       GIVE_UP.map((code) => `Slack: ${code}`),
-      `${a.id} failed with "${a.lastError}"\n${world.trace.join('\n')}`,
+      `${a.id} failed with "${a.lastError}" after ${Math.round(world.pauses.unpaused(from, failedAt) / 60_000)} min unpaused\n${world.trace.join('\n')}`,
     ).toContain(a.lastError);
+  }
 
   // Faults stop: every replica restarted, leases of the dead run out, time passes.
   world.stopFaults();
@@ -1049,6 +1220,7 @@ function expectNothingOverlapped(world: World): void {
   expect(world.claims.violations, `a poll pass overlapped or outlived its claim${trace}`).toEqual(
     [],
   );
+  expect(world.stops.violations, `a stopped poll pass went on${trace}`).toEqual([]);
 }
 
 /** Facts the service decided that are not recorded yet: a poll pass still has to find them. */

@@ -92,6 +92,52 @@ describe('request again', () => {
     expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
   });
 
+  it('posts the new request in the requester’s DM, saying why, when they are no longer in the private channel of the first', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    const sam = hh.user(SAM);
+    const priya = hh.user('priya.nair@corp.example');
+    hh.workspace.addChannel('project-x', 'private', new Set([sam, priya, hh.workspace.botUserId]));
+    const first = await hh.startApproval(SAM, 'project-x', 'Termination of J. Doe');
+    hh.sim.decide(first.approval.djbh, 'refuse');
+    await hh.app.poll();
+    // Sam leaves #project-x; the app, still a member, could post there.
+    hh.workspace.channelByName('project-x').members.delete(sam);
+    offset += 61_000; // past the app's cached member list
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      sam,
+      { action_id: 'request_again', value: first.approval.djbh },
+      { channelId: first.parent.channel, messageTs: first.parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) =>
+          v.user === sam &&
+          text(v.view).includes('Termination of J. Doe') &&
+          !text(v.view).includes('hourglass'),
+      ),
+    );
+    await hh.slack.submitView(view.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    expect(message.channel).toBe(hh.workspace.appDm(sam).id);
+    const inChannel = hh.workspace.messages.filter(
+      (m) => m.channel === hh.channel('project-x') && text(m).includes(again.djbh),
+    );
+    expect(inChannel).toEqual([]);
+    const told = await waitFor(() => {
+      const v = hh.workspace.views.get(view.id);
+      return v && text(v.view).includes('no longer a member') ? v : undefined;
+    });
+    expect(text(told.view)).toContain(`<#${hh.channel('project-x')}>`);
+  });
+
   it('lets only the requester request it again, telling anyone else and opening nothing', async () => {
     const hh = await harness();
     const { djbh, parent } = await rejected(hh);

@@ -37,8 +37,12 @@ for (const database of TEST_DATABASES) {
           '2026-11-23-010-fleet-delivery',
           '2026-11-25-011-escalation',
           '2026-11-25-012-templates',
-          '2026-11-25-013-conversation-lanes',
-          '2026-11-25-014-recorded-order',
+          '2026-11-25-013-paused-time',
+          '2026-11-25-014-commit-horizon',
+          '2026-11-25-015-logins-any-case',
+          '2026-11-25-016-confirmation-digest',
+          '2026-11-25-017-conversation-lanes',
+          '2026-11-25-018-recorded-order',
         ]);
       });
 

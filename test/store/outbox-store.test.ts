@@ -94,6 +94,71 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it('keeps a commit horizon after a post of unknown outcome: from the answer, or from a dead attempt’s lease end', async () => {
+        const HORIZON = 60_000;
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        const first = await store.claimAnnouncement(
+          await pending('request'),
+          T0,
+          30_000,
+          undefined,
+          0,
+          HORIZON,
+        );
+        expect(first?.commitHorizonLeftMs).toBe(0);
+        // The attempt's post timed out: Slack may commit it up to the horizon from now.
+        await store.markAnnouncementRetry(first ?? NO_CLAIM, {
+          error: 'timeout',
+          uncertain: true,
+          nextAttemptAt: T0,
+          commitHorizonMs: HORIZON,
+        });
+        const second = await store.claimAnnouncement(
+          await pending('request'),
+          T0,
+          30_000,
+          undefined,
+          0,
+          HORIZON,
+        );
+        expect(second?.commitHorizonLeftMs).toBeGreaterThan(HORIZON - 5000);
+        // The second attempt dies mid-post: its lease runs out (moved into the past here).
+        await testDb.handle.db
+          .updateTable('announcements')
+          .set((eb) => ({ lease_until: eb('lease_until', '-', 30_000 + 1) }))
+          .where('id', '=', 'AAAAAAAAAAAa:request')
+          .execute();
+        const third = await store.claimAnnouncement(
+          await pending('request'),
+          T0,
+          30_000,
+          undefined,
+          0,
+          HORIZON,
+        );
+        // The horizon now runs from that lease's end: it has barely begun.
+        expect(third?.commitHorizonLeftMs).toBeGreaterThan(HORIZON - 5000);
+        // A search that found nothing before the horizon keeps it where it was.
+        await store.markAnnouncementRetry(third ?? NO_CLAIM, {
+          error: 'timeout',
+          uncertain: true,
+          nextAttemptAt: T0,
+        });
+        await testDb.handle.db
+          .updateTable('announcements')
+          .set((eb) => ({ commit_horizon_at: eb('commit_horizon_at', '-', HORIZON) }))
+          .execute();
+        const fourth = await store.claimAnnouncement(
+          await pending('request'),
+          T0,
+          30_000,
+          undefined,
+          0,
+          HORIZON,
+        );
+        expect(fourth?.commitHorizonLeftMs).toBe(0);
+      });
+
       it('keeps the thread a request was to join, unless it went elsewhere', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
         await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);

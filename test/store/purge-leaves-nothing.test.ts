@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/approvals/retention.ts';
+import { shownDigest } from '../../src/approvals/step-confirmation.ts';
 import { stepSubmissionKey } from '../../src/approvals/submission-guard.ts';
 import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
@@ -76,6 +77,7 @@ for (const which of TEST_DATABASES) {
         locale: 'en-US',
         createdAt: T0,
         expiresAt: at(DAY),
+        shownDigest: shownDigest('Purge me', 'Termination of J. Doe'),
       });
       expect(await confirmations.answer(EXECUTION, 'starting', at(1000))).toBe(true);
       await confirmations.settle(EXECUTION, 'started');

@@ -3,6 +3,7 @@ import type {
   NewStepConfirmation,
   StepConfirmations,
 } from '../../src/approvals/step-confirmation.ts';
+import { shownDigest } from '../../src/approvals/step-confirmation.ts';
 import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
@@ -20,6 +21,7 @@ function confirmation(executionId: string): NewStepConfirmation {
     approverChatId: null,
     title: '人事 review',
     note: 'Effective at month end.',
+    shownDigest: shownDigest('人事 review', 'Effective at month end.'),
     channelId: 'C0GENERAL',
     locale: 'zh-CN',
     createdAt: T0,

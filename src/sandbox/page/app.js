@@ -720,6 +720,26 @@ async function send(input, threadTs) {
 }
 
 /**
+ * Where a person is and their time there ("Los Angeles 08:15"): reminders reach them only inside
+ * their working hours in that zone.
+ */
+function localTime(timeZone) {
+  if (!timeZone) return '';
+  const city = timeZone.split('/').at(-1).replaceAll('_', ' ');
+  try {
+    const time = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(new Date());
+    return `${city} ${time}`;
+  } catch {
+    return city;
+  }
+}
+
+/**
  * Fills "You are" with the workspace's people and chooses who the page plays: the same person as
  * before (by e-mail, since a restarted sandbox gives everyone new ids), else the stored one.
  */
@@ -727,7 +747,9 @@ function choosePeople(first) {
   const people = first.people.filter((p) => !p.isBot);
   const who = $('who');
   who.replaceChildren(
-    ...people.map((p) => el('option', { value: p.id }, `${p.name} · ${p.locale}`)),
+    ...people.map((p) =>
+      el('option', { value: p.id }, `${p.name} · ${p.locale} · ${localTime(p.timeZone)}`),
+    ),
   );
   const stored = localStorage.getItem('sandbox-user');
   const same = state.meEmail && people.find((p) => p.email === state.meEmail);

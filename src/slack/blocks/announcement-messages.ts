@@ -1,3 +1,4 @@
+import type { Person } from '../../approvals/person.ts';
 import type { Announcement, TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import {
@@ -8,6 +9,7 @@ import {
   escapeMrkdwn,
   personRef,
   type SlackMessage,
+  truncate,
 } from './request-message.ts';
 
 /*
@@ -31,9 +33,10 @@ const requesterOf = (approval: TrackedApproval) =>
   personRef(approval.requesterSlackId, approval.requesterLogin);
 const approverOf = (approval: TrackedApproval) =>
   personRef(approval.approverSlackId, approval.approverLogin);
-// In minutes or hours too: the sandbox reminds every minute.
-const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages) =>
-  t.waited(a.createdAt.getTime() - approval.createdAt.getTime());
+// In minutes or hours too: the sandbox reminds every minute. `waitedMs`, when given, is the
+// wait counted in working time (working-hours.ts's workingWait); else it is the clock's.
+const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages, waitedMs?: number) =>
+  t.waited(waitedMs ?? a.createdAt.getTime() - approval.createdAt.getTime());
 
 /** A message for the requester's DM, prefixed with which request it is about. */
 export function buildRequesterDm(
@@ -51,10 +54,11 @@ export function buildApproverAnnouncement(
   approval: TrackedApproval,
   t: Messages,
   links: DmLinks,
+  waitedMs?: number,
 ): SlackMessage {
   const opening =
     a.kind === 'reminder'
-      ? t.reminderDm(requesterOf(approval), waitedFor(a, approval, t))
+      ? t.reminderDm(requesterOf(approval), waitedFor(a, approval, t, waitedMs))
       : undefined;
   return buildApproverDm(approval, t, links, opening);
 }
@@ -68,32 +72,42 @@ export function buildLeaderDm(
   approval: TrackedApproval,
   t: Messages,
   links: DmLinks,
+  waitedMs?: number,
 ): SlackMessage {
   const opening = t.escalationDm(
     requesterOf(approval),
     approverOf(approval),
-    waitedFor(a, approval, t),
+    waitedFor(a, approval, t, waitedMs),
     a.occurrence ?? 1,
   );
   return buildApproverDm(approval, t, links, opening);
 }
 
-/** The thread's note that the approver was reminded. */
+/**
+ * The thread's note that the approver was reminded. The approver is named (`approverName`, their
+ * Slack name or login), not mentioned: the reminder is their DM, and a mention would notify them a
+ * second time and make the whole channel watch the nagging.
+ */
 export function buildReminderNote(
   a: Announcement,
-  approval: TrackedApproval,
   t: Messages,
+  approverName: string,
 ): SlackMessage {
-  return buildTextReply(t.reminderNote(approverOf(approval), a.occurrence ?? 1));
+  return buildTextReply(t.reminderNote(escapeMrkdwn(approverName), a.occurrence ?? 1));
 }
 
-/** The decision, as a reply to the request. */
+/**
+ * The decision, as a reply to the request, crediting `decider`: whoever the service says decided
+ * (its login, with the Slack account delivery found for it), who is not the recorded approver when
+ * the service gave the approval to someone else.
+ */
 export function buildDecisionAnnouncement(
   a: Announcement,
   approval: TrackedApproval,
   t: Messages,
+  decider: Person,
 ): SlackMessage {
-  const by = personRef(approval.approverSlackId, approval.decidedBy ?? approval.approverLogin);
+  const by = personRef(decider.chatId, decider.login ?? approval.approverLogin);
   return buildDecisionReply(a.decision ?? approval.decision, by, requesterOf(approval), t);
 }
 
@@ -137,4 +151,40 @@ export function buildEscalationNote(
   return buildTextReply(
     t.escalationNote(escapeMrkdwn(leaderName), approverOf(approval), a.occurrence ?? 1),
   );
+}
+
+/** One approval in a reminder digest: where its thread is, and how long it has waited. */
+export interface DigestItem {
+  approval: TrackedApproval;
+  link?: string;
+  waitedMs: number;
+}
+
+/**
+ * The day's one reminder to an approver with several approvals waiting, in their language: how
+ * many, then each (title linked to its thread, number, who asked, how long it has waited), newest
+ * first, and how many more than are listed.
+ */
+export function buildReminderDigest(items: DigestItem[], total: number, t: Messages): SlackMessage {
+  const lines = items.map(({ approval, link, waitedMs }) => {
+    const title = escapeMrkdwn(truncate(approval.title, 80));
+    return `• ${t.digestLine(
+      link ? `<${link}|*${title}*>` : `*${title}*`,
+      approval.djbh,
+      requesterOf(approval),
+      t.waited(waitedMs),
+    )}`;
+  });
+  if (total > items.length) lines.push(t.digestMore(total - items.length));
+  const intro = t.reminderDigest(total);
+  return {
+    text: intro,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: intro } },
+      ...lines.map((line) => ({
+        type: 'section' as const,
+        text: { type: 'mrkdwn' as const, text: line },
+      })),
+    ],
+  };
 }

@@ -2,29 +2,78 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { StepConfirmation } from '../../approvals/step-confirmation.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
-import { escapeMrkdwn, FIELD_MAX, fitMrkdwn, type SlackMessage } from './request-message.ts';
+import {
+  escapeMrkdwn,
+  FIELD_MAX,
+  fitMrkdwn,
+  SECTION_MAX,
+  type SlackMessage,
+} from './request-message.ts';
 
-/** What the requester is shown: who wants what, for which approver, where it will be posted. */
+// A part of the title or note per section, under Slack's 3,000 characters with room to spare.
+const PART_MAX = SECTION_MAX - 100;
+// Sections the title and note may take: a message holds 50 blocks, and the question needs six
+// more (who asks, the fields, two labels, the deadline, the buttons).
+const MAX_TEXT_SECTIONS = 40;
+
+/**
+ * Escaped mrkdwn cut into parts of at most `max` characters, at a line break where one is near,
+ * never inside an entity (`&amp;`): the parts joined are exactly the text, nothing left out.
+ */
+export function splitMrkdwn(text: string, max = PART_MAX): string[] {
+  const chars = [...text];
+  const parts: string[] = [];
+  let start = 0;
+  while (chars.length - start > max) {
+    let end = start + max;
+    const window = chars.slice(start, end).join('');
+    const nl = window.lastIndexOf('\n');
+    if (nl > max / 2) end = start + [...window.slice(0, nl + 1)].length;
+    else {
+      const amp = window.lastIndexOf('&');
+      if (amp >= 0 && !window.slice(amp).includes(';'))
+        end = start + [...window.slice(0, amp)].length;
+    }
+    parts.push(chars.slice(start, end).join(''));
+    start = end;
+  }
+  parts.push(chars.slice(start).join(''));
+  return parts;
+}
+
+/** Whether a title and note can be shown whole in the question (else it is not asked). */
+export function confirmationFits(title: string, note: string): boolean {
+  const parts = splitMrkdwn(escapeMrkdwn(title)).length + splitMrkdwn(escapeMrkdwn(note)).length;
+  return parts <= MAX_TEXT_SECTIONS;
+}
+
+/**
+ * What the requester is shown: who wants what, for which approver, where it will be posted. The
+ * title and note whole, over as many sections as they take: what Start starts is exactly this.
+ */
 function details(
   c: StepConfirmation,
   t: Messages,
   intro = t.confirmAsk(c.startedByChatId ? `<@${c.startedByChatId}>` : null),
 ): KnownBlock[] {
   const approver = c.approverChatId ? `<@${c.approverChatId}>` : t.confirmApproverSuggested;
+  const whole = (label: string, text: string): KnownBlock[] => [
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `*${label}*` }] },
+    ...splitMrkdwn(escapeMrkdwn(text)).map(
+      (part): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text: part || ' ' } }),
+    ),
+  ];
   return [
     { type: 'section', text: { type: 'mrkdwn', text: intro } },
     {
       type: 'section',
       fields: [
-        { type: 'mrkdwn', text: `*${t.titleLabel}*\n${fitMrkdwn(escapeMrkdwn(c.title), 1000)}` },
         { type: 'mrkdwn', text: `*${t.approverLabel}*\n${approver}` },
         { type: 'mrkdwn', text: `*${t.confirmPostedLabel}*\n${t.confirmWhere(c.channelId)}` },
-        {
-          type: 'mrkdwn',
-          text: `*${t.noteLabel}*\n${fitMrkdwn(escapeMrkdwn(c.note), FIELD_MAX - 20)}`,
-        },
       ],
     },
+    ...whole(t.titleLabel, c.title),
+    ...whole(t.noteLabel, c.note),
   ];
 }
 

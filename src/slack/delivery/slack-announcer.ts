@@ -1,11 +1,20 @@
 import type { WebClient } from '@slack/web-api';
+import { type ConversationMembership, partiesOf } from '../../approvals/access-policy.ts';
 import { ruleOf } from '../../approvals/announcement-rules.ts';
 import {
+  AnnounceError,
   type Announcer,
   type AttemptClock,
   NOTHING_POSTED,
   type Posted,
 } from '../../approvals/announcer.ts';
+import { askerOf, carriedBy, type Destination, mayReach } from '../../approvals/audience.ts';
+import type { Person } from '../../approvals/person.ts';
+import {
+  DIGEST_LISTED,
+  type EarlierReminder,
+  reminderDelivery,
+} from '../../approvals/reminder-digest.ts';
 import { stepOutcome } from '../../approvals/step-outcome.ts';
 import {
   type Announcement,
@@ -14,6 +23,13 @@ import {
   type TrackedApproval,
 } from '../../approvals/tracked-approval.ts';
 import {
+  isKnownTimeZone,
+  sameLocalDay,
+  type WorkingHours,
+  workingWait,
+  zoneOrDefault,
+} from '../../approvals/working-hours.ts';
+import {
   buildApproverAnnouncement,
   buildApproverUnreachableReply,
   buildDecisionAnnouncement,
@@ -21,9 +37,11 @@ import {
   buildEscalationNote,
   buildGaveUpReply,
   buildLeaderDm,
+  buildReminderDigest,
   buildReminderNote,
   buildRequesterDm,
   buildVanishedReply,
+  type DigestItem,
 } from '../blocks/announcement-messages.ts';
 import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
@@ -57,6 +75,11 @@ export interface SlackAnnouncerOptions {
    * that says something went out (the escalation) asks first; without it the note says nothing.
    */
   sentPost?: (announcementId: string) => Promise<Posted | undefined>;
+  /**
+   * Who is in a conversation, for the audience check of a post to a conversation other than the
+   * approval's own (none is made today); without it such a post is never made.
+   */
+  membership?: ConversationMembership;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
   /**
@@ -64,6 +87,22 @@ export interface SlackAnnouncerOptions {
    * outcome is unknown is then posted again instead of looked for (see granted-scopes.ts).
    */
   searchesForEarlierPosts?: boolean;
+  /**
+   * The approvers' working hours: how long someone has waited is said in working time, in the
+   * approver's own time zone (a Friday-evening request has not waited 3 days on Monday).
+   */
+  workingHours?: WorkingHours;
+  /**
+   * One reminder a day per approver (reminder-digest.ts): the approvals waiting for them and the
+   * last reminder DM posted to them. Without it each reminder is its own DM.
+   */
+  digest?: {
+    waitingFor(
+      login: string,
+      limit: number,
+    ): Promise<{ approvals: TrackedApproval[]; total: number }>;
+    lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined>;
+  };
 }
 
 /** A message in whichever language its destination reads. */
@@ -71,6 +110,37 @@ type Compose = (t: Messages) => SlackMessage;
 
 // Slack's DM conversation ids start with D; a user id as channel is a DM too.
 const isDirect = (channel: string) => /^[DUW]/.test(channel);
+
+/** Without a membership port nobody can be shown to be in a conversation: unsure. */
+const NO_MEMBERSHIP: ConversationMembership = {
+  isMember: () => Promise.reject(new Error('no membership lookup')),
+};
+
+/**
+ * Who reads a post to `channel`: the approval's own conversation (where it was asked), or one
+ * person when the channel is a user id (a DM opened by posting to them): one of the approval's
+ * people when it is, else someone whose login is looked up when the policy needs it.
+ */
+function destinationOf(
+  approval: TrackedApproval,
+  channel: string,
+  loginOf: (chatId: string) => Promise<string | null>,
+): Destination {
+  if (channel === approval.channelId || !/^[UW]/.test(channel))
+    return { kind: 'conversation', id: channel };
+  const known: Person[] = [
+    { chatId: approval.requesterSlackId, login: approval.requesterLogin },
+    { chatId: approval.approverSlackId, login: approval.approverLogin },
+    ...(approval.escalatedTo ? [approval.escalatedTo] : []),
+  ];
+  const person = known.find((p) => p.chatId === channel);
+  if (person) return { kind: 'dm', person };
+  return {
+    kind: 'dm',
+    person: { chatId: channel, login: null },
+    lookUpLogin: () => loginOf(channel),
+  };
+}
 
 /** Posts announcements to Slack, each tagged with its id in message metadata. */
 export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
@@ -82,11 +152,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
 
   async function post(
     attempt: AttemptClock,
+    approval: TrackedApproval,
     channel: string,
     message: SlackMessage,
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted> {
+    await checkAudience(attempt, approval, channel, a);
     attempt.check();
     const result = await call('chat.postMessage', () =>
       client.chat.postMessage({
@@ -134,6 +206,62 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
   }
 
+  /**
+   * Every post goes through the audience check (approvals/audience.ts) before it is made: a
+   * message that carries the approval's title or note goes only where everyone who reads it may see
+   * the approval. Refused: an AnnounceError that is not retried (nothing is posted, the outbox
+   * records why); unsure (the chat could not say who is there): retried. An edit is not checked
+   * again: it rewrites a message that was checked when it was posted, where it was posted.
+   */
+  async function checkAudience(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    channel: string,
+    a: Announcement,
+  ): Promise<void> {
+    const carries = carriedBy(a.kind);
+    if (carries === 'nothing') return;
+    attempt.check();
+    const to = destinationOf(approval, channel, (chatId) => options.identities.loginOf(chatId));
+    const verdict = await mayReach(
+      to,
+      carries,
+      {
+        parties: partiesOf(approval),
+        conversation: approval.channelId,
+        requester: askerOf({ chatId: approval.requesterSlackId, login: approval.requesterLogin }),
+      },
+      options.membership ?? NO_MEMBERSHIP,
+    );
+    if (verdict === 'allowed') return;
+    options.logger?.info(
+      { announcement: a.id, channel, verdict },
+      'not posted: someone who reads there may not see this approval',
+    );
+    throw new AnnounceError(`audience ${verdict}: ${channel} may not read ${approval.djbh}`, {
+      retryable: verdict === 'unsure',
+      uncertain: false,
+    });
+  }
+
+  /**
+   * The person behind a login of this approval (the approver's when none is given), with their
+   * Slack account when one is found; a lookup that fails names them by login, unless the token
+   * itself is refused.
+   */
+  async function personOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login: string | null = approval.approverLogin,
+  ): Promise<Person> {
+    const wanted = login ?? approval.approverLogin;
+    const chatId = await slackUserOf(attempt, approval, wanted).catch((error) => {
+      if (classOf(error) === 'pause') throw error;
+      return null;
+    });
+    return { chatId, login: wanted };
+  }
+
   /** Tells the requester in their DM, prefixed with which request it is about. */
   function toRequesterDm(
     attempt: AttemptClock,
@@ -142,7 +270,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
   ): Promise<Posted> {
     const t = messagesFor(approval.locale);
-    return post(attempt, approval.requesterSlackId, buildRequesterDm(approval, t, compose(t)), a);
+    return post(
+      attempt,
+      approval,
+      approval.requesterSlackId,
+      buildRequesterDm(approval, t, compose(t)),
+      a,
+    );
   }
 
   /**
@@ -160,7 +294,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     if (!thread) return toRequesterDm(attempt, approval, compose, a);
     const message = compose(languageAt(approval.channelId, approval));
     try {
-      return await post(attempt, approval.channelId, message, a, thread);
+      return await post(attempt, approval, approval.channelId, message, a, thread);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       return toRequesterDm(attempt, approval, compose, a);
@@ -209,13 +343,24 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
     // tells the requester once.
     if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
+    if (a.kind === 'reminder' && options.digest) {
+      const day = await reminderOfTheDay(attempt, a, approval, approver.timeZone);
+      if (day.as === 'covered') return day.by;
+      if (day.as === 'digest') return post(attempt, approval, approverId, day.message, a);
+    }
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
       ...(link ? { thread: link } : {}),
       ...(options.webListUrl ? { listUrl: options.webListUrl } : {}),
     };
-    const dm = buildApproverAnnouncement(a, approval, messagesFor(approver.locale), links);
-    if (!sent) return post(attempt, approverId, dm, a);
+    const dm = buildApproverAnnouncement(
+      a,
+      approval,
+      messagesFor(approver.locale),
+      links,
+      waitedMs(a, approval, approver.timeZone),
+    );
+    if (!sent) return post(attempt, approval, approverId, dm, a);
     return edit(attempt, a, sent, dm);
   }
 
@@ -239,11 +384,22 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       if (leader.presence.deactivated) return NOTHING_POSTED;
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
-      const dm = buildLeaderDm(a, approval, messagesFor(leader.locale), {
-        ...(link ? { thread: link } : {}),
-        ...(options.webUrl ? { webUrl: options.webUrl } : {}),
-      });
-      return await post(attempt, to.chatId, dm, a);
+      // The wait is the approver's: counted in their working hours.
+      const approverZone = approval.approverSlackId
+        ? (people.cached(approval.approverSlackId)?.timeZone ??
+          (await people.get(approval.approverSlackId).catch(() => undefined))?.timeZone)
+        : undefined;
+      const dm = buildLeaderDm(
+        a,
+        approval,
+        messagesFor(leader.locale),
+        {
+          ...(link ? { thread: link } : {}),
+          ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+        },
+        waitedMs(a, approval, approverZone),
+      );
+      return await post(attempt, approval, to.chatId, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       return NOTHING_POSTED;
@@ -254,6 +410,64 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
    * A person's Slack name, for text that names them without notifying them (a mention would);
    * their login when Slack no longer knows them. Slack being down is retried as usual.
    */
+  /**
+   * How this reminder reaches the approver (reminder-digest.ts): alone, as the day's digest of
+   * everything waiting for them (built here), or inside the digest already posted today. The
+   * reminder's recording time is "now": it was recorded inside their working hours.
+   */
+  async function reminderOfTheDay(
+    attempt: AttemptClock,
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): Promise<
+    { as: 'single' } | { as: 'covered'; by: Posted } | { as: 'digest'; message: SlackMessage }
+  > {
+    const digest = options.digest;
+    if (!digest) return { as: 'single' };
+    const zone = options.workingHours
+      ? zoneOrDefault(timeZone, options.workingHours)
+      : timeZone && isKnownTimeZone(timeZone)
+        ? timeZone
+        : 'UTC';
+    const [earlier, page] = await Promise.all([
+      digest.lastReminderPost(approval.approverLogin),
+      digest.waitingFor(approval.approverLogin, DIGEST_LISTED),
+    ]);
+    const how = reminderDelivery({
+      recordedAt: a.createdAt,
+      waiting: page.total,
+      earlier,
+      sameDay: (x, y) => sameLocalDay(x, y, zone),
+    });
+    if (how.as !== 'digest') return how;
+    const items: DigestItem[] = [];
+    for (const waiting of page.approvals) {
+      const link = waiting.messageTs
+        ? await permalink(attempt, waiting.channelId, waiting.messageTs)
+        : undefined;
+      items.push({
+        approval: waiting,
+        ...(link ? { link } : {}),
+        waitedMs:
+          waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+      });
+    }
+    const t = messagesFor(people.cached(approval.approverSlackId ?? '')?.locale ?? approval.locale);
+    return { as: 'digest', message: buildReminderDigest(items, page.total, t) };
+  }
+
+  /** How long the approval had waited when `a` was recorded, in working time when hours are set. */
+  function waitedMs(
+    a: Announcement,
+    approval: TrackedApproval,
+    timeZone: string | undefined,
+  ): number | undefined {
+    const hours = options.workingHours;
+    if (!hours) return undefined;
+    return workingWait(approval.createdAt, a.createdAt, zoneOrDefault(timeZone, hours), hours);
+  }
+
   async function plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string> {
     attempt.check();
     try {
@@ -305,11 +519,18 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         const channel = approval.channelId;
         const asked = approval.threadTs ?? undefined;
         try {
-          return await post(attempt, channel, request(languageAt(channel, approval)), a, asked);
+          return await post(
+            attempt,
+            approval,
+            channel,
+            request(languageAt(channel, approval)),
+            a,
+            asked,
+          );
         } catch (error) {
           if (classOf(error) !== 'fallback') throw error;
           const dm = approval.requesterSlackId;
-          return post(attempt, dm, request(languageAt(dm, approval)), a);
+          return post(attempt, approval, dm, request(languageAt(dm, approval)), a);
         }
       }
       case 'approver-dm':
@@ -320,10 +541,30 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         // Only worth saying in the thread; without one, the requester needs no note.
         if (!thread) return NOTHING_POSTED;
         const t = languageAt(approval.channelId, approval);
-        return post(attempt, approval.channelId, buildReminderNote(a, approval, t), a, thread);
+        // Named, not mentioned: the reminder is the approver's DM; the thread only says it went.
+        const approver = approval.approverSlackId
+          ? await plainName(attempt, approval.approverSlackId, approval.approverLogin)
+          : approval.approverLogin;
+        return post(
+          attempt,
+          approval,
+          approval.channelId,
+          buildReminderNote(a, t, approver),
+          a,
+          thread,
+        );
       }
-      case 'decision':
-        return replyOrDm(attempt, approval, (t) => buildDecisionAnnouncement(a, approval, t), a);
+      case 'decision': {
+        // Credits whoever the service says decided, never the recorded approver's account when
+        // the service gave the approval to someone else (decidedBy is its reported login).
+        const decider = await personOf(attempt, approval, approval.decidedBy);
+        return replyOrDm(
+          attempt,
+          approval,
+          (t) => buildDecisionAnnouncement(a, approval, t, decider),
+          a,
+        );
+      }
       case 'gave-up':
         return replyOrDm(attempt, approval, (t) => buildGaveUpReply(t, options.giveUpAfterDays), a);
       case 'ended':

@@ -12,6 +12,7 @@ import {
   whoMay,
 } from '../../approvals/access-policy.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
+import { mayPostRequestIn } from '../../approvals/audience.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import { isDirectMessage } from '../ids.ts';
 import type { Identities } from './identities.ts';
@@ -34,6 +35,11 @@ export interface Access {
   readonly templateManagers: TemplateManagers;
   /** Whether the Slack user `userId` may be offered, and apply, the templates of `channelId`. */
   useTemplates(channelId: string, userId: string): Promise<Verdict>;
+  /**
+   * Whether a request of the Slack user `userId` may be posted in `channelId` (its members would
+   * read it): the audience rule (approvals/audience.ts), as a member of it now.
+   */
+  postRequestIn(channelId: string, userId: string): Promise<Verdict>;
 }
 
 export function createAccess(deps: {
@@ -77,6 +83,9 @@ export function createAccess(deps: {
     },
     useTemplates(channelId, userId) {
       return mayUseTemplates(channelId, askerOf(userId), deps.membership, rules);
+    },
+    postRequestIn(channelId, userId) {
+      return mayPostRequestIn(channelId, askerOf(userId), deps.membership);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { type AccountLinking, type AccountLinks, LINKING } from '../../approvals/account-links.ts';
+import { sameLogin } from '../../approvals/person.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { SlackPeople } from './slack-people.ts';
 
@@ -22,7 +23,7 @@ export function recordedSlackUser(
   approval: Pick<TrackedApproval, 'approverLogin' | 'approverSlackId'>,
   login: string,
 ): string | null {
-  return login === approval.approverLogin ? approval.approverSlackId : null;
+  return sameLogin(login, approval.approverLogin) ? approval.approverSlackId : null;
 }
 
 export function createIdentities(deps: {

@@ -1,5 +1,7 @@
 import type { WebClient } from '@slack/web-api';
+import { askerOf, mayReach } from '../../approvals/audience.ts';
 import {
+  confirmationParties,
   type NewStepConfirmation,
   STARTING_STUCK_MS,
   type StepConfirmation,
@@ -18,6 +20,8 @@ import { messagesFor } from '../i18n.ts';
 // got through): nothing more is owed.
 const STEP_OVER = 'execution_not_in_running_state';
 const CLOSE_BATCH = 50;
+// A DM to the requester needs nobody's membership.
+const NOBODY_LISTED = { isMember: async () => false };
 
 /**
  * Asks a requester to confirm a workflow step run by someone else, and ends the step when they
@@ -102,6 +106,18 @@ export function createStepConfirmer(deps: {
   async function askInDm(c: NewStepConfirmation): Promise<boolean> {
     const message = buildConfirmationMessage(stored(c), messagesFor(c.locale), minutes);
     try {
+      // It shows the title and note: the audience rule, as for every message the app sends.
+      const verdict = await mayReach(
+        { kind: 'dm', person: { chatId: c.requesterChatId, login: null } },
+        'title-and-note',
+        {
+          parties: confirmationParties(c),
+          conversation: c.requesterChatId,
+          requester: askerOf({ chatId: c.requesterChatId, login: null }),
+        },
+        NOBODY_LISTED,
+      );
+      if (verdict !== 'allowed') throw new Error(`audience ${verdict}`);
       // A user id as channel: the app's DM with that person.
       const posted = await deps.client.chat.postMessage({
         channel: c.requesterChatId,

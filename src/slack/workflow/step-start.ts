@@ -5,6 +5,7 @@ import {
   StoppingError,
   startTrackedApproval,
 } from '../../approvals/start-approval.ts';
+import { shownDigest } from '../../approvals/step-confirmation.ts';
 import type { Messages } from '../i18n.ts';
 import type { SlackPerson } from '../people/slack-people.ts';
 import { resolveApprover } from '../requests/approver-choice.ts';
@@ -21,6 +22,11 @@ export interface StepRequest {
   title: string;
   note: string;
   channel: string | null;
+  /**
+   * The digest of the title and note the requester was shown (step-confirmation.ts): only text
+   * with this digest starts. Absent when nobody was shown anything (no confirmation).
+   */
+  shownDigest?: string | null;
 }
 
 /**
@@ -47,6 +53,12 @@ export async function startForStep(
     requesterLogin,
     deps.textLimits,
   );
+  if (
+    request.shownDigest !== undefined &&
+    prepared.ok &&
+    shownDigest(prepared.input.title, prepared.input.note) !== request.shownDigest
+  )
+    return t.confirmNotAsShown;
   if (!prepared.ok) {
     return Object.entries(prepared.problems)
       .map(

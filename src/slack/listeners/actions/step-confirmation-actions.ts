@@ -8,9 +8,12 @@ import { StoppingError } from '../../../approvals/start-approval.ts';
 import {
   confirmationParties,
   type StepConfirmation,
+  shownDigest,
+  startText,
 } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
 import { logFailure } from '../../../logger.ts';
+import { escapeMrkdwn, FIELD_MAX } from '../../blocks/request-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
@@ -142,6 +145,8 @@ async function startConfirmed(deps: Deps, c: StepConfirmation, theirs: Messages)
             title: c.title,
             note: c.note,
             channel: c.channelId,
+            // A question an older release asked (no digest) was shown whole only if it fit then.
+            shownDigest: c.shownDigest ?? legacyDigest(c),
           },
           requester,
           theirs,
@@ -168,6 +173,20 @@ async function startConfirmed(deps: Deps, c: StepConfirmation, theirs: Messages)
   const failed: StepConfirmation = { ...c, state: 'failed', reason: refusal };
   await deps.confirmer.showOutcome(failed, theirs.confirmFailed(refusal));
   await deps.confirmer.closeStep(failed);
+}
+
+/**
+ * The digest of what a question asked before digests were recorded showed: its title and note
+ * when they fit the fields it had (1,000 and 1,980 characters escaped), else nothing matches and
+ * nothing starts (it was shown cut). That release stored the step's inputs as given and adapted
+ * them at Start like every request (startText: trimmed, `'` as `’`, emoji by name), so the digest
+ * is of them adapted: else any such question with an apostrophe or a trailing newline, shown
+ * whole, would be refused, and a workflow run cannot be submitted again.
+ */
+function legacyDigest(c: StepConfirmation): string {
+  const whole =
+    escapeMrkdwn(c.title).length <= 1000 && escapeMrkdwn(c.note).length <= FIELD_MAX - 20;
+  return whole ? shownDigest(startText(c.title), startText(c.note)) : 'shown-cut';
 }
 
 export function registerConfirmationActions(app: App, deps: Deps): void {

@@ -2,9 +2,10 @@ import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bo
 import { z } from 'zod';
 import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
-import { mayConfirmInPlace } from '../../../approvals/step-confirmation.ts';
+import { mayConfirmInPlace, shownDigest, startText } from '../../../approvals/step-confirmation.ts';
 import { stepSubmissionKey } from '../../../approvals/submission-guard.ts';
 import { describe } from '../../../errors.ts';
+import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
 import { suggestionDeps } from '../../requests/approval-form.ts';
@@ -76,11 +77,21 @@ export function requestApprovalStep(deps: Deps) {
     const interactor = inputs.interactivity?.interactor?.id ?? null;
     const pointer = inputs.interactivity?.interactivity_pointer ?? null;
     const now = deps.now();
+    // Shown as it will start, and started only as it was shown (the digest is checked at Start).
+    const title = startText(inputs.title);
+    const note = startText(inputs.note);
+    // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
+    if (!confirmationFits(title, note)) {
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
+      await fail({ error: t.stepTooLongToShow });
+      return;
+    }
     const confirmation: NewStepConfirmation = {
       executionId,
       teamId: body.team_id ?? '',
-      title: inputs.title,
-      note: inputs.note,
+      title,
+      note,
+      shownDigest: shownDigest(title, note),
       requesterChatId: inputs.requester,
       startedByChatId: interactor,
       approverChatId: inputs.approver || (await nearestLeader(deps, inputs.requester)),

@@ -24,7 +24,7 @@ import {
   type TemplateOption,
 } from '../../blocks/approval-modal.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
-import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import { ACTION, BLOCK, CALLBACK, isDirectMessage, isUserId } from '../../ids.ts';
 import { teamIdOf } from '../../people/team-of.ts';
 import { resolveApprover } from '../../requests/approver-choice.ts';
 import { explain, where } from '../../requests/submission-outcome.ts';
@@ -143,7 +143,13 @@ export function approvalSubmission(deps: Deps) {
         return { reply: { response_action: 'errors' as const, errors } };
       }
       const templateName = template?.name ?? null;
-      return { t, requester, approver, prepared, templateName };
+      // Request again names the old request's channel, not one the person asks from now: it is
+      // used only if they are in it now (its members would read the request), else their DM.
+      const left =
+        metadata.againOf && !isDirectMessage(channelId) && !isUserId(channelId)
+          ? (await deps.access.postRequestIn(channelId, body.user.id)) !== 'allowed'
+          : false;
+      return { t, requester, approver, prepared, templateName, left };
     };
     const fallbackT = messagesFor(deps.people.cached(body.user.id)?.locale);
     // The form the person typed, shown again with a banner saying what went wrong.
@@ -203,7 +209,8 @@ export function approvalSubmission(deps: Deps) {
           : reply.view,
       ));
     }
-    const { t, requester, approver, prepared, templateName } = checked;
+    const { t, requester, approver, prepared, templateName, left } = checked;
+    const postIn = left ? body.user.id : channelId;
     // Taken only now that the submission is accepted; a replay reaching any replica stops here.
     const taken = await deps.submissions.take(view.id, deps.now()).catch((error: unknown) => {
       deps.logger.warn({ error: describe(error), view: view.id }, 'replay guard unavailable');
@@ -225,8 +232,8 @@ export function approvalSubmission(deps: Deps) {
       ({ djbh } = await startTrackedApproval(deps, {
         input: prepared.input,
         teamId: teamIdOf(body),
-        channelId,
-        threadTs: channelId === metadata.channelId ? (metadata.threadTs ?? null) : null,
+        channelId: postIn,
+        threadTs: postIn === metadata.channelId ? (metadata.threadTs ?? null) : null,
         againOf: metadata.againOf ?? null,
         templateName,
         requesterSlackId: body.user.id,
@@ -262,7 +269,8 @@ export function approvalSubmission(deps: Deps) {
     // when Slack is slow the modal says it will be posted shortly, and the outbox sees to it.
     deps.dispatcher.wake();
     const tracked = await requestPosted(deps.store, djbh, POSTED_WAIT_MS);
-    const lines = [t.submitted(djbh), where(tracked, channelId, t)];
+    const lines = [t.submitted(djbh), where(tracked, postIn, t)];
+    if (left) lines.push(t.againNotInChannel(channelId));
     if (prepared.changes.length > 0)
       lines.push(t.changed(prepared.changes.map((c) => t.changeNames[c]).join('; ')));
     await show(buildMessageModal(lines, t));

@@ -1,0 +1,50 @@
+/**
+ * One reminder a day per approver: an approver with several approvals waiting gets one digest at
+ * the start of their working day (every approval waiting for them, who asked, how long it has
+ * waited, its link) instead of one reminder each. Each approval's reminder is still recorded on its
+ * own (its count, its escalation); what this rule decides is how its DM reaches the approver.
+ */
+
+/** A reminder DM already posted to the approver. */
+export interface EarlierReminder {
+  channel: string;
+  ts: string;
+  /** When it was posted (its attempt's start, on the app's clock). */
+  at: Date;
+}
+
+export type ReminderDelivery =
+  /** The only approval waiting for them: the usual reminder DM. */
+  | { as: 'single' }
+  /** Several wait: one DM listing them all. */
+  | { as: 'digest' }
+  /** Today's digest (or reminder) already told them of this one: that post is its delivery. */
+  | { as: 'covered'; by: { channel: string; ts: string } };
+
+/**
+ * How a reminder recorded at `recordedAt` reaches its approver, when `waiting` approvals (its own
+ * included) wait for them and `earlier` is the last reminder DM posted to them:
+ * - that DM went out on the approver's same day (`sameDay`, in their time zone) once this reminder
+ *   was recorded: covered, since a DM posted while two or more were waiting is a digest of all of
+ *   them (the reminders one pass records at the start of the approver's day are all covered by the
+ *   first one's digest);
+ * - it went out today before this reminder was recorded: this one alone (one digest a day, not one
+ *   more each time a later request, or a next reminder, falls due);
+ * - else a digest when two or more wait, the usual reminder when only this one does.
+ */
+export function reminderDelivery(input: {
+  recordedAt: Date;
+  waiting: number;
+  earlier: EarlierReminder | undefined;
+  sameDay: (a: Date, b: Date) => boolean;
+}): ReminderDelivery {
+  const { earlier } = input;
+  if (earlier && input.sameDay(earlier.at, input.recordedAt))
+    return earlier.at >= input.recordedAt
+      ? { as: 'covered', by: { channel: earlier.channel, ts: earlier.ts } }
+      : { as: 'single' };
+  return input.waiting >= 2 ? { as: 'digest' } : { as: 'single' };
+}
+
+/** At most this many approvals are listed in a digest; the rest are counted ("and 3 more"). */
+export const DIGEST_LISTED = 10;

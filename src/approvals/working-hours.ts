@@ -1,0 +1,232 @@
+/**
+ * Working hours: when an approver may be nagged. Reminders and escalation happen only inside the
+ * approver's working hours in their own time zone (the chat says which: Slack's `tz`), on working
+ * days; how long someone has waited counts working time, so a Friday-evening request is not
+ * "waiting 3 days" on Monday morning. The rule is here, as data and pure functions of an instant;
+ * the poll pass asks it before it records a reminder or an escalation.
+ */
+
+export interface WorkingHours {
+  /** When the working day starts, in minutes after local midnight (09:00 is 540). */
+  startMinute: number;
+  /** When it ends, in minutes after local midnight, after the start (18:00 is 1080; 1440 is midnight). */
+  endMinute: number;
+  /** The working weekdays, 0 = Sunday … 6 = Saturday. */
+  days: readonly number[];
+  /** The zone of someone whose own is unknown (not on the chat, or no zone in their profile). */
+  defaultTimeZone: string;
+}
+
+export const DEFAULT_WORKING_HOURS: WorkingHours = {
+  startMinute: 9 * 60,
+  endMinute: 18 * 60,
+  days: [1, 2, 3, 4, 5],
+  defaultTimeZone: 'UTC',
+};
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+// A working period is looked for this many days ahead at most: with at least one working day a
+// week there is always one within 8; more means the hours name no day at all.
+const MAX_DAYS_AHEAD = 8;
+
+/** What a wall clock in `timeZone` shows at an instant. */
+interface LocalClock {
+  year: number;
+  month: number;
+  day: number;
+  /** 0 = Sunday … 6 = Saturday. */
+  weekday: number;
+  /** Minutes after local midnight. */
+  minute: number;
+}
+
+const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Whether `timeZone` is an IANA zone this runtime knows (Slack sends names like "Europe/Berlin"). */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    formatterOf(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The person's own zone when it is known and valid, else the default. */
+export function zoneOrDefault(timeZone: string | null | undefined, hours: WorkingHours): string {
+  return timeZone && isKnownTimeZone(timeZone) ? timeZone : hours.defaultTimeZone;
+}
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      weekday: 'short',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+function localClock(at: number, timeZone: string): LocalClock {
+  const parts: Record<string, string> = {};
+  for (const p of formatterOf(timeZone).formatToParts(new Date(at))) parts[p.type] = p.value;
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    weekday: WEEKDAYS[parts.weekday ?? ''] ?? 0,
+    minute: Number(parts.hour) * 60 + Number(parts.minute),
+  };
+}
+
+/** The zone's offset from UTC at an instant, in ms (whole minutes: seconds are dropped). */
+function offsetAt(at: number, timeZone: string): number {
+  const c = localClock(at, timeZone);
+  const wall = Date.UTC(c.year, c.month - 1, c.day, 0, c.minute);
+  return wall - Math.floor(at / MINUTE_MS) * MINUTE_MS;
+}
+
+/**
+ * The instant a wall clock in `timeZone` shows `minute` on the given local date; in a gap (a
+ * clock moved forward) the instant the clock jumped past it.
+ */
+function instantOf(
+  date: { year: number; month: number; day: number },
+  minute: number,
+  timeZone: string,
+): number {
+  const wall = Date.UTC(date.year, date.month - 1, date.day, 0, minute);
+  const first = wall - offsetAt(wall, timeZone);
+  const second = wall - offsetAt(first, timeZone);
+  if (second === first || offsetAt(second, timeZone) === wall - second) return second;
+  // A gap: neither guess shows `minute`. The later offset applies from the jump on; the earlier
+  // guess minus the later offset is past the jump, the first instant of the day's working time.
+  return Math.max(first, second);
+}
+
+function isWorkingClock(c: LocalClock, hours: WorkingHours): boolean {
+  return (
+    hours.days.includes(c.weekday) && c.minute >= hours.startMinute && c.minute < hours.endMinute
+  );
+}
+
+/** Whether two instants fall on the same local date in `timeZone`. */
+export function sameLocalDay(a: Date, b: Date, timeZone: string): boolean {
+  const x = localClock(a.getTime(), timeZone);
+  const y = localClock(b.getTime(), timeZone);
+  return x.year === y.year && x.month === y.month && x.day === y.day;
+}
+
+/** Whether `at` is inside working hours on a working day, in `timeZone`. */
+export function isWorkingTime(at: Date, timeZone: string, hours: WorkingHours): boolean {
+  return isWorkingClock(localClock(at.getTime(), timeZone), hours);
+}
+
+/**
+ * The first instant at or after `at` that is working time in `timeZone`: `at` itself inside
+ * working hours, else the start of the next working day's hours. Undefined when the hours name
+ * no working day.
+ */
+export function nextWorkingStart(
+  at: Date,
+  timeZone: string,
+  hours: WorkingHours,
+): Date | undefined {
+  const t = at.getTime();
+  if (isWorkingTime(at, timeZone, hours)) return at;
+  for (let d = 0; d <= MAX_DAYS_AHEAD; d++) {
+    const c = localClock(t + d * DAY_MS, timeZone);
+    if (!hours.days.includes(c.weekday)) continue;
+    const start = instantOf(c, hours.startMinute, timeZone);
+    if (start >= t && isWorkingTime(new Date(start), timeZone, hours)) return new Date(start);
+  }
+  return undefined;
+}
+
+/** The end of the working period `at` is in (the first instant after it that is not working). */
+function workingPeriodEnd(at: number, timeZone: string, hours: WorkingHours): number {
+  const c = localClock(at, timeZone);
+  if (hours.endMinute >= 24 * 60) {
+    // Until midnight: the start of the next local day.
+    const next = localClock(at + DAY_MS, timeZone);
+    return Math.max(at + 1, instantOf(next, 0, timeZone));
+  }
+  return Math.max(at + 1, instantOf(c, hours.endMinute, timeZone));
+}
+
+/** How much working time, in ms, lies between two instants in `timeZone`. */
+export function workingMsBetween(
+  from: Date,
+  to: Date,
+  timeZone: string,
+  hours: WorkingHours,
+): number {
+  let total = 0;
+  let t = from.getTime();
+  const end = to.getTime();
+  // One working period per turn; a wait of a year is at most ~370 turns.
+  for (let turn = 0; turn < 400 && t < end; turn++) {
+    const start = nextWorkingStart(new Date(t), timeZone, hours)?.getTime();
+    if (start === undefined || start >= end) break;
+    const periodEnd = workingPeriodEnd(start, timeZone, hours);
+    total += Math.min(periodEnd, end) - start;
+    t = periodEnd;
+  }
+  return total;
+}
+
+/**
+ * How long someone has waited, for saying so ("waiting 2 days"): the working time between the
+ * two instants, where each full working day counts as a day (returned as that many 24-hour days),
+ * and less than one working day as the hours and minutes it was.
+ */
+export function workingWait(from: Date, to: Date, timeZone: string, hours: WorkingHours): number {
+  const worked = workingMsBetween(from, to, timeZone, hours);
+  const dayMs = (hours.endMinute - hours.startMinute) * MINUTE_MS;
+  return worked >= dayMs ? Math.floor(worked / dayMs) * DAY_MS : worked;
+}
+
+/** `HH:MM-HH:MM` (24-hour, end after start; `24:00` is midnight) as start and end minutes. */
+export function parseWorkingHours(
+  text: string,
+): { startMinute: number; endMinute: number } | undefined {
+  const m = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(text);
+  if (!m) return undefined;
+  const [start, end] = [Number(m[1]) * 60 + Number(m[2]), Number(m[3]) * 60 + Number(m[4])];
+  if (Number(m[2]) > 59 || Number(m[4]) > 59 || start >= end || end > 24 * 60) return undefined;
+  return { startMinute: start, endMinute: end };
+}
+
+const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+
+/**
+ * Working days from a list of day names or ranges (`mon-fri`, `sun-thu`, `mon,wed,fri`, `mon-sat`),
+ * as weekday numbers; undefined when a name is unknown or nothing is named.
+ */
+export function parseWorkingDays(text: string): number[] | undefined {
+  const days = new Set<number>();
+  for (const part of text
+    .toLowerCase()
+    .split(',')
+    .map((p) => p.trim())) {
+    const [from, to] = part.split('-').map((p) => DAY_NAMES.indexOf(p.trim().slice(0, 3)));
+    if (from === undefined || from < 0 || (to !== undefined && to < 0)) return undefined;
+    if (to === undefined) days.add(from);
+    else
+      for (let d = from; ; d = (d + 1) % 7) {
+        days.add(d);
+        if (d === to) break;
+      }
+  }
+  return days.size > 0 ? [...days].sort((a, b) => a - b) : undefined;
+}

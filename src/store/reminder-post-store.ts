@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { EarlierReminder } from '../approvals/reminder-digest.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * The last reminder DM posted to an approver, of any of their approvals (a digest is posted as one
+ * approval's reminder): what reminder-digest.ts decides whether another reminder is covered by.
+ */
+export function createReminderPosts(db: Kysely<Database>) {
+  return {
+    async lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined> {
+      const row = await db
+        .selectFrom('announcements as a')
+        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at'])
+        .where('t.approver_login', '=', approverLogin)
+        .where('a.kind', '=', 'reminder')
+        .where('a.state', '=', 'sent')
+        .where('a.sent_ts', 'is not', null)
+        .where('a.sent_ts', '!=', '')
+        .orderBy('a.attempted_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
+      // Reminders the digest covered were recorded with its post, later: it was posted by the
+      // first of them, and covers only what existed then.
+      const first = await db
+        .selectFrom('announcements')
+        .select((eb) => eb.fn.min('attempted_at').as('at'))
+        .where('kind', '=', 'reminder')
+        .where('sent_channel', '=', row.sent_channel)
+        .where('sent_ts', '=', row.sent_ts)
+        .executeTakeFirst();
+      return {
+        channel: row.sent_channel,
+        ts: row.sent_ts,
+        at: new Date(Number(first?.at ?? row.attempted_at)),
+      };
+    },
+  };
+}
+
+export type ReminderPosts = ReturnType<typeof createReminderPosts>;

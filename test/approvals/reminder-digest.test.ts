@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { reminderDelivery } from '../../src/approvals/reminder-digest.ts';
+
+const at = (iso: string) => new Date(iso);
+// Days in UTC for these cases; the announcer passes the approver's own zone.
+const sameDay = (a: Date, b: Date) => a.toISOString().slice(0, 10) === b.toISOString().slice(0, 10);
+const post = (iso: string) => ({ channel: 'D1', ts: '1.000', at: at(iso) });
+
+describe('the reminder of the day', () => {
+  it('is a digest when several wait, the usual reminder when one does', () => {
+    const recordedAt = at('2026-11-23T09:05:00Z');
+    expect(reminderDelivery({ recordedAt, waiting: 3, earlier: undefined, sameDay })).toEqual({
+      as: 'digest',
+    });
+    expect(reminderDelivery({ recordedAt, waiting: 1, earlier: undefined, sameDay })).toEqual({
+      as: 'single',
+    });
+    // Yesterday's DM changes nothing today.
+    expect(
+      reminderDelivery({ recordedAt, waiting: 2, earlier: post('2026-11-22T09:05:00Z'), sameDay }),
+    ).toEqual({ as: 'digest' });
+  });
+
+  it('is covered by the digest posted once it was recorded, and alone when it falls due later that day', () => {
+    const digest = post('2026-11-23T09:05:00Z');
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T09:05:00Z'),
+        waiting: 3,
+        earlier: digest,
+        sameDay,
+      }),
+    ).toEqual({ as: 'covered', by: { channel: 'D1', ts: '1.000' } });
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T11:05:00Z'),
+        waiting: 4,
+        earlier: digest,
+        sameDay,
+      }),
+    ).toEqual({ as: 'single' });
+  });
+});

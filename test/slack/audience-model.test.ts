@@ -1,0 +1,433 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/sandbox/workspace.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createTemplateStore } from '../../src/store/template-store.ts';
+import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
+
+// The audience invariant, over generated histories: for every message the app sends (as the
+// Slack stand-in received it), everyone who can read it may see the approval it is about, or the
+// message carries neither its title nor its note. "May see" is checked two ways:
+// - by a model of the rule written here: the approval's requester, its approvers (the one asked
+//   and whoever the service gave it to), the leader it was escalated to, and the members of the
+//   conversation its request was posted in, when its requester was a member there as it was
+//   posted (their own DM included);
+// - by the app itself: each such reader asks `/approve status <number>` and must be shown it, so
+//   what the app sends on its own and what it shows when asked never disagree.
+// Histories mix public and private channels, requests only ever in a DM, people joining and
+// leaving the private channel, a request from the private channel's template (its default approver
+// is someone outside it), reassignment, rejection, Request again, and time passing (reminders,
+// escalation to the approver's leader). Each run starts the whole product (harness.ts); two
+// histories are always tried first: the Request again after leaving, and the escalation of a
+// private channel's request. A failure prints fast-check's seed and the history.
+
+const HOUR = 3_600_000;
+const SAM = 'sam.taylor@corp.example'; // approver: Maria Lopez, whose leader is Chen Hao
+const ALEX = 'alex.kim@corp.example'; // approver: Liu Yang, whose leader is Priya Nair
+const PRIYA = 'priya.nair@corp.example';
+const LI = 'li.wei@corp.example';
+const OLIVIA = 'olivia.brown@corp.example'; // the private channel's template's default approver
+const REQUESTERS = [SAM, ALEX] as const;
+const MEMBERS = [SAM, ALEX, PRIYA, LI] as const;
+const PLACES = ['general', 'project', 'random'] as const; // public, private, the app not in it
+
+type Action =
+  | { kind: 'start'; by: (typeof REQUESTERS)[number]; in: (typeof PLACES)[number] }
+  | { kind: 'template'; by: (typeof REQUESTERS)[number] }
+  | { kind: 'join' | 'leave'; who: (typeof MEMBERS)[number] }
+  | { kind: 'reassign'; nth: number; to: typeof PRIYA | typeof LI }
+  | { kind: 'reject' | 'again'; nth: number }
+  | { kind: 'wait' };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('start' as const),
+      by: fc.constantFrom(...REQUESTERS),
+      in: fc.constantFrom(...PLACES),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('join' as const, 'leave' as const),
+      who: fc.constantFrom(...MEMBERS),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('reassign' as const),
+      nth: fc.nat(3),
+      to: fc.constantFrom(PRIYA, LI),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('reject' as const, 'again' as const),
+      nth: fc.nat(3),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'wait' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('template' as const),
+      by: fc.constantFrom(...REQUESTERS),
+    }),
+  },
+);
+const history = fc.record({
+  // Who is in the private channel at first, besides the app.
+  project: fc.subarray([...MEMBERS], { minLength: 1 }),
+  actions: fc.array(action, { minLength: 1, maxLength: 7 }),
+});
+
+/** What the model knows of one approval the history started. */
+interface Known {
+  djbh: string;
+  title: string;
+  requester: string;
+  approvers: Set<string>;
+  /** Where its request was posted, and whether its requester could read there as it was. */
+  posted?: { channel: string; legit: boolean };
+}
+
+const RUNS = Number(process.env.AUDIENCE_RUNS ?? 4);
+
+describe('the audience of everything the app sends', () => {
+  it('lets nobody read an approval’s title or note whom the policy does not let see it', async () => {
+    await fc.assert(
+      fc.asyncProperty(history, async (h) => {
+        const run = await Run.start(h.project);
+        try {
+          for (const a of h.actions) {
+            await run.apply(a);
+            await run.check();
+          }
+        } finally {
+          await run.close();
+        }
+      }),
+      {
+        numRuns: RUNS,
+        endOnFailure: true,
+        examples: [
+          // Sam asks in the private channel, is rejected, leaves, and asks again.
+          [
+            {
+              project: [SAM, PRIYA],
+              actions: [
+                { kind: 'start', by: SAM, in: 'project' },
+                { kind: 'reject', nth: 0 },
+                { kind: 'leave', who: SAM },
+                { kind: 'again', nth: 0 },
+              ],
+            },
+          ],
+          // Alex asks in the private channel, Sam from its template (Olivia Brown approves);
+          // nobody answers, and each approver's leader is told.
+          [
+            {
+              project: [ALEX, SAM],
+              actions: [
+                { kind: 'start', by: ALEX, in: 'project' },
+                { kind: 'template', by: SAM },
+                { kind: 'wait' },
+                { kind: 'wait' },
+              ],
+            },
+          ],
+        ],
+      },
+    );
+  }, 600_000);
+});
+
+class Run {
+  private offset = 0;
+  private seen = 0;
+  private n = 0;
+  private readonly known: Known[] = [];
+  /** `/approve status` answers already asked, by `<djbh> <login>`, within one step. */
+  private shown = new Map<string, boolean>();
+  private template = '';
+
+  private constructor(private readonly hh: Harness) {}
+
+  static async start(project: string[]): Promise<Run> {
+    let run: Run | undefined;
+    const hh = await startHarness({
+      now: () => new Date(Date.now() + (run?.offset ?? 0)),
+      env: {
+        REMINDER_AFTER_HOURS: '1',
+        REMINDER_INTERVAL_HOURS: '1',
+        REMINDER_MAX: '3',
+        ESCALATE_AFTER_REMINDERS: '1',
+      },
+    });
+    run = new Run(hh);
+    const members = new Set([...project.map((l) => hh.user(l)), hh.workspace.botUserId]);
+    const channel = hh.workspace.addChannel('project', 'private', members);
+    // The channel's template names a default approver who is not in the channel.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      const added = await createTemplateStore(db.db, db.dialect).add(
+        channel.id,
+        {
+          name: 'Access',
+          titlePrefix: '[Access]',
+          noteSkeleton: 'System:',
+          approverChatId: hh.user(OLIVIA),
+        },
+        hh.user(SAM),
+        new Date(),
+      );
+      if (!added.ok) throw new Error('the template was not added');
+      run.template = added.template.id;
+    } finally {
+      await db.close();
+    }
+    return run;
+  }
+
+  close(): Promise<void> {
+    return this.hh.close();
+  }
+
+  private nth(nth: number): Known | undefined {
+    return this.known.length ? this.known[nth % this.known.length] : undefined;
+  }
+
+  private members(name: string): Set<string> {
+    return this.hh.workspace.channelByName(name).members;
+  }
+
+  async apply(a: Action): Promise<void> {
+    const hh = this.hh;
+    switch (a.kind) {
+      case 'start': {
+        // Slack runs a command only where the person is.
+        if (a.in === 'project' && !this.members('project').has(hh.user(a.by))) return;
+        const title = `Case ${++this.n} of ${a.by.split('.')[0]}`;
+        const { approval } = await hh.startApproval(a.by, a.in, title);
+        this.known.push({
+          djbh: approval.djbh,
+          title,
+          requester: a.by,
+          approvers: new Set([approval.approver]),
+        });
+        return;
+      }
+      case 'template':
+        return this.fromTemplate(a.by);
+      case 'join':
+      case 'leave': {
+        const members = this.members('project');
+        if (a.kind === 'join') members.add(hh.user(a.who));
+        else members.delete(hh.user(a.who));
+        // Past the app's cached member lists: it sees the change from now on.
+        this.offset += 61_000;
+        return;
+      }
+      case 'reassign': {
+        const k = this.nth(a.nth);
+        if (!k || k.requester === a.to) return;
+        if (hh.sim.reassign(k.djbh, a.to)) k.approvers.add(a.to);
+        return;
+      }
+      case 'reject': {
+        const k = this.nth(a.nth);
+        if (!k) return;
+        hh.sim.decide(k.djbh, 'refuse');
+        await hh.app.poll(this.now());
+        return;
+      }
+      case 'wait':
+        this.offset += 1.1 * HOUR;
+        await hh.app.poll(this.now());
+        return;
+      case 'again':
+        return this.requestAgain(a.nth);
+    }
+  }
+
+  private now(): Date {
+    return new Date(Date.now() + this.offset);
+  }
+
+  /** A request from the private channel's template, by a member of it. */
+  private async fromTemplate(by: string): Promise<void> {
+    const hh = this.hh;
+    if (!this.members('project').has(hh.user(by))) return;
+    const title = `Case ${++this.n} of ${by.split('.')[0]}`;
+    const before = hh.sim.approvals().length;
+    const form = await hh.openModal(by, 'project', title);
+    const hash = form.hash;
+    await hh.slack.selectOption(hh.user(by), form.id, 'template_select', this.template, {});
+    const filled = await waitFor(
+      () => {
+        const v = hh.workspace.views.get(form.id);
+        return v && v.hash !== hash ? v : undefined;
+      },
+      5000,
+      'the form refilled',
+    );
+    await hh.slack.submitView(filled.id, { note_input: 'For the audit' });
+    const approval = await waitFor(() => hh.sim.approvals()[before], 8000, 'the approval');
+    // The template was applied: its prefix and its default approver.
+    expect(approval).toMatchObject({ title: `[Access] ${title}`, approver: OLIVIA });
+    await waitFor(
+      () =>
+        hh.workspace.messages.find((m) =>
+          JSON.stringify(m.metadata ?? {}).includes(`${approval.djbh}:approver-dm`),
+        ),
+      8000,
+      'the approver DM',
+    );
+    this.known.push({
+      djbh: approval.djbh,
+      title,
+      requester: by,
+      approvers: new Set([approval.approver]),
+    });
+  }
+
+  /** Request again on an approval rejected and not yet asked again, by its requester. */
+  private async requestAgain(nth: number): Promise<void> {
+    const hh = this.hh;
+    const k = this.nth(nth);
+    const old = k && hh.sim.approvals().find((a) => a.djbh === k.djbh);
+    if (!k || !old || old.decision !== 'rejected') return;
+    if (this.known.some((x) => x.title === k.title && x !== k)) return;
+    const requester = hh.user(k.requester);
+    const before = hh.sim.approvals().length;
+    const views = new Set(hh.workspace.views.keys());
+    await hh.slack.blockAction(
+      requester,
+      { action_id: 'request_again', value: k.djbh },
+      {
+        channelId: hh.workspace.appDm(requester).id,
+        messageTs: '1.000001',
+      },
+    );
+    const form = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) =>
+            !views.has(v.id) &&
+            v.user === requester &&
+            JSON.stringify(v.view).includes(k.title) &&
+            !JSON.stringify(v.view).includes('hourglass'),
+        ),
+      8000,
+      'the Request again form',
+    );
+    await hh.slack.submitView(form.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[before], 8000, 'the new approval');
+    await waitFor(
+      () =>
+        hh.workspace.messages.find((m) =>
+          JSON.stringify(m.metadata ?? {}).includes(`${again.djbh}:request`),
+        ),
+      8000,
+      'the new request message',
+    );
+    await hh.app.deliver(this.now());
+    this.known.push({
+      djbh: again.djbh,
+      title: k.title,
+      requester: k.requester,
+      approvers: new Set([again.approver]),
+    });
+  }
+
+  /** The invariant, over what the app sent since the last check. */
+  async check(): Promise<void> {
+    const hh = this.hh;
+    this.shown.clear();
+    const messages = hh.workspace.messages.slice(this.seen);
+    this.seen = hh.workspace.messages.length;
+    const escalated = await this.escalatedTo();
+    for (const m of messages) {
+      if (m.ephemeralTo || m.user !== hh.workspace.botUserId) continue;
+      const k = this.about(m);
+      if (!k) continue;
+      const channel = hh.workspace.channels.get(m.channel);
+      expect(channel, `the channel of ${m.ts}`).toBeDefined();
+      const readers = [...(channel?.members ?? [])].filter((u) => u !== hh.workspace.botUserId);
+      if (
+        String(m.metadata?.event_payload.announcement_id ?? '').endsWith(':request') &&
+        !k.posted
+      ) {
+        const requester = hh.user(k.requester);
+        k.posted = { channel: m.channel, legit: readers.includes(requester) };
+      }
+      for (const reader of readers) {
+        const login = hh.workspace.users.get(reader)?.email ?? reader;
+        const model = this.modelMaySee(k, reader, login, escalated.get(k.djbh));
+        expect(
+          model,
+          `${login} reads “${k.title}” (${k.djbh}) in ${channel?.kind} ${channel?.name}, which the rule does not let them see`,
+        ).toBe(true);
+        expect(
+          await this.appShows(k, login),
+          `${login} was sent “${k.title}” (${k.djbh}) but /approve status does not show it to them`,
+        ).toBe(true);
+      }
+    }
+  }
+
+  /** The approval a message is about, when it carries its title (its note goes with it). */
+  private about(m: Message): Known | undefined {
+    const all = JSON.stringify([m.text, m.blocks]);
+    const djbh = String(m.metadata?.event_payload.djbh ?? '');
+    const k =
+      this.known.find((x) => x.djbh === djbh) ?? this.known.find((x) => all.includes(x.djbh));
+    return k && all.includes(k.title) ? k : undefined;
+  }
+
+  private modelMaySee(
+    k: Known,
+    reader: string,
+    login: string,
+    leader: string | undefined,
+  ): boolean {
+    if (login === k.requester || k.approvers.has(login) || reader === leader) return true;
+    const posted = k.posted;
+    return Boolean(
+      posted?.legit && this.hh.workspace.channels.get(posted.channel)?.members.has(reader),
+    );
+  }
+
+  private async appShows(k: Known, login: string): Promise<boolean> {
+    const key = `${k.djbh} ${login}`;
+    const cached = this.shown.get(key);
+    if (cached !== undefined) return cached;
+    const hh = this.hh;
+    const userId = hh.user(login);
+    const seen = hh.workspace.ephemeral(userId).length;
+    await hh.slack.command(userId, hh.channel('general'), `status ${k.djbh}`);
+    const answer = await waitFor(() => hh.workspace.ephemeral(userId)[seen], 5000, 'the answer');
+    const shown = JSON.stringify(answer).includes(k.title);
+    this.shown.set(key, shown);
+    return shown;
+  }
+
+  /** Whom each approval was escalated to, as the app recorded it (WHO_MAY reads the same). */
+  private async escalatedTo(): Promise<Map<string, string>> {
+    const db = await openDatabase(this.hh.env.DATABASE_URL);
+    try {
+      const rows = await db.db
+        .selectFrom('tracked_approvals')
+        .select(['djbh', 'escalated_to_slack_id'])
+        .where('escalated_to_slack_id', 'is not', null)
+        .execute();
+      return new Map(rows.map((r) => [r.djbh, r.escalated_to_slack_id ?? '']));
+    } finally {
+      await db.close();
+    }
+  }
+}

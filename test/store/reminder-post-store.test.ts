@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { createReminderPosts, type ReminderPosts } from '../../src/store/reminder-post-store.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { approval, later, pendingOf, T0 } from '../helpers/store-fixtures.ts';
+
+const HOUR = 3_600_000;
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(
+    `the last reminder posted to an approver, on ${database.name}${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+    () => {
+      let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+      let store: ApprovalStores;
+      let posts: ReminderPosts;
+
+      beforeAll(async () => {
+        testDb = await openTestDatabase(database);
+        store = createApprovalStores(testDb.handle.db, testDb.handle.dialect);
+        posts = createReminderPosts(testDb.handle.db);
+      });
+      afterAll(() => testDb?.close());
+      beforeEach(() => testDb.clear());
+
+      /** Records a reminder of `djbh` and delivers it at `at` as `posted`. */
+      async function remind(djbh: string, at: Date, posted: { channel: string; ts: string }) {
+        await store.recordReminder(djbh, 1, at);
+        const reminder = (await store.pendingAnnouncements(100)).find(
+          (a) => a.djbh === djbh && a.kind === 'reminder',
+        );
+        if (!reminder) throw new Error('no reminder');
+        const claim = await store.claimAnnouncement(reminder, at, 30_000);
+        if (!claim) throw new Error('no claim');
+        await store.markAnnouncementSent(claim, posted, at);
+      }
+
+      it('finds the digest by when its first reminder posted it, not when the ones it covered were recorded', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('AAAAAAAAAAAb'), T0);
+        await store.createApproval(
+          approval('BBBBBBBBBBBa', { approverLogin: 'other@corp.example' }),
+          T0,
+        );
+        expect(await posts.lastReminderPost('maria.lopez@corp.example')).toBeUndefined();
+        const digest = { channel: 'D0MARIA', ts: '1700000000.000100' };
+        await remind('AAAAAAAAAAAa', later(HOUR), digest);
+        // Covered by the digest, recorded as delivered by it an hour later.
+        await remind('AAAAAAAAAAAb', later(2 * HOUR), digest);
+        // Another approver's reminder is not hers.
+        await remind('BBBBBBBBBBBa', later(3 * HOUR), { channel: 'D0OTHER', ts: '1700000001.0' });
+        expect(await posts.lastReminderPost('maria.lopez@corp.example')).toEqual({
+          ...digest,
+          at: later(HOUR),
+        });
+        // Nothing posted (no ts) is not a reminder she read.
+        await store.createApproval(approval('AAAAAAAAAAAc'), T0);
+        await remind('AAAAAAAAAAAc', later(4 * HOUR), { channel: '', ts: '' });
+        expect((await posts.lastReminderPost('maria.lopez@corp.example'))?.ts).toBe(digest.ts);
+        expect(await pendingOf(store, 'reminder-note')).toBeDefined();
+      });
+    },
+  );
+}
