@@ -45,6 +45,8 @@ export interface TrackedApproval {
   againOfLink?: string | null;
   /** The name of the channel template the request was made from; null or absent otherwise. */
   templateName?: string | null;
+  /** That template's id, so Request again can offer the same one; null or absent otherwise. */
+  templateId?: string | null;
   /**
    * Since when Slack has said the approver cannot be reached (deactivated, not found): the
    * requester was told, and no reminders go to them. Null while reachable.

@@ -316,6 +316,7 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       again_of: a.againOf ?? null,
       again_of_link: a.againOfLink ?? null,
       template_name: a.templateName ?? null,
+      template_id: a.templateId ?? null,
       requester_slack_id: a.requesterSlackId,
       requester_login: a.requesterLogin,
       approver_login: a.approverLogin,

@@ -465,6 +465,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
     },
   },
+  '2026-11-25-017-approval-template-id': {
+    // Expand only: a nullable column the previous release ignores. Request again reopens the form
+    // with the template that started the approval, found by id (a name may have been reused).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').addColumn('template_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('template_id').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -24,6 +24,7 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     againOf: row.again_of,
     againOfLink: row.again_of_link,
     templateName: row.template_name,
+    templateId: row.template_id,
     requesterSlackId: row.requester_slack_id,
     requesterLogin: row.requester_login,
     approverLogin: row.approver_login,

@@ -36,6 +36,8 @@ export interface TrackedApprovalRow {
   escalated_to_slack_id: string | null;
   /** The name of the template the request was made from; null when none. */
   template_name: string | null;
+  /** The id of that template (removed or not); null when none, or recorded before ids were. */
+  template_id: string | null;
 }
 
 export interface RequestTemplateRow {

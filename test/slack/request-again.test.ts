@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
+import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
 // "Request again", through the app's HTTP endpoint with signed requests.
 
@@ -90,6 +91,64 @@ describe('request again', () => {
     );
     const permalink = `https://sandbox.slack.local/archives/${parent.channel}/p${parent.ts.replace('.', '')}`;
     expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
+  });
+
+  it('reopens a request made from a template with that template and its approver (away-aware), not the org chart’s leader', async () => {
+    const hh = await harness();
+    const priya = hh.user('priya.nair@corp.example');
+    const id = await addTemplate(hh, SAM, { name: 'Travel', prefix: '[Travel]', approver: priya });
+    const form = await hh.openModal(SAM, 'general', 'Berlin, 3 days');
+    const filled = await pickTemplate(hh, SAM, form, id);
+    const { errors } = await hh.slack.submitView(filled.id, { note_input: 'Customer visit' });
+    expect(errors).toBeUndefined();
+    const first = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(first.approver).toBe('priya.nair@corp.example');
+    const parent = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, first.djbh)),
+      5000,
+      'the request message',
+    );
+    hh.sim.decide(first.djbh, 'refuse');
+    await hh.app.poll();
+    // Since then, Priya went on holiday.
+    hh.workspace.setStatus(priya, {
+      text: 'Holiday',
+      emoji: ':palm_tree:',
+      expiresAt: Date.now() + 5 * 86_400_000,
+    });
+    await hh.restart(); // profiles are cached for ten minutes; a fresh app reads them now
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: first.djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) =>
+          v.user === hh.user(SAM) &&
+          v.id !== filled.id &&
+          text(v.view).includes('[Travel] Berlin') &&
+          !text(v.view).includes('hourglass'),
+      ),
+    );
+    const shown = text(view.view);
+    expect(shown).toContain(`"initial_user":"${priya}"`);
+    expect(shown).toContain('Priya Nair is away until');
+    expect(shown).toContain('"initial_option":{"text":{"type":"plain_text","text":"Travel"}');
+    expect(shown).toContain('Filled in from the template *Travel*');
+
+    await hh.slack.submitView(view.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    expect(again.approver).toBe('priya.nair@corp.example');
+    expect(again.title).toBe('[Travel] Berlin, 3 days');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    expect(text(message.blocks)).toContain('From template *Travel*');
   });
 
   it('posts the new request in the requester’s DM, saying why, when they are no longer in the private channel of the first', async () => {
