@@ -151,6 +151,77 @@ describe('request again', () => {
     expect(text(message.blocks)).toContain('From template *Travel*');
   });
 
+  it('replaces the used Request again button by a link to the new request, so it is requested again only once', async () => {
+    const hh = await harness();
+    const { djbh, parent } = await rejected(hh);
+    const sam = hh.user(SAM);
+    /** Presses Request again and returns the form it opened, once filled in. */
+    const openAgain = async () => {
+      const opens = hh.workspace.callsOf('views.open').length;
+      await hh.slack.blockAction(
+        sam,
+        { action_id: 'request_again', value: djbh },
+        { channelId: parent.channel, messageTs: parent.ts },
+      );
+      await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+      const opened = hh.workspace.callsOf('views.open')[opens]?.response as {
+        view?: { id?: string };
+      };
+      return waitFor(() => {
+        const v = hh.workspace.views.get(opened.view?.id ?? '');
+        return v && text(v.view).includes('"lookup"') && !text(v.view).includes('hourglass')
+          ? v
+          : undefined;
+      });
+    };
+    // Two forms from one button (two tabs, a double click): only the first submitted counts.
+    const first = await openAgain();
+    const second = await openAgain();
+    await hh.slack.submitView(first.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    const link = `https://sandbox.slack.local/archives/${message.channel}/p${message.ts.replace('.', '')}`;
+    const old = await waitFor(
+      () => {
+        const m = hh.workspace.messages.find((x) => x.ts === parent.ts);
+        return m && text(m.blocks).includes(`Requested again as <${link}|${again.djbh}>.`)
+          ? m
+          : undefined;
+      },
+      5000,
+      'the old request linking to the new one',
+    );
+    expect(againButton(old.blocks)).toBe(false);
+
+    await hh.slack.submitView(second.id, {});
+    const refused = await waitFor(() => {
+      const v = hh.workspace.views.get(second.id);
+      return v && text(v.view).includes('already requested again') ? v : undefined;
+    });
+    expect(text(refused.view)).toContain(again.djbh);
+    expect(hh.sim.approvals()).toHaveLength(2);
+    // A press on a button still showing (a client not yet refreshed) is told the same.
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      sam,
+      { action_id: 'request_again', value: djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    const told = await waitFor(
+      () => hh.workspace.messages.find((m) => m.ephemeralTo === sam && text(m).includes('already')),
+      5000,
+      'the answer to a second press',
+    );
+    expect(told.text).toContain(again.djbh);
+    expect(hh.workspace.callsOf('views.open').length).toBe(opens);
+    // Nor on the requester's Home any more.
+    expect(againButton(await openHome(hh, SAM))).toBe(false);
+  });
+
   it('posts the new request in the requester’s DM, saying why, when they are no longer in the private channel of the first', async () => {
     let offset = 0;
     const hh = await harness({ now: () => new Date(Date.now() + offset) });
@@ -186,6 +257,11 @@ describe('request again', () => {
       'the new request message',
     );
     expect(message.channel).toBe(hh.workspace.appDm(sam).id);
+    // The old request there drops its button, without naming the new one its members may not see.
+    await waitFor(() => {
+      const m = hh.workspace.messages.find((x) => x.ts === first.parent.ts);
+      return m && text(m.blocks).includes('Requested again.') ? m : undefined;
+    });
     const inChannel = hh.workspace.messages.filter(
       (m) => m.channel === hh.channel('project-x') && text(m).includes(again.djbh),
     );

@@ -41,6 +41,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-015-logins-any-case',
           '2026-11-25-016-confirmation-digest',
           '2026-11-25-017-approval-template-id',
+          '2026-11-25-018-requested-again-as',
         ]);
       });
 

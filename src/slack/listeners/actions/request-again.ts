@@ -40,6 +40,10 @@ export function requestAgain(deps: Deps) {
       answerer?.({ response_type: 'ephemeral', replace_original: false, text }).catch(
         () => undefined,
       );
+    if (old?.requestedAgainAs) {
+      await tell(t.alreadyRequestedAgain(old.requestedAgainAs.djbh));
+      return;
+    }
     if (!old || !mayRequestAgain(old)) {
       await tell(t.againUnknown);
       return;

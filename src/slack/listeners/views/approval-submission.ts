@@ -122,6 +122,17 @@ export function approvalSubmission(deps: Deps) {
           },
         };
       }
+      if (metadata.againOf) {
+        // Two forms opened from one button: only the first submitted requests it again.
+        const old = await deps.store.getApproval(metadata.againOf.djbh);
+        if (old?.requestedAgainAs)
+          return {
+            reply: {
+              response_action: 'update' as const,
+              view: buildMessageModal([t.alreadyRequestedAgain(old.requestedAgainAs.djbh)], t),
+            },
+          };
+      }
       const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
       if ('error' in approver) {
         const block = approver.block === BLOCK.approver ? blockOf('approver') : approver.block;
