@@ -28,13 +28,15 @@ import { enableCompileCache } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// Node keeps the compiled code of the app and its dependencies on disk (in the system's temporary
-// folder, or NODE_COMPILE_CACHE): loading modules was most of a restart's time, and a restart
-// after kill -9 must answer /healthz within a second (bench/README). Where the folder cannot be
-// written, Node says so in the answer and runs without it.
-enableCompileCache();
-
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+// Node keeps the compiled code of the app and its dependencies on disk: loading modules was most
+// of a restart's time, and a restart after kill -9 must answer /healthz within a second
+// (bench/README). In the app's own folder (or NODE_COMPILE_CACHE), not the shared temporary one,
+// where another user of the host could create the folder first and plant compiled code. Where
+// the folder cannot be written, Node runs without it.
+enableCompileCache(
+  process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules/.cache/node-compile-cache'),
+);
 const dist = join(root, 'dist');
 const stampFile = join(dist, '.build-stamp');
 const lock = join(root, '.build-lock');

@@ -480,9 +480,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-/** The configuration as it may be logged: secrets replaced by `***`, database password hidden. */
+/**
+ * The configuration as it may be logged: secrets replaced by `***`, and the password of every URL
+ * hidden (the database's, and a proxy's basic auth in the service's or Slack's, which axios and
+ * Node's http send when the URL carries it).
+ */
 export function redactConfig(config: Config): Record<string, unknown> {
   const mask = maskSecret;
+  const url = (value: string | undefined) => (value === undefined ? value : redactUrl(value));
   return {
     ...config,
     slack: {
@@ -490,8 +495,14 @@ export function redactConfig(config: Config): Record<string, unknown> {
       botToken: mask(config.slack.botToken),
       signingSecret: mask(config.slack.signingSecret),
       appToken: mask(config.slack.appToken),
+      apiUrl: url(config.slack.apiUrl),
     },
-    approval: { ...config.approval, appKey: mask(config.approval.appKey) },
+    approval: {
+      ...config.approval,
+      appKey: mask(config.approval.appKey),
+      baseUrl: url(config.approval.baseUrl),
+      webUrl: url(config.approval.webUrl),
+    },
     databaseUrl: redactUrl(config.databaseUrl),
   };
 }

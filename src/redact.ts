@@ -14,6 +14,19 @@ export function maskSecret(value: string | undefined): string | undefined {
 
 // Query or key=value parameters whose value is a credential (libpq's and pg's names).
 const SECRET_PARAMETER = /([?&;\s]|^)((?:ssl)?password|passfile|sslkey|pass)=([^&\s]*)/gi;
+const SECRET_NAME = /^(?:(?:ssl)?password|passfile|sslkey|pass)$/i;
+// A URL's query parameter, as pg reads it (URLSearchParams): its name may be percent-encoded
+// (`%70assword` is `password`) and its value runs to the next `&`, spaces included (pg re-encodes
+// a space rather than ending the value there).
+const QUERY_PARAMETER = /([?&])([^=&]*)=([^&]*)/g;
+
+function isSecretName(name: string): boolean {
+  try {
+    return SECRET_NAME.test(decodeURIComponent(name.replace(/\+/g, ' ')));
+  } catch {
+    return SECRET_NAME.test(name);
+  }
+}
 
 /**
  * A connection string with every password hidden: the userinfo's password (everything after
@@ -34,6 +47,9 @@ export function redactUrl(url: string): string {
       const user = colon >= 0 ? userinfo.slice(0, colon) : userinfo;
       text = `${scheme[0]}${user}${colon >= 0 ? `:${MASK}` : ''}${rest.slice(at)}`;
     }
+    text = text.replace(QUERY_PARAMETER, (m, before: string, name: string) =>
+      isSecretName(name) ? `${before}${name}=${MASK}` : m,
+    );
   }
   return text.replace(SECRET_PARAMETER, (_m, before: string, key: string) => {
     return `${before}${key}=${MASK}`;
@@ -66,6 +82,8 @@ function passwordsIn(url: string): string[] {
     const at = rest.lastIndexOf('@');
     const colon = at >= 0 ? rest.slice(0, at).indexOf(':') : -1;
     if (colon >= 0) found.push(rest.slice(colon + 1, at));
+    for (const match of url.matchAll(QUERY_PARAMETER))
+      if (match[3] && isSecretName(match[2] ?? '')) found.push(match[3]);
   }
   for (const match of url.matchAll(SECRET_PARAMETER)) if (match[3]) found.push(match[3]);
   const withDecoded = found.flatMap((p) => {

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, redactConfig } from '../src/config.ts';
 import { MASK, redactText, redactUrl } from '../src/redact.ts';
@@ -30,6 +32,17 @@ const CASES: Array<{ url: string; keeps: string[] }> = [
   { url: `postgres://app:${SECRET}@x@db/approvals`, keeps: ['@db/approvals'] },
   { url: `postgres://app:${SECRET} x@db/approvals`, keeps: ['@db/approvals'] },
   { url: `postgres://app@db/approvals?password=${SECRET}#frag&more`, keeps: ['@db/approvals'] },
+  // A parameter's name percent-encoded (pg reads parameters through URLSearchParams, which decodes
+  // names), and a parameter's value with a space (pg re-encodes it: the password is both words).
+  { url: `postgres://app@db/approvals?%70assword=${SECRET}`, keeps: ['@db/approvals'] },
+  {
+    url: `postgres://app@db/approvals?ssl%50assword=${SECRET}&x=1`,
+    keeps: ['@db/approvals', '&x=1'],
+  },
+  {
+    url: `postgres://app@db/approvals?password=two ${SECRET}&x=1`,
+    keeps: ['@db/approvals', '&x=1'],
+  },
   // Percent-encoded, as a careful operator writes it.
   { url: `postgres://app:${SECRET}%23x@db/approvals`, keeps: ['@db/approvals'] },
   // libpq's key=value form.
@@ -63,6 +76,28 @@ describe('hiding secrets', () => {
     const shown = redactText(message, [url]);
     expect(shown).not.toContain(SECRET);
     expect(shown).toContain('postgres://app:***@db/approvals');
+  });
+
+  it('hides the password of every URL in the printed configuration, not only the database’s', () => {
+    // A proxy in front of the service or of Slack's Web API may take basic auth in the URL (axios
+    // and Node's http send it): the configuration dump must not print it.
+    const printed = JSON.stringify(
+      redactConfig(
+        loadConfig({
+          SLACK_BOT_TOKEN: 'xoxb-1-secret-bot',
+          SLACK_SIGNING_SECRET: 'signing-secret-value',
+          SLACK_API_URL: `https://bot:${SECRET}1@slack-proxy.example/api/`,
+          APPROVAL_BASE_URL: `https://slack:${SECRET}2@approvals.example/`,
+          APPROVAL_WEB_URL: `https://web:${SECRET}3@approvals.example/ui/`,
+          APPROVAL_APP_NAME: 'slack',
+          APPROVAL_APP_KEY: 'app-key-secret',
+          DATABASE_URL: './data/approvals.db',
+        }),
+      ),
+    );
+    expect(printed).not.toContain(SECRET);
+    for (const kept of ['slack-proxy.example/api/', 'https://slack:***@approvals.example/'])
+      expect(printed).toContain(kept);
   });
 
   it('hides the database password and every token in the printed configuration, in every form', () => {
@@ -99,6 +134,29 @@ describe('hiding secrets', () => {
       expect(error?.message).toMatch(/^Could not open the database at /);
       expect(error?.message).not.toContain(SECRET);
       expect(JSON.stringify(error)).not.toContain(SECRET);
+    }
+  });
+
+  it('never takes a connection string for a SQLite path, which would print its password and make folders of it', async () => {
+    const strings = [
+      // URL schemes compare case-insensitively; pg opens this one.
+      `POSTGRES://app:${SECRET}@127.0.0.1:1/approvals`,
+      // A scheme the app does not open, and libpq's key=value form (pg does not read it).
+      `pg://app:${SECRET}@127.0.0.1:1/approvals`,
+      `host=127.0.0.1 port=1 user=app password=${SECRET} dbname=approvals`,
+    ];
+    for (const url of strings) {
+      const opened = await openDatabase(url).then(
+        async (db) => {
+          await db.close();
+          return db.location;
+        },
+        (e: unknown) => e as Error,
+      );
+      expect(opened).toBeInstanceOf(Error);
+      expect((opened as Error).message).toMatch(/^Could not open the database at /);
+      expect(JSON.stringify({ message: (opened as Error).message, opened })).not.toContain(SECRET);
+      expect(existsSync(resolve(url.split('/')[0] ?? url))).toBe(false);
     }
   });
 

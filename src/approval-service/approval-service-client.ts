@@ -10,6 +10,7 @@ import type {
   Profile,
   StartApprovalInput,
 } from '../approvals/approval-types.ts';
+import { redactText } from '../redact.ts';
 import { ApprovalServiceError, ENDPOINT_ROUTES, type Endpoint } from './approval-service-error.ts';
 import {
   departmentBody,
@@ -18,7 +19,7 @@ import {
   startApprovalBody,
   statusBody,
 } from './approval-service-schemas.ts';
-import { keepAliveGet, type RawAnswer } from './keep-alive-get.ts';
+import { keepAliveGet, MAX_ANSWER_CHARS, type RawAnswer } from './keep-alive-get.ts';
 
 export interface ApprovalServiceClientOptions {
   baseUrl: string;
@@ -31,6 +32,11 @@ export interface ApprovalServiceClientOptions {
   /** Pauses before each retry of a GET that found the service unavailable. Default 250 ms, 1 s. */
   retryDelaysMs?: readonly number[];
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read: every call (axios's and the status GET)
+   * goes through the proxy they name. Default: the process's environment, which axios always read.
+   */
+  proxyEnv?: NodeJS.ProcessEnv;
 }
 
 const DECISIONS: Record<string, Decision> = {
@@ -58,9 +64,12 @@ export function createApprovalServiceClient(
   const timeoutMs = options.timeoutMs ?? 10_000;
   // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
   // own latency instead of adding a TCP (and TLS) handshake.
+  // The agents, not axios, take the proxy from the environment: the status GET skips axios, and
+  // without this it went straight to the service while the other calls went through the proxy.
+  const proxyEnv = options.proxyEnv ?? process.env;
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    http: new HttpAgent({ keepAlive: true, proxyEnv }),
+    https: new HttpsAgent({ keepAlive: true, proxyEnv }),
   };
   const http = axios.create({
     baseURL: baseUrl,
@@ -201,13 +210,18 @@ async function send(
   } catch (error) {
     throw transportError(endpoint, error);
   }
+  // A service or a proxy that quotes what it was sent (its error text, an HTML page) would hand
+  // the app key or a session token on to the error and the logs: hidden from whatever an error
+  // quotes, before it is cut. A good answer is read as it came (a short key may be any word).
+  const sent = [config.headers.appkey, config.headers.token];
+  const hide = (text: string) => redactText(text, sent);
   const { status } = response;
   let json: unknown;
   try {
     json = JSON.parse(response.body);
   } catch {
     throw new ApprovalServiceError(
-      `HTTP ${status} with a body that is not JSON (${describeBody(response)}); the service or a proxy in front of it is failing`,
+      `HTTP ${status} with a body that is not JSON (${describeBody({ ...response, body: hide(response.body) })}); the service or a proxy in front of it is failing`,
       { kind: 'unavailable', endpoint, maybeCreated: method === 'POST' },
     );
   }
@@ -218,16 +232,19 @@ async function send(
     );
   }
   if (status >= 500) {
-    throw new ApprovalServiceError(`HTTP ${status}: the service failed (${serviceText(json)})`, {
-      kind: 'unavailable',
-      endpoint,
-      maybeCreated: method === 'POST',
-    });
+    throw new ApprovalServiceError(
+      `HTTP ${status}: the service failed (${serviceText(json, hide)})`,
+      {
+        kind: 'unavailable',
+        endpoint,
+        maybeCreated: method === 'POST',
+      },
+    );
   }
   // Only an answer with `stat: false` can be a refusal; asking zod of every good answer cost a
   // failed parse (issues and all) per status check.
   const failure = isRefusal(json) ? failureBody.safeParse(json) : undefined;
-  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits);
+  if (failure?.success) throw refusal(endpoint, failure.data, columnLimits, hide);
   if (status !== 200) {
     throw new ApprovalServiceError(`unexpected HTTP ${status}; is APPROVAL_BASE_URL right?`, {
       kind: 'protocol',
@@ -247,9 +264,11 @@ function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceErro
   const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
   const what = timedOut
     ? 'no answer before the timeout'
-    : notSent
-      ? `could not connect (${code})`
-      : `connection failed (${code})`;
+    : code === 'ERESPONSETOOLARGE'
+      ? `an answer longer than ${MAX_ANSWER_CHARS} characters; dropped`
+      : notSent
+        ? `could not connect (${code})`
+        : `connection failed (${code})`;
   // The axios error holds the request headers (app key, session token): keep only its code.
   return new ApprovalServiceError(what, {
     kind: 'unavailable',
@@ -263,8 +282,9 @@ function refusal(
   endpoint: Endpoint,
   body: z.infer<typeof failureBody>,
   columnLimits: Record<string, number>,
+  hide: (text: string) => string,
 ): ApprovalServiceError {
-  const said = (body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
+  const said = hide(body.info ?? body.msg ?? body.mesg ?? '').slice(0, 300);
   const details = { endpoint, serviceCode: body.code, serviceMessage: said };
   if (said === 'key err')
     return new ApprovalServiceError(
@@ -368,11 +388,11 @@ function isFederationProxy(json: unknown): boolean {
   );
 }
 
-function serviceText(json: unknown): string {
+function serviceText(json: unknown, hide: (text: string) => string): string {
   if (typeof json === 'object' && json !== null) {
     const o = json as Record<string, unknown>;
     const said = o.info ?? o.msg ?? o.mesg;
-    if (typeof said === 'string') return said.slice(0, 200);
+    if (typeof said === 'string') return hide(said).slice(0, 200);
   }
   return 'no message';
 }

@@ -1,6 +1,14 @@
 import { type Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
+/**
+ * The most of an answer read, in characters: a status answer is a few hundred bytes. Past this the
+ * connection is dropped, since a body without end (a proxy's error page gone wrong, a hostile
+ * service) would otherwise grow one string until V8 refuses it (about 512 MB), and that throws
+ * out of the stream's listener: the process dies, at every sweep.
+ */
+export const MAX_ANSWER_CHARS = 1_000_000;
+
 /** An answer as the client judges it: status, content type and the body as text. */
 export interface RawAnswer {
   status: number;
@@ -14,7 +22,8 @@ export interface RawAnswer {
  * objects, interceptors, its adapter) measured about 200 µs of CPU per call, most of what a check
  * may cost (bench/README). Fails like a socket does, with the error's `code` (ECONNREFUSED,
  * ECONNRESET, …; ETIMEDOUT when no answer came within `timeoutMs`), never with the request's
- * headers (they hold the app key). No redirects are followed, as with the other calls.
+ * headers (they hold the app key); ERESPONSETOOLARGE past MAX_ANSWER_CHARS. No redirects are
+ * followed, as with the other calls.
  */
 export function keepAliveGet(
   url: URL,
@@ -31,6 +40,10 @@ export function keepAliveGet(
         let body = '';
         response.on('data', (chunk: string) => {
           body += chunk;
+          if (body.length > MAX_ANSWER_CHARS)
+            request.destroy(
+              Object.assign(new Error('answer too large'), { code: 'ERESPONSETOOLARGE' }),
+            );
         });
         response.on('end', () =>
           resolve({

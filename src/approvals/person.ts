@@ -24,10 +24,13 @@ export function sameLogin(a: string | null | undefined, b: string | null | undef
 
 /**
  * The form of a login that compares (sameLogin): for sets and maps keyed by login, and what the
- * store compares (`lower(login)` on both sides of a query, which is why it does not trim).
+ * store compares (`lower(login)` on both sides of a query, which is why it does not trim). Only
+ * ASCII letters fold, as SQLite's lower() folds them: JavaScript's toLowerCase also folds look-alikes
+ * (U+212A KELVIN SIGN to `k`, `İ` to `i̇`) into logins the service and the store hold to be someone
+ * else, and status would then show what list and Home do not.
  */
 export function loginKey(login: string): string {
-  return login.toLowerCase();
+  return login.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /** The same person: the same chat account, or the same login (sameLogin). */

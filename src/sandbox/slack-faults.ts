@@ -3,7 +3,7 @@ import type { HttpAnswer, WebApiInterceptor } from './web-api-server.ts';
 type Rule =
   | { kind: 'after-commit'; method: string; status: number; left: number }
   | { kind: 'hang'; method: string; ms: number; commit: boolean; left: number }
-  | { kind: 'rate-limited'; method: string; retryAfterS: number; left: number }
+  | { kind: 'rate-limited'; method: string; retryAfterS: number | string; left: number }
   | { kind: 'lost'; method: string; ms: number; left: number };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,8 +54,11 @@ export class SlackFaults {
     this.rules.push({ kind: 'lost', method, ms, left: count });
   }
 
-  /** The next `count` calls of `method` answer 429 with this Retry-After, without doing anything. */
-  rateLimit(method: string, retryAfterS: number, count = 1): void {
+  /**
+   * The next `count` calls of `method` answer 429 with this Retry-After, without doing anything:
+   * seconds, or a string as sent (an HTTP date, as a proxy in front of Slack may send).
+   */
+  rateLimit(method: string, retryAfterS: number | string, count = 1): void {
     this.rules.push({ kind: 'rate-limited', method, retryAfterS, left: count });
   }
 
@@ -116,7 +119,7 @@ export class SlackFaults {
   }
 }
 
-function tooMany(retryAfterS: number): HttpAnswer {
+function tooMany(retryAfterS: number | string): HttpAnswer {
   return {
     status: 429,
     headers: { 'retry-after': String(retryAfterS) },

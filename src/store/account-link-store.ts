@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
+import { sameLogin } from '../approvals/person.ts';
 import { markApproverReachable } from './approval-repository.ts';
 import { loginIs } from './login-match.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
@@ -55,12 +56,15 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
       return rows.map(toLinkedAccount);
     },
     async findByLogin(login) {
-      const row = await db
+      // lower() finds the candidates (indexed); person.ts decides. Postgres's lower() also folds
+      // letters outside ASCII (U+212A KELVIN SIGN to `k`), which sameLogin holds to be other logins.
+      const rows = await db
         .selectFrom('linked_accounts')
         .selectAll()
         .where(() => loginIs('login', login))
         .orderBy('linked_at', 'desc')
-        .executeTakeFirst();
+        .execute();
+      const row = rows.find((r) => sameLogin(r.login, login));
       return row ? toLinkedAccount(row) : undefined;
     },
   };

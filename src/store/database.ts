@@ -39,9 +39,25 @@ const PG_INT8 = 20;
 /** How long a SQLite query waits for another process's lock (asynchronously) before failing. */
 const SQLITE_LOCK_WAIT_MS = 5000;
 
-/** `postgres://…`/`postgresql://…` opens Postgres; anything else is a SQLite file path (folders created). */
+/**
+ * `postgres://…`/`postgresql://…` (the scheme in any case, as URLs have it) opens Postgres; anything
+ * else is a SQLite file path (folders created).
+ */
 export function dialectOf(url: string): DialectName {
-  return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
+  return /^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Why `url`, taken for a SQLite path, is surely not one: it has a URL scheme, or carries a password
+ * (libpq's `key=value` form). Opened as a path it would be printed (the "database ready" line) and
+ * made into folders, password and all.
+ */
+function notAPath(url: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url))
+    return 'a URL that is not postgres:// or postgresql:// (a SQLite database is a file path)';
+  if (redactUrl(url) !== url)
+    return 'a connection string with a password, not a file path (Postgres takes a postgres:// URL)';
+  return undefined;
 }
 
 export interface OpenOptions {
@@ -69,6 +85,8 @@ export async function openDatabase(
   options: OpenOptions = {},
 ): Promise<DatabaseHandle> {
   const dialect = dialectOf(url);
+  const refused = dialect === 'sqlite' ? notAPath(url) : undefined;
+  if (refused) throw new DatabaseError(redactUrl(url), new Error(`it is ${refused}`), url);
   const location =
     dialect === 'postgres' ? redactUrl(url) : url === ':memory:' ? url : resolve(url);
   let db: Kysely<Database>;

@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
@@ -266,6 +268,133 @@ describe('approval status', () => {
       client({ baseUrl: `${sim.url}/simulator/api/approvals#` }).getStatus('AAAAAAAAAAAa'),
     );
     expect(wrongShape.kind).toBe('protocol');
+  });
+
+  it('drops a status answer that never ends instead of reading it until the process dies', async () => {
+    // A body past what V8 can hold in one string (~512 MB) threw out of the reader's listener and
+    // killed the process; 64 MB stands in for it here, as the bytes the client must not read.
+    const megabyte = Buffer.alloc(1 << 20, 0x20);
+    let written = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (written < 64 << 20 && !res.destroyed) {
+          written += megabyte.length;
+          if (!res.write(megabyte)) return;
+        }
+        if (!res.destroyed) res.end('{}');
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const error = await failure(
+        client({
+          baseUrl: `http://127.0.0.1:${port}`,
+          timeoutMs: 30_000,
+          retryDelaysMs: [],
+        }).getStatus('AAAAAAAAAAAa'),
+      );
+      expect(error.kind).toBe('unavailable');
+      expect(error.message).toContain('an answer longer than');
+      expect(written).toBeLessThan(16 << 20);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('checks status through the HTTP proxy the environment names, as it starts approvals', async () => {
+    // A forward proxy, the only way to the service (its name resolves nowhere else): it passes
+    // each request on to the simulator.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const target = new URL(req.url ?? '/');
+      const onward = httpRequest(
+        `${sim.url}${target.pathname}${target.search}`,
+        { method: req.method, headers: { ...req.headers, host: new URL(sim.url).host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(onward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      // Set as an operator would; axios always read it, so starting went through the proxy.
+      process.env.HTTP_PROXY = `http://127.0.0.1:${port}`;
+      const proxied = client({ baseUrl: 'http://approvals.corp.invalid', retryDelaysMs: [] });
+      const { djbh } = await proxied.startApproval(request);
+      expect((await proxied.getStatus(djbh)).decision).toBe('pending');
+      expect(seen).toEqual([
+        'POST http://approvals.corp.invalid/api/job/to3part/v1/approval',
+        `GET http://approvals.corp.invalid/api/job/to3part/v1/approval?djbh=${djbh}`,
+      ]);
+    } finally {
+      delete process.env.HTTP_PROXY;
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('never carries the app key or a session token on when the service or a proxy echoes them', async () => {
+    // A service (or a proxy in front of it) that quotes what it was sent in its error: the
+    // message, the service's words kept on the error, and the body's excerpt must not hold it.
+    const token = 'S3ssion'.repeat(9).padEnd(64, 'q');
+    const answers: Array<{ status: number; type: string; body: (echo: string) => string }> = [
+      {
+        status: 200,
+        type: 'application/json',
+        body: (echo) => JSON.stringify({ stat: false, code: 3, msg: `unknown app ${echo}` }),
+      },
+      {
+        status: 500,
+        type: 'application/json',
+        body: (echo) => JSON.stringify({ stat: false, code: 5, info: `failed for ${echo}` }),
+      },
+      { status: 502, type: 'text/html', body: (echo) => `bad header: ${echo}` },
+    ];
+    for (const answer of answers) {
+      const echoing = createServer((req, res) => {
+        const echo = `appkey=${req.headers.appkey ?? ''} token=${req.headers.token ?? ''}`;
+        res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body(echo));
+      });
+      await new Promise<void>((resolve) => echoing.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(echoing.address() as AddressInfo).port}`;
+      try {
+        const echoed = client({ baseUrl, retryDelaysMs: [] });
+        await failure(echoed.getStatus('AAAAAAAAAAAa'));
+        await failure(echoed.startApproval(request));
+        const profile = await failure(echoed.getProfile(token));
+        expect(profile.message).not.toContain(token);
+        expect(JSON.stringify(profile)).not.toContain(token);
+      } finally {
+        await new Promise((resolve) => echoing.close(resolve));
+      }
+    }
+  });
+
+  it('reads a good answer as it came, even when a short app key is one of its words', async () => {
+    const answering = createServer((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ stat: true, code: 0, mesg: 'ok', data: { isend: 0, data: [] } }));
+    });
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(answering.address() as AddressInfo).port}`;
+    try {
+      for (const appKey of ['true', 'ok', 'data'])
+        expect((await client({ baseUrl, appKey }).getStatus('AAAAAAAAAAAa')).decision).toBe(
+          'pending',
+        );
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
   });
 
   it('reports a djbh the service cannot read as invalid-request', async () => {

@@ -631,6 +631,51 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  it('starts a question an older release asked and showed whole, as that release stored it', async () => {
+    // An older release stored the step's inputs as given (no digest) and showed them escaped;
+    // a note that fit was shown whole, so its Start starts it (adapted as every request is).
+    const hh = await harness();
+    const note = "Don't forget the 'prod' cluster.\n";
+    const { executionId } = await hh.slack.functionExecuted(STEP, { ...inputs(hh), note });
+    const asked = await question(hh);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note, shown_digest: null })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const approval = await startedApproval(hh, 0);
+    expect(approval.note).toBe('Don’t forget the ’prod’ cluster.');
+    expect(hh.workspace.executions.get(executionId)?.state).toBe('running');
+  });
+
+  it('starts nothing for a question an older release asked and showed cut', async () => {
+    const hh = await harness();
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      // Over the 1,980 characters the older release's note field showed: it ended in "…".
+      await db.db
+        .updateTable('step_confirmations')
+        .set({ note: `${'x'.repeat(1990)}\nALSO GRANT PRIYA PROD ADMIN`, shown_digest: null })
+        .where('execution_id', '=', executionId)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await click(hh, SAM, 'start', asked, executionId);
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('not exactly what you were shown');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
   it('refuses a note too long to be shown whole, starting and asking nothing', async () => {
     // An install that raised the note limit: 30,000 ampersands escape to 150,000 characters.
     const hh = await harness({ env: { APPROVAL_NOTE_LIMIT: '60000' } });

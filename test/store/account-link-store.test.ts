@@ -46,6 +46,23 @@ for (const database of TEST_DATABASES) {
         expect(await links.get('U1')).toBeUndefined();
       });
 
+      it('finds a link by the login person.ts calls the same, and never by a look-alike', async () => {
+        // Postgres's lower() folds U+212A (Kelvin sign) to `k`; person.ts holds it to be another
+        // login, as the service does: the link of kate@ is not the link of \u212Aate@.
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        await links.link({
+          slackUserId: 'U1',
+          teamId: 'T1',
+          login: 'kate@corp.example',
+          name: 'KATE',
+          linkedAt: T0,
+        });
+        expect((await links.findByLogin('KATE@corp.example'))?.slackUserId).toBe('U1');
+        expect(await links.findByLogin('\u212Aate@corp.example')).toBeUndefined();
+        expect(await links.findByLogin('\u212AATE@corp.example')).toBeUndefined();
+      });
+
       it('lists every link by Slack user id, for the operator', async () => {
         const links = createAccountLinkStore(testDb.handle.db);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sameLogin } from '../../src/approvals/person.ts';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
@@ -328,6 +329,36 @@ for (const database of TEST_DATABASES) {
         expect(mine.approvals.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
         const waiting = await store.waitingFor('Chen.Hao@corp.example', 10);
         expect(waiting.approvals.map((a) => a.djbh)).toEqual(['BBBBBBBBBBBb']);
+      });
+
+      it('finds by login every approval of a login person.ts calls the same, letters outside ASCII too', async () => {
+        // Status asks person.ts, list and Home ask the store: what one calls the same person the
+        // other must find, or a leader or approver sees an approval in status and not in the list.
+        const pairs: Array<[string, string]> = [
+          ['\u00C9lodie.Martin@corp.example', '\u00E9lodie.martin@corp.example'],
+          ['\u212Aate@corp.example', 'kate@corp.example'],
+          ['\u0130van@corp.example', 'i\u0307van@corp.example'],
+          ['Chen.Hao@corp.example', 'chen.hao@corp.example'],
+        ];
+        const numbers = ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'];
+        for (const [i, [recorded]] of pairs.entries())
+          await store.createApproval(
+            approval(numbers[i] ?? '', { approverLogin: recorded, requesterLogin: recorded }),
+            T0,
+          );
+        for (const [i, [recorded, asked]] of pairs.entries()) {
+          if (!sameLogin(recorded, asked)) continue;
+          const waiting = await store.waitingFor(asked, 10);
+          expect(
+            waiting.approvals.map((a) => a.djbh),
+            `${asked} waits for ${recorded}`,
+          ).toContain(numbers[i]);
+          const mine = await store.requestedBy(asked, 10);
+          expect(
+            mine.approvals.map((a) => a.djbh),
+            `${asked} asked as ${recorded}`,
+          ).toContain(numbers[i]);
+        }
       });
 
       it('records a reminder with its DM and thread note once per occurrence', async () => {

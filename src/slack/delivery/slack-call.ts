@@ -28,12 +28,25 @@ export class SlackCallError extends Error {
     );
     this.code = code;
     this.errorClass =
-      e.code === 'slack_webapi_rate_limited_error'
+      e.code === 'slack_webapi_rate_limited_error' || isUnreadRateLimit(cause)
         ? 'rate-limited'
         : code !== undefined
           ? classifySlackError(method, code)
           : 'transport';
   }
+}
+
+/**
+ * A 429 whose Retry-After Slack's client could not read as seconds (an HTTP date, which RFC 9110
+ * allows and a proxy in front of Slack may send): the client throws a plain error, which would
+ * pass for a lost connection, so the outbox would search for a post that was never made and wait
+ * out the commit horizon before posting. Its message is all there is to know it by.
+ */
+function isUnreadRateLimit(cause: unknown): boolean {
+  return (
+    cause instanceof Error &&
+    cause.message.startsWith('Retry header did not contain a valid timeout')
+  );
 }
 
 /** Runs one Web API call, tagging its failure with the method. */

@@ -5,6 +5,7 @@ import type { InFlight } from '../../in-flight.ts';
 import { withLogContext } from '../../log-context.ts';
 import type { Logger } from '../../logger.ts';
 import { boltLogger } from '../../logger.ts';
+import { redactUrl } from '../../redact.ts';
 import { type Route, SlackHttpReceiver } from './http-receiver.ts';
 import { requestId, requestKind } from './slack-request.ts';
 import { AcknowledgingSocketModeReceiver } from './socket-mode-receiver.ts';
@@ -78,7 +79,7 @@ export async function startSocketMode(app: App, apiUrl: string | undefined): Pro
     if (code && /^(slack_webapi_request_error|E[A-Z]+)$/.test(code))
       throw new AppError(
         'slack_unreachable',
-        `Could not reach Slack at ${apiUrl ?? 'https://slack.com/api/'} to open the Socket Mode connection with SLACK_APP_TOKEN (${(error as { original?: { code?: string } }).original?.code ?? code}); check the network, a proxy, or SLACK_API_URL`,
+        `Could not reach Slack at ${apiUrl ? redactUrl(apiUrl) : 'https://slack.com/api/'} to open the Socket Mode connection with SLACK_APP_TOKEN (${(error as { original?: { code?: string } }).original?.code ?? code}); check the network, a proxy, or SLACK_API_URL`,
         { cause: error },
       );
     throw error;

@@ -47,6 +47,28 @@ async function stateOf(h: Harness, id: string): Promise<string | undefined> {
   }
 }
 
+describe('rate limits', () => {
+  it('takes a 429 whose Retry-After is an HTTP date as rate-limited: nothing was posted, so nothing is searched for', async () => {
+    const clock = movableClock();
+    const h = await harness({ now: clock.now });
+    const { approval, parent } = await h.startApproval();
+    // RFC 9110 allows a date; Slack's client reads only seconds and throws a plain error.
+    h.faults.rateLimit('chat.postMessage', new Date(Date.now() + 2000).toUTCString());
+    const searches: string[] = [];
+    h.workspace.beforeCall = (method) => {
+      if (method === 'conversations.replies' || method === 'conversations.history')
+        searches.push(method);
+    };
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    expect(h.faults.rateLimited.length).toBe(1);
+    clock.advance(15 * MINUTE);
+    await h.app.deliver();
+    expect(replies(h, parent, 'Approved')).toHaveLength(1);
+    expect(searches).toEqual([]);
+  });
+});
+
 describe('doubt about an earlier post', () => {
   it('keeps looking for the post while the search itself is rate-limited, and posts once', async () => {
     const clock = movableClock();

@@ -9,6 +9,7 @@ import {
   confirmationParties,
   type StepConfirmation,
   shownDigest,
+  startText,
 } from '../../../approvals/step-confirmation.ts';
 import { describe } from '../../../errors.ts';
 import { logFailure } from '../../../logger.ts';
@@ -177,12 +178,15 @@ async function startConfirmed(deps: Deps, c: StepConfirmation, theirs: Messages)
 /**
  * The digest of what a question asked before digests were recorded showed: its title and note
  * when they fit the fields it had (1,000 and 1,980 characters escaped), else nothing matches and
- * nothing starts (it was shown cut).
+ * nothing starts (it was shown cut). That release stored the step's inputs as given and adapted
+ * them at Start like every request (startText: trimmed, `'` as `’`, emoji by name), so the digest
+ * is of them adapted: else any such question with an apostrophe or a trailing newline, shown
+ * whole, would be refused, and a workflow run cannot be submitted again.
  */
 function legacyDigest(c: StepConfirmation): string {
   const whole =
     escapeMrkdwn(c.title).length <= 1000 && escapeMrkdwn(c.note).length <= FIELD_MAX - 20;
-  return whole ? shownDigest(c.title, c.note) : 'shown-cut';
+  return whole ? shownDigest(startText(c.title), startText(c.note)) : 'shown-cut';
 }
 
 export function registerConfirmationActions(app: App, deps: Deps): void {
