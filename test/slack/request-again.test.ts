@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
@@ -149,6 +150,51 @@ describe('request again', () => {
       'the new request message',
     );
     expect(text(message.blocks)).toContain('From template *Travel*');
+  });
+
+  it('finds the template by its name for a request recorded before template ids were', async () => {
+    const hh = await harness();
+    const priya = hh.user('priya.nair@corp.example');
+    const id = await addTemplate(hh, SAM, { name: 'Travel', prefix: '[Travel]', approver: priya });
+    const form = await pickTemplate(hh, SAM, await hh.openModal(SAM, 'general', 'Oslo'), id);
+    await hh.slack.submitView(form.id, { note_input: 'Conference' });
+    const first = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    const parent = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, first.djbh)),
+      5000,
+      'the request message',
+    );
+    hh.sim.decide(first.djbh, 'refuse');
+    await hh.app.poll();
+    // As an earlier release recorded it: the template's name only.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('tracked_approvals')
+        .set({ template_id: null })
+        .where('djbh', '=', first.djbh)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: first.djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const opened = hh.workspace.callsOf('views.open')[opens]?.response as {
+      view?: { id?: string };
+    };
+    const view = await waitFor(() => {
+      const v = hh.workspace.views.get(opened.view?.id ?? '');
+      return v && text(v.view).includes('"lookup"') && !text(v.view).includes('hourglass')
+        ? v
+        : undefined;
+    });
+    expect(text(view.view)).toContain('Filled in from the template *Travel*');
+    expect(text(view.view)).toContain(`"initial_user":"${priya}"`);
   });
 
   it('replaces the used Request again button by a link to the new request, so it is requested again only once', async () => {
