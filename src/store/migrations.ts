@@ -465,6 +465,27 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
     },
   },
+  '2026-11-25-017-approval-template-id': {
+    // Expand only: a nullable column the previous release ignores. Request again reopens the form
+    // with the template that started the approval, found by id (a name may have been reused).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').addColumn('template_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('template_id').execute();
+    },
+  },
+  '2026-11-25-018-requested-again-as': {
+    // Expand only: nullable columns the previous release ignores (it keeps offering the button).
+    async up(db: Kysely<unknown>) {
+      for (const column of ['requested_again_as', 'requested_again_channel', 'requested_again_ts'])
+        await db.schema.alterTable('tracked_approvals').addColumn(column, 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['requested_again_as', 'requested_again_channel', 'requested_again_ts'])
+        await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -40,6 +40,8 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-014-commit-horizon',
           '2026-11-25-015-logins-any-case',
           '2026-11-25-016-confirmation-digest',
+          '2026-11-25-017-approval-template-id',
+          '2026-11-25-018-requested-again-as',
         ]);
       });
 
