@@ -16,7 +16,9 @@ const FAILURE_BASE_MS = 30_000;
 
 export function nextCheckAt(createdAt: Date, now: Date, options: ScheduleOptions): Date {
   const age = now.getTime() - createdAt.getTime();
-  if (age < FRESH_AGE_MS) return now;
+  // Due at the next tick, not again in this pass: just after `now`, so the rows a pass has
+  // checked leave the due range its claims walk.
+  if (age < FRESH_AGE_MS) return new Date(now.getTime() + 1);
   return new Date(now.getTime() + Math.min(options.maxIntervalMs, Math.round(age / 10)));
 }
 

@@ -5,11 +5,16 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * rejected, ended by the service without a decision, given up on (nobody decided in time), or
  * forgotten by the service; or still pending with an approver the chat cannot reach (deactivated,
  * not on the chat), who will not be reminded or escalated to, so asking someone else is the way on.
- * An approved approval, or one still running with a reachable approver, is not.
+ * An approved approval, or one still running with a reachable approver, is not; nor one already
+ * requested again (once is enough: its message links to the new request instead).
  */
 export function mayRequestAgain(
-  a: Pick<TrackedApproval, 'decision' | 'tracking' | 'approverUnreachableSince'>,
+  a: Pick<
+    TrackedApproval,
+    'decision' | 'tracking' | 'approverUnreachableSince' | 'requestedAgainAs'
+  >,
 ): boolean {
+  if (a.requestedAgainAs) return false;
   if (a.decision === 'rejected') return true;
   if (a.decision !== 'pending') return false;
   return a.tracking !== 'active' || a.approverUnreachableSince !== null;

@@ -14,8 +14,8 @@ export interface StartRequest {
   functionExecutionId?: string | null;
   /** The approval this is a request again of ("Request again"). */
   againOf?: { djbh: string; link: string | null } | null;
-  /** The name of the channel template the request was made from. */
-  templateName?: string | null;
+  /** The channel template the request was made from. */
+  template?: { id: string; name: string } | null;
   requesterSlackId: string;
   approverSlackId: string | null;
   locale: string;
@@ -77,7 +77,9 @@ export async function startTrackedApproval(
         ...(request.againOf
           ? { againOf: request.againOf.djbh, againOfLink: request.againOf.link }
           : {}),
-        ...(request.templateName ? { templateName: request.templateName } : {}),
+        ...(request.template
+          ? { templateName: request.template.name, templateId: request.template.id }
+          : {}),
         requesterSlackId: request.requesterSlackId,
         requesterLogin: request.input.requester,
         approverLogin: request.input.approver,

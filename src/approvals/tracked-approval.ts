@@ -45,6 +45,16 @@ export interface TrackedApproval {
   againOfLink?: string | null;
   /** The name of the channel template the request was made from; null or absent otherwise. */
   templateName?: string | null;
+  /** That template's id, so Request again can offer the same one; null or absent otherwise. */
+  templateId?: string | null;
+  /**
+   * The approval that requested this one again, once one did (Request again is then used up), and
+   * its request message once posted (linked from this one's); null or absent otherwise.
+   */
+  requestedAgainAs?: {
+    djbh: string;
+    message: { channelId: string; ts: string } | null;
+  } | null;
   /**
    * Since when Slack has said the approver cannot be reached (deactivated, not found): the
    * requester was told, and no reminders go to them. Null while reachable.

@@ -138,23 +138,31 @@ export async function pollOnce(
   const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
   const unchanged = batchedRecorder(deps.store, now, options.concurrency);
 
+  const mayClaim = () =>
+    !exhausted && !outage() && !stop?.aborted && performance.now() <= stopClaimingAt;
+  const claimMore = () => {
+    claiming ??= deps.store
+      .claimDue(now, batch, options.leaseMs)
+      .then((rows) => {
+        if (rows.length === 0) exhausted = true;
+        const claimedAt = performance.now();
+        queue.push(...rows.map((approval) => ({ approval, claimedAt })));
+      })
+      .finally(() => {
+        claiming = undefined;
+      });
+    return claiming;
+  };
+
   async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
     for (;;) {
+      // The next batch is claimed while the last `concurrency` of this one are checked, so no
+      // check waits for a claim's round trip (on Postgres it stalled every worker once a batch).
+      if (queue.length <= options.concurrency && mayClaim()) void claimMore().catch(() => {});
       const item = queue.shift();
       if (item) return item;
-      if (exhausted || outage() || stop?.aborted || performance.now() > stopClaimingAt)
-        return undefined;
-      claiming ??= deps.store
-        .claimDue(now, batch, options.leaseMs)
-        .then((rows) => {
-          if (rows.length === 0) exhausted = true;
-          const claimedAt = performance.now();
-          queue.push(...rows.map((approval) => ({ approval, claimedAt })));
-        })
-        .finally(() => {
-          claiming = undefined;
-        });
-      await claiming;
+      if (!mayClaim()) return undefined;
+      await claimMore();
     }
   }
 
@@ -318,7 +326,7 @@ export async function pollOnce(
     if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
     const next = nextCheckAt(approval.createdAt, now, options);
-    await unchanged.add({
+    unchanged.add({
       djbh: approval.djbh,
       claim: approval.checkClaim,
       // Held for the approver's working hours: looked at again when they start.
@@ -417,34 +425,59 @@ export async function pollOnce(
     }
   });
   await Promise.all(workers);
+  // A claim made ahead that came back after the last check: its approvals go back at once, and
+  // the pass returns only after that write, as after every other.
+  await claiming?.catch(() => {});
+  for (const left of queue.splice(0)) {
+    counts.deferred++;
+    await deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
+  }
   await unchanged.flush();
   return counts;
 }
 
 /**
  * Checks that found nothing new, recorded `size` at a time in one statement (a sweep writes one
- * for nearly every approval). The worker whose check fills the batch writes it; the pass writes
- * what is left when it ends. A batch waits at most for `size` more checks, well within the claims'
- * lease; if the process dies first, the claims run out and the next pass checks them again.
+ * for nearly every approval). The check that fills a batch starts its write and its worker goes
+ * on; the pass writes what is left, and waits for every write, before it returns. A batch waits
+ * at most for `size` more checks, well within the claims' lease; if the process dies first, the
+ * claims run out and the next pass checks them again.
  */
 function batchedRecorder(
   store: Pick<ApprovalRepository, 'recordChecks'>,
   now: Date,
   size: number,
-): { add(check: UnchangedCheck): Promise<void>; flush(): Promise<void> } {
+): { add(check: UnchangedCheck): void; flush(): Promise<void> } {
   let pending: UnchangedCheck[] = [];
-  const flush = async () => {
+  // Batches being written: a worker goes on to its next check meanwhile; the pass waits for them
+  // (and fails with the first that failed) before it returns.
+  const writing = new Set<Promise<void>>();
+  let failed: unknown;
+  const write = () => {
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    await store.recordChecks(batch, now);
+    const done: Promise<void> = store
+      .recordChecks(batch, now)
+      .then(
+        () => {},
+        (error: unknown) => {
+          failed ??= error;
+        },
+      )
+      .finally(() => writing.delete(done));
+    writing.add(done);
   };
   return {
     add(check) {
       pending.push(check);
-      return pending.length >= size ? flush() : Promise.resolve();
+      if (pending.length >= size) write();
     },
-    flush,
+    async flush() {
+      write();
+      await Promise.all(writing);
+      if (failed !== undefined) throw failed;
+    },
   };
 }
 

@@ -208,9 +208,13 @@ const en = {
     'Could not show this channel’s templates: something went wrong on our side. Close this and run `/approve templates` again.',
   requestAgain: 'Request again',
   requestedAgainOf: (ref: string) => `:repeat: Requested again after ${ref}.`,
+  requestedAgainAs: (ref: string) => `:repeat: Requested again as ${ref}.`,
+  requestedAgain: ':repeat: Requested again.',
   onlyRequesterAgain: (requester: string) =>
     `Only ${requester}, who requested it, can request it again.`,
   againUnknown: 'That approval is no longer known to the app, so it cannot be requested again.',
+  alreadyRequestedAgain: (djbh: string) =>
+    `That request was already requested again, as \`${djbh}\`; it can be requested again only once.`,
   againNotInChannel: (channel: string) =>
     `You are no longer a member of <#${channel}>, where the first request was posted, so the new one is in your direct messages with the app instead: posted there, the channel's members would read it.`,
   submitting: ':hourglass_flowing_sand: Starting the approval in the approval service…',
@@ -563,8 +567,11 @@ const zh: Messages = {
     '无法显示本频道的模板：我们这边出了点问题。请关闭后再运行一次 `/approve templates`。',
   requestAgain: '重新发起',
   requestedAgainOf: (ref) => `:repeat: 重新发起，原审批：${ref}。`,
+  requestedAgainAs: (ref) => `:repeat: 已重新发起，新审批：${ref}。`,
+  requestedAgain: ':repeat: 已重新发起。',
   onlyRequesterAgain: (requester) => `只有发起人 ${requester} 可以重新发起。`,
   againUnknown: '应用已不再记录该审批，无法重新发起。',
+  alreadyRequestedAgain: (djbh) => `该审批已重新发起过（新审批 \`${djbh}\`），只能重新发起一次。`,
   againNotInChannel: (channel) =>
     `你已不在首次申请所在的 <#${channel}> 中，因此新申请发到了你与本应用的私信：若发在该频道，其成员都会看到。`,
   submitting: ':hourglass_flowing_sand: 正在审批系统中发起审批…',

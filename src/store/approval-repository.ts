@@ -29,6 +29,26 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
         const lanes = { ...approval, messageTs: null, escalatedTo: null };
         await insertAnnouncement(trx, lanes, 'request', null, now);
         await insertAnnouncement(trx, lanes, 'approver-dm', null, now);
+        if (approval.againOf) {
+          // Request again is used up: the old request message drops its button at once, and
+          // links to the new one once that is posted (outbox-store.ts, markAnnouncementSent).
+          const used = await trx
+            .updateTable('tracked_approvals')
+            .set({ requested_again_as: approval.djbh, updated_at: now.getTime() })
+            .where('djbh', '=', approval.againOf)
+            .where('requested_again_as', 'is', null)
+            .executeTakeFirst();
+          if (Number(used.numUpdatedRows) === 1)
+            await insertAnnouncement(
+              trx,
+              approval.againOf,
+              'parent-update',
+              null,
+              now,
+              null,
+              `again:${approval.djbh}`,
+            );
+        }
       });
     },
 
@@ -327,6 +347,10 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       again_of: a.againOf ?? null,
       again_of_link: a.againOfLink ?? null,
       template_name: a.templateName ?? null,
+      template_id: a.templateId ?? null,
+      requested_again_as: null,
+      requested_again_channel: null,
+      requested_again_ts: null,
       requester_slack_id: a.requesterSlackId,
       requester_login: a.requesterLogin,
       approver_login: a.approverLogin,

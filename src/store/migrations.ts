@@ -472,7 +472,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('step_confirmations').dropColumn('shown_digest').execute();
     },
   },
-  '2026-11-25-017-conversation-lanes': {
+  '2026-11-25-017-approval-template-id': {
+    // Expand only: a nullable column the previous release ignores. Request again reopens the form
+    // with the template that started the approval, found by id (a name may have been reused).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').addColumn('template_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('template_id').execute();
+    },
+  },
+  '2026-11-25-018-requested-again-as': {
+    // Expand only: nullable columns the previous release ignores (it keeps offering the button).
+    async up(db: Kysely<unknown>) {
+      for (const column of ['requested_again_as', 'requested_again_channel', 'requested_again_ts'])
+        await db.schema.alterTable('tracked_approvals').addColumn(column, 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['requested_again_as', 'requested_again_channel', 'requested_again_ts'])
+        await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
+    },
+  },
+  '2026-11-25-019-conversation-lanes': {
     // The lane (the conversation an announcement goes to, approvals/conversation.ts), computed
     // when it is recorded. Nullable: a replica of the previous release still records rows without
     // it during a rolling deploy, and this release fills those in before it reads lanes.
@@ -483,7 +504,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('lane_key').execute();
     },
   },
-  '2026-11-25-018-recorded-order': {
+  '2026-11-25-020-recorded-order': {
     // An approval's announcements are ordered as the database recorded them, never by a caller's
     // clock (a poll pass reads `now` once, when it starts; replicas' clocks disagree). The
     // database numbers each one as it inserts it, in a trigger (so a replica of the previous

@@ -171,6 +171,27 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
           await relane(trx, row.djbh);
           // The approver's DM did not wait for the thread; now it can link to it.
           await insertAnnouncement(trx, row.djbh, 'approver-dm-update', null, now, null, 'thread');
+          // A request again: the old request message links to this one now that it is posted.
+          const old = await trx
+            .updateTable('tracked_approvals')
+            .set({
+              requested_again_channel: posted.channel,
+              requested_again_ts: posted.ts,
+              updated_at: now.getTime(),
+            })
+            .where('requested_again_as', '=', row.djbh)
+            .returning('djbh')
+            .executeTakeFirst();
+          if (old)
+            await insertAnnouncement(
+              trx,
+              old.djbh,
+              'parent-update',
+              null,
+              now,
+              null,
+              `again-posted:${row.djbh}`,
+            );
         }
         return row !== undefined;
       });

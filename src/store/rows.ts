@@ -24,6 +24,16 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     againOf: row.again_of,
     againOfLink: row.again_of_link,
     templateName: row.template_name,
+    templateId: row.template_id,
+    requestedAgainAs: row.requested_again_as
+      ? {
+          djbh: row.requested_again_as,
+          message:
+            row.requested_again_channel && row.requested_again_ts
+              ? { channelId: row.requested_again_channel, ts: row.requested_again_ts }
+              : null,
+        }
+      : null,
     requesterSlackId: row.requester_slack_id,
     requesterLogin: row.requester_login,
     approverLogin: row.approver_login,

@@ -36,6 +36,13 @@ export interface TrackedApprovalRow {
   escalated_to_slack_id: string | null;
   /** The name of the template the request was made from; null when none. */
   template_name: string | null;
+  /** The id of that template (removed or not); null when none, or recorded before ids were. */
+  template_id: string | null;
+  /** The approval that requested this one again (Request again was used); null until then. */
+  requested_again_as: string | null;
+  /** Where that approval's request message was posted; null until it was. */
+  requested_again_channel: string | null;
+  requested_again_ts: string | null;
   /** How many announcements of it the database has numbered (announcements.seq; a trigger's). */
   announcements_recorded: number;
 }

@@ -378,6 +378,25 @@ describe.skipIf(skipReason)(
       await expect.poll(() => again.getByLabel('Note').inputValue()).toBe('Two racks, 42U.');
       await shot('11-request-again');
       await again.getByRole('button', { name: 'Cancel' }).click();
+
+      // Someone else pressing it is told, only them, who may; nothing opens.
+      await beAs('Maria Lopez');
+      const seen = page
+        .locator('#messages article')
+        .filter({ hasText: 'Approval request: Rack for the lab' });
+      await seen.getByRole('button', { name: 'Request again' }).click();
+      await expect
+        .poll(
+          () =>
+            page
+              .locator('#messages article.ephemeral')
+              .filter({ hasText: 'who requested it, can request it again' })
+              .count(),
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      await shot('11b-request-again-not-yours');
     }, 60_000);
 
     it('leads the approver from the DM to their list in the approval service, the new approval on top', async () => {

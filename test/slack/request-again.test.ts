@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
+import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
 // "Request again", through the app's HTTP endpoint with signed requests.
 
@@ -92,6 +94,180 @@ describe('request again', () => {
     expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
   });
 
+  it('reopens a request made from a template with that template and its approver (away-aware), not the org chart’s leader', async () => {
+    const hh = await harness();
+    const priya = hh.user('priya.nair@corp.example');
+    const id = await addTemplate(hh, SAM, { name: 'Travel', prefix: '[Travel]', approver: priya });
+    const form = await hh.openModal(SAM, 'general', 'Berlin, 3 days');
+    const filled = await pickTemplate(hh, SAM, form, id);
+    const { errors } = await hh.slack.submitView(filled.id, { note_input: 'Customer visit' });
+    expect(errors).toBeUndefined();
+    const first = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(first.approver).toBe('priya.nair@corp.example');
+    const parent = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, first.djbh)),
+      5000,
+      'the request message',
+    );
+    hh.sim.decide(first.djbh, 'refuse');
+    await hh.app.poll();
+    // Since then, Priya went on holiday.
+    hh.workspace.setStatus(priya, {
+      text: 'Holiday',
+      emoji: ':palm_tree:',
+      expiresAt: Date.now() + 5 * 86_400_000,
+    });
+    await hh.restart(); // profiles are cached for ten minutes; a fresh app reads them now
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: first.djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) =>
+          v.user === hh.user(SAM) &&
+          v.id !== filled.id &&
+          text(v.view).includes('[Travel] Berlin') &&
+          !text(v.view).includes('hourglass'),
+      ),
+    );
+    const shown = text(view.view);
+    expect(shown).toContain(`"initial_user":"${priya}"`);
+    expect(shown).toContain('Priya Nair is away until');
+    expect(shown).toContain('"initial_option":{"text":{"type":"plain_text","text":"Travel"}');
+    expect(shown).toContain('Filled in from the template *Travel*');
+
+    await hh.slack.submitView(view.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    expect(again.approver).toBe('priya.nair@corp.example');
+    expect(again.title).toBe('[Travel] Berlin, 3 days');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    expect(text(message.blocks)).toContain('From template *Travel*');
+  });
+
+  it('finds the template by its name for a request recorded before template ids were', async () => {
+    const hh = await harness();
+    const priya = hh.user('priya.nair@corp.example');
+    const id = await addTemplate(hh, SAM, { name: 'Travel', prefix: '[Travel]', approver: priya });
+    const form = await pickTemplate(hh, SAM, await hh.openModal(SAM, 'general', 'Oslo'), id);
+    await hh.slack.submitView(form.id, { note_input: 'Conference' });
+    const first = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    const parent = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, first.djbh)),
+      5000,
+      'the request message',
+    );
+    hh.sim.decide(first.djbh, 'refuse');
+    await hh.app.poll();
+    // As an earlier release recorded it: the template's name only.
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    try {
+      await db.db
+        .updateTable('tracked_approvals')
+        .set({ template_id: null })
+        .where('djbh', '=', first.djbh)
+        .execute();
+    } finally {
+      await db.close();
+    }
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: first.djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+    const opened = hh.workspace.callsOf('views.open')[opens]?.response as {
+      view?: { id?: string };
+    };
+    const view = await waitFor(() => {
+      const v = hh.workspace.views.get(opened.view?.id ?? '');
+      return v && text(v.view).includes('"lookup"') && !text(v.view).includes('hourglass')
+        ? v
+        : undefined;
+    });
+    expect(text(view.view)).toContain('Filled in from the template *Travel*');
+    expect(text(view.view)).toContain(`"initial_user":"${priya}"`);
+  });
+
+  it('replaces the used Request again button by a link to the new request, so it is requested again only once', async () => {
+    const hh = await harness();
+    const { djbh, parent } = await rejected(hh);
+    const sam = hh.user(SAM);
+    /** Presses Request again and returns the form it opened, once filled in. */
+    const openAgain = async () => {
+      const opens = hh.workspace.callsOf('views.open').length;
+      await hh.slack.blockAction(
+        sam,
+        { action_id: 'request_again', value: djbh },
+        { channelId: parent.channel, messageTs: parent.ts },
+      );
+      await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 3000, 'the form');
+      const opened = hh.workspace.callsOf('views.open')[opens]?.response as {
+        view?: { id?: string };
+      };
+      return waitFor(() => {
+        const v = hh.workspace.views.get(opened.view?.id ?? '');
+        return v && text(v.view).includes('"lookup"') && !text(v.view).includes('hourglass')
+          ? v
+          : undefined;
+      });
+    };
+    // Two forms from one button (two tabs, a double click): only the first submitted counts.
+    const first = await openAgain();
+    const second = await openAgain();
+    await hh.slack.submitView(first.id, {});
+    const again = await waitFor(() => hh.sim.approvals()[1], 5000, 'the new approval');
+    const message = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, again.djbh)),
+      5000,
+      'the new request message',
+    );
+    const link = `https://sandbox.slack.local/archives/${message.channel}/p${message.ts.replace('.', '')}`;
+    const old = await waitFor(
+      () => {
+        const m = hh.workspace.messages.find((x) => x.ts === parent.ts);
+        return m && text(m.blocks).includes(`Requested again as <${link}|${again.djbh}>.`)
+          ? m
+          : undefined;
+      },
+      5000,
+      'the old request linking to the new one',
+    );
+    expect(againButton(old.blocks)).toBe(false);
+
+    await hh.slack.submitView(second.id, {});
+    const refused = await waitFor(() => {
+      const v = hh.workspace.views.get(second.id);
+      return v && text(v.view).includes('already requested again') ? v : undefined;
+    });
+    expect(text(refused.view)).toContain(again.djbh);
+    expect(hh.sim.approvals()).toHaveLength(2);
+    // A press on a button still showing (a client not yet refreshed) is told the same.
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      sam,
+      { action_id: 'request_again', value: djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    const told = await waitFor(
+      () => hh.workspace.messages.find((m) => m.ephemeralTo === sam && text(m).includes('already')),
+      5000,
+      'the answer to a second press',
+    );
+    expect(told.text).toContain(again.djbh);
+    expect(hh.workspace.callsOf('views.open').length).toBe(opens);
+    // Nor on the requester's Home any more.
+    expect(againButton(await openHome(hh, SAM))).toBe(false);
+  });
+
   it('posts the new request in the requester’s DM, saying why, when they are no longer in the private channel of the first', async () => {
     let offset = 0;
     const hh = await harness({ now: () => new Date(Date.now() + offset) });
@@ -127,6 +303,11 @@ describe('request again', () => {
       'the new request message',
     );
     expect(message.channel).toBe(hh.workspace.appDm(sam).id);
+    // The old request there drops its button, without naming the new one its members may not see.
+    await waitFor(() => {
+      const m = hh.workspace.messages.find((x) => x.ts === first.parent.ts);
+      return m && text(m.blocks).includes('Requested again.') ? m : undefined;
+    });
     const inChannel = hh.workspace.messages.filter(
       (m) => m.channel === hh.channel('project-x') && text(m).includes(again.djbh),
     );

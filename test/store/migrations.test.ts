@@ -41,8 +41,10 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-014-commit-horizon',
           '2026-11-25-015-logins-any-case',
           '2026-11-25-016-confirmation-digest',
-          '2026-11-25-017-conversation-lanes',
-          '2026-11-25-018-recorded-order',
+          '2026-11-25-017-approval-template-id',
+          '2026-11-25-018-requested-again-as',
+          '2026-11-25-019-conversation-lanes',
+          '2026-11-25-020-recorded-order',
         ]);
       });
 

@@ -159,6 +159,37 @@ for (const database of TEST_DATABASES) {
         expect(fourth?.commitHorizonLeftMs).toBe(0);
       });
 
+      it('marks a request again on the old approval once, and where the new one was posted', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb', { againOf: 'AAAAAAAAAAAa' }), T0);
+        // A second form submitted from the same button: the first one stays.
+        await store.createApproval(approval('CCCCCCCCCCCc', { againOf: 'AAAAAAAAAAAa' }), T0);
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toEqual({
+          djbh: 'BBBBBBBBBBBb',
+          message: null,
+        });
+        const updates = async () =>
+          (await store.pendingAnnouncements(100))
+            .filter((a) => a.djbh === 'AAAAAAAAAAAa' && a.kind === 'parent-update')
+            .map((a) => a.id);
+        expect(await updates()).toEqual(['AAAAAAAAAAAa:parent-update:again:BBBBBBBBBBBb']);
+        const request = (await store.pendingAnnouncements(100)).find(
+          (a) => a.id === 'BBBBBBBBBBBb:request',
+        );
+        const claim = request && (await store.claimAnnouncement(request, T0, 30_000));
+        await store.markAnnouncementSent(
+          claim ?? NO_CLAIM,
+          { channel: 'C1', ts: '1700000002.1' },
+          T0,
+        );
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toEqual({
+          djbh: 'BBBBBBBBBBBb',
+          message: { channelId: 'C1', ts: '1700000002.1' },
+        });
+        expect(await updates()).toContain('AAAAAAAAAAAa:parent-update:again-posted:BBBBBBBBBBBb');
+        expect((await store.getApproval('CCCCCCCCCCCc'))?.requestedAgainAs).toBeNull();
+      });
+
       it('keeps the thread a request was to join, unless it went elsewhere', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
         await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);

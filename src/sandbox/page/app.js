@@ -61,6 +61,7 @@ const ctx = (extra = {}) => ({
   channelName: (id) => state.data.channels.find((c) => c.id === id)?.name ?? id,
   people: state.data.people,
   channels: state.data.channels.filter((c) => c.kind !== 'im'),
+  // A button outside any message (App Home): no channel, as in Slack.
   onAction: (element) =>
     api('/sandbox/api/action', {
       user: state.me,
@@ -94,8 +95,18 @@ function messageNode(m, { inThread = false } = {}) {
   const replies = inThread
     ? []
     : state.data.messages.filter((r) => r.threadTs === m.ts && r.channel === m.channel);
+  // A button in a message goes to the app with the message's channel and ts, as Slack sends it:
+  // without them the app has no response_url, and its answer (an ephemeral reply) is lost.
+  const onAction = (element) =>
+    api('/sandbox/api/action', {
+      user: state.me,
+      actionId: element.action_id,
+      value: element.value ?? '',
+      channel: m.channel,
+      ts: m.ts,
+    });
   const content = m.blocks?.length
-    ? renderBlocks(m.blocks, ctx())
+    ? renderBlocks(m.blocks, ctx({ onAction }))
     : [el('div', { class: 'bk-section' }, el('span', {}, mrkdwn(m.text, ctx())))];
   return el(
     'article',

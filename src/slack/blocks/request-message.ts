@@ -45,6 +45,8 @@ export function buildRequestMessage(
   a: TrackedApproval,
   t: Messages,
   webUrl?: string,
+  /** The permalink of the request that requested this one again (a.requestedAgainAs), if known. */
+  againLink?: string,
 ): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -78,6 +80,22 @@ export function buildRequestMessage(
     blocks.splice(1, 0, {
       type: 'context',
       elements: origins.map((text) => ({ type: 'mrkdwn' as const, text })),
+    });
+  }
+  // Requested again already: where its button was, the link to the new request. Named only once
+  // it is posted in this same conversation: one posted elsewhere (the requester's DM, having left
+  // this channel) is not for this channel's members to know of.
+  const again = a.requestedAgainAs;
+  if (again) {
+    const here = again.message?.channelId === a.channelId;
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: here ? t.requestedAgainAs(approvalRef(again.djbh, againLink)) : t.requestedAgain,
+        },
+      ],
     });
   }
   if (webUrl) blocks.push(openInServiceActions(t, webUrl));

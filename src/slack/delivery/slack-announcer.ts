@@ -600,7 +600,18 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         // Editing is idempotent: it always shows the latest state, whichever change queued it.
         const ts = approval.messageTs;
         if (!ts) return NOTHING_POSTED;
-        const message = request(languageAt(approval.channelId, approval));
+        // The new request's link, where the message names it (posted in the same conversation).
+        const again = approval.requestedAgainAs?.message;
+        const againLink =
+          again && again.channelId === approval.channelId
+            ? await permalink(attempt, again.channelId, again.ts)
+            : undefined;
+        const message = buildRequestMessage(
+          approval,
+          languageAt(approval.channelId, approval),
+          options.webListUrl,
+          againLink,
+        );
         return edit(attempt, a, { channel: approval.channelId, ts }, message);
       }
       case 'step-complete':

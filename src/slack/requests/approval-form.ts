@@ -1,5 +1,10 @@
-import { type Suggestion, suggestApproverFor } from '../../approvals/approver-suggestion.ts';
+import {
+  availableAbove,
+  type Suggestion,
+  suggestApproverFor,
+} from '../../approvals/approver-suggestion.ts';
 import { type Away, awayOf } from '../../approvals/away-rule.ts';
+import type { RequestTemplate } from '../../approvals/request-templates.ts';
 import type {
   ApprovalModalState,
   ModalMetadata,
@@ -39,7 +44,17 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
  */
 export async function fillApprovalForm(
   deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates' | 'access'>,
-  request: FormPlace & { userId: string; title: string; note?: string },
+  request: FormPlace & {
+    userId: string;
+    title: string;
+    note?: string;
+    /**
+     * The template the form comes filled from (Request again: the one that started the old
+     * request). Applied only when the form offers it (the channel's, not removed, one of its
+     * members): picked in the picker, and its default approver proposed, with the away check.
+     */
+    templateId?: string | undefined;
+  },
 ): Promise<{ state: ApprovalModalState; t: Messages }> {
   // The templates (and the membership check behind them) are looked up beside the person.
   const offered = templateOptions(deps, request.channelId, request.userId);
@@ -47,11 +62,46 @@ export async function fillApprovalForm(
   const t = messagesFor(person.locale);
   const metadata: ModalMetadata = { ...formPlace(request), locale: person.locale, filled: true };
   const templates = await offered;
-  const base = { title: request.title, note: request.note ?? '', metadata, templates };
+  const base: Pick<
+    ApprovalModalState,
+    'title' | 'note' | 'metadata' | 'templates' | 'templateNotice'
+  > = {
+    title: request.title,
+    note: request.note ?? '',
+    metadata,
+    templates,
+  };
   const login = await deps.identities.loginOf(request.userId);
   if (!login) return { t, state: { ...base, info: [t.noEmail] } };
   metadata.requesterLogin = login;
   const suggestion = await suggestApproverFor(suggestionDeps(deps), login);
+  const template = request.templateId
+    ? await filledTemplate(deps, templates, request.templateId)
+    : undefined;
+  if (template) {
+    metadata.templateId = template.id;
+    const templateNotice = [t.templateApplied(escapeMrkdwn(template.name))];
+    const approver = template.approverChatId;
+    if (approver) {
+      // The template's approver, not the org chart's: only the chain is said about the latter.
+      const chain =
+        'chain' in suggestion && suggestion.chain.length > 0
+          ? [t.chain(escapeMrkdwn(suggestion.chain.join(' › ')))]
+          : [];
+      const approverNotice = await noticeFor(deps, request.userId, approver, metadata, t);
+      return {
+        t,
+        state: {
+          ...base,
+          info: chain,
+          approverSlackId: approver,
+          approverNotice,
+          templateNotice,
+        },
+      };
+    }
+    Object.assign(base, { templateNotice });
+  }
   const info = await describeSuggestion(deps, suggestion, login, t);
   if (suggestion.kind === 'suggested') {
     metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
@@ -69,6 +119,16 @@ export async function fillApprovalForm(
     return { t, state: { ...base, info, approverLogin } };
   }
   return { t, state: { ...base, info } };
+}
+
+/** The template `id`, when the form offers it (so the person may use it there), else none. */
+async function filledTemplate(
+  deps: Pick<SlackDeps, 'templates'>,
+  offered: TemplateOption[],
+  id: string,
+): Promise<RequestTemplate | undefined> {
+  if (!offered.some((o) => o.id === id)) return undefined;
+  return deps.templates.get(id).catch(() => undefined);
 }
 
 /**
@@ -98,6 +158,33 @@ export function suggestionDeps(deps: Pick<SlackDeps, 'people' | 'identities' | '
     findChatUser: (login: string) => deps.identities.slackUserOf(login),
     awayOf: async (chatId: string) => awayOf((await deps.people.get(chatId)).presence, deps.now()),
   };
+}
+
+/**
+ * What the form says under an approver picked (or proposed by a template): nothing when they are
+ * there; that they are away, and who is next up their chain (if anyone), when they are not.
+ */
+export async function noticeFor(
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>,
+  requesterId: string,
+  picked: string,
+  metadata: { requesterLogin?: string },
+  t: Messages,
+): Promise<string[]> {
+  const [person, requester] = await Promise.all([
+    deps.people.get(picked),
+    deps.people.get(requesterId),
+  ]);
+  const away = awayOf(person.presence, deps.now());
+  if (!away) return [];
+  const line = await awayLine(deps, picked, away, t, requester.timeZone);
+  const login = await deps.identities.loginOf(picked);
+  if (!login) return [line];
+  const besides = metadata.requesterLogin ? [metadata.requesterLogin] : [];
+  const next = await availableAbove(suggestionDeps(deps), login, besides).catch(() => undefined);
+  if (!next) return [line, t.nobodyAvailableAbove];
+  const name = escapeMrkdwn((await deps.people.get(next.chatId)).name);
+  return [line, t.nextLeaderUp(name)];
 }
 
 /** "Maria is away until 3 Dec: 🌴 Vacation", as the form says it beside the approver. */

@@ -19,7 +19,9 @@ export interface FormOpening extends FormPlace {
    * A better prefill, worked out while the form is already open (names for a message's mentions,
    * its permalink): the trigger id lives 3 s, so nothing slow may come before the form opens.
    */
-  refine?: () => Promise<{ title: string; note: string } & Pick<FormPlace, 'againOf'>>;
+  refine?: () => Promise<
+    { title: string; note: string; templateId?: string | undefined } & Pick<FormPlace, 'againOf'>
+  >;
 }
 
 /**

@@ -6,14 +6,11 @@ import type {
   UsersSelectAction,
 } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
-import { availableAbove } from '../../../approvals/approver-suggestion.ts';
-import { awayOf } from '../../../approvals/away-rule.ts';
 import { logFailure } from '../../../logger.ts';
 import { fieldBlock, filledFormOf } from '../../blocks/approval-modal.ts';
-import { escapeMrkdwn } from '../../blocks/request-message.ts';
-import { type Messages, messagesFor } from '../../i18n.ts';
+import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
-import { awayLine, suggestionDeps } from '../../requests/approval-form.ts';
+import { noticeFor } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
@@ -78,33 +75,6 @@ export function approverPicked(deps: Deps) {
       logFailure(deps.logger, error, { user: body.user.id }, 'could not check the approver');
     }
   };
-}
-
-/**
- * What the form says under an approver picked (or proposed by a template): nothing when they are
- * there; that they are away, and who is next up their chain (if anyone), when they are not.
- */
-export async function noticeFor(
-  deps: Deps,
-  requesterId: string,
-  picked: string,
-  metadata: { requesterLogin?: string },
-  t: Messages,
-): Promise<string[]> {
-  const [person, requester] = await Promise.all([
-    deps.people.get(picked),
-    deps.people.get(requesterId),
-  ]);
-  const away = awayOf(person.presence, deps.now());
-  if (!away) return [];
-  const line = await awayLine(deps, picked, away, t, requester.timeZone);
-  const login = await deps.identities.loginOf(picked);
-  if (!login) return [line];
-  const besides = metadata.requesterLogin ? [metadata.requesterLogin] : [];
-  const next = await availableAbove(suggestionDeps(deps), login, besides).catch(() => undefined);
-  if (!next) return [line, t.nobodyAvailableAbove];
-  const name = escapeMrkdwn((await deps.people.get(next.chatId)).name);
-  return [line, t.nextLeaderUp(name)];
 }
 
 /** The fields a template fill overwrites, whose block ids carry the form's revision. */

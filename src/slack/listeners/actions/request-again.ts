@@ -7,6 +7,7 @@ import type {
 } from '@slack/bolt';
 import { partiesOf } from '../../../approvals/access-policy.ts';
 import { mayRequestAgain } from '../../../approvals/request-again.ts';
+import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
 import { personRef } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
@@ -22,7 +23,8 @@ type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddleware
 
 /**
  * "Request again" on a request that ended without a yes (its message, or the requester's Home):
- * the form opens prefilled with the old title and note, the approver suggested afresh (away-aware),
+ * the form opens prefilled with the old title and note and the template that started it (its
+ * default approver, away-aware), else the approver suggested afresh (away-aware),
  * and the new request message links to the old one. Only the old requester may (the access
  * policy's `request-again`); anyone else is told so, only them, and nothing opens.
  */
@@ -38,6 +40,10 @@ export function requestAgain(deps: Deps) {
       answerer?.({ response_type: 'ephemeral', replace_original: false, text }).catch(
         () => undefined,
       );
+    if (old?.requestedAgainAs) {
+      await tell(t.alreadyRequestedAgain(old.requestedAgainAs.djbh));
+      return;
+    }
     if (!old || !mayRequestAgain(old)) {
       await tell(t.againUnknown);
       return;
@@ -68,10 +74,25 @@ export function requestAgain(deps: Deps) {
                 },
               )
           : null;
-        return { title: old.title, note: old.note, againOf: { ...againOf, link } };
+        const templateId = await templateOf(deps, old);
+        return { title: old.title, note: old.note, againOf: { ...againOf, link }, templateId };
       },
     });
   };
+}
+
+/**
+ * The template that started `old`, by the id recorded with it; an approval recorded before ids
+ * were names it only, looked up among its channel's templates. None when it came from none.
+ */
+async function templateOf(
+  deps: Pick<Deps, 'templates'>,
+  old: Pick<TrackedApproval, 'templateId' | 'templateName' | 'channelId'>,
+): Promise<string | undefined> {
+  if (old.templateId) return old.templateId;
+  if (!old.templateName) return undefined;
+  const named = await deps.templates.list(old.channelId).catch(() => []);
+  return named.find((x) => x.name === old.templateName)?.id;
 }
 
 export function registerRequestAgain(app: App, deps: Deps): void {

@@ -17,9 +17,8 @@ import {
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
-import { templateOptions } from '../../requests/approval-form.ts';
+import { noticeFor, templateOptions } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
-import { noticeFor } from './approver-pick.ts';
 
 type Deps = Pick<
   SlackDeps,

@@ -122,6 +122,17 @@ export function approvalSubmission(deps: Deps) {
           },
         };
       }
+      if (metadata.againOf) {
+        // Two forms opened from one button: only the first submitted requests it again.
+        const old = await deps.store.getApproval(metadata.againOf.djbh);
+        if (old?.requestedAgainAs)
+          return {
+            reply: {
+              response_action: 'update' as const,
+              view: buildMessageModal([t.alreadyRequestedAgain(old.requestedAgainAs.djbh)], t),
+            },
+          };
+      }
       const approver = await resolveApprover(deps, approverSlackId, typedLogin, metadata, t);
       if ('error' in approver) {
         const block = approver.block === BLOCK.approver ? blockOf('approver') : approver.block;
@@ -142,14 +153,14 @@ export function approvalSubmission(deps: Deps) {
         const errors = draftErrors(prepared.problems, template, blockOf, t);
         return { reply: { response_action: 'errors' as const, errors } };
       }
-      const templateName = template?.name ?? null;
+      const usedTemplate = template ? { id: template.id, name: template.name } : null;
       // Request again names the old request's channel, not one the person asks from now: it is
       // used only if they are in it now (its members would read the request), else their DM.
       const left =
         metadata.againOf && !isDirectMessage(channelId) && !isUserId(channelId)
           ? (await deps.access.postRequestIn(channelId, body.user.id)) !== 'allowed'
           : false;
-      return { t, requester, approver, prepared, templateName, left };
+      return { t, requester, approver, prepared, usedTemplate, left };
     };
     const fallbackT = messagesFor(deps.people.cached(body.user.id)?.locale);
     // The form the person typed, shown again with a banner saying what went wrong.
@@ -209,7 +220,7 @@ export function approvalSubmission(deps: Deps) {
           : reply.view,
       ));
     }
-    const { t, requester, approver, prepared, templateName, left } = checked;
+    const { t, requester, approver, prepared, usedTemplate, left } = checked;
     const postIn = left ? body.user.id : channelId;
     // Taken only now that the submission is accepted; a replay reaching any replica stops here.
     const taken = await deps.submissions.take(view.id, deps.now()).catch((error: unknown) => {
@@ -235,7 +246,7 @@ export function approvalSubmission(deps: Deps) {
         channelId: postIn,
         threadTs: postIn === metadata.channelId ? (metadata.threadTs ?? null) : null,
         againOf: metadata.againOf ?? null,
-        templateName,
+        template: usedTemplate,
         requesterSlackId: body.user.id,
         approverSlackId: approver.slackId ?? null,
         locale: requester.locale,
