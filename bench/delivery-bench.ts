@@ -174,20 +174,16 @@ export async function deliveryBench(
 }
 
 /**
- * Threads whose replies did not appear in the order their announcements were recorded (created
- * at, then id), over every approval's thread.
+ * Threads whose replies did not appear in the order their announcements were recorded (the
+ * database's numbering, `seq`), over every approval's thread.
  */
 async function repliesOutOfOrder(
   db: Awaited<ReturnType<typeof openDatabase>>,
   workspace: Workspace,
   approvals: Array<{ channel: string; ts: string }>,
 ): Promise<number> {
-  const rows = await db.db.selectFrom('announcements').select(['id', 'created_at']).execute();
-  const rank = new Map(
-    rows
-      .sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : 1))
-      .map((row, i) => [row.id, i]),
-  );
+  const rows = await db.db.selectFrom('announcements').select(['id', 'seq']).execute();
+  const rank = new Map(rows.map((row) => [row.id, Number(row.seq)]));
   let wrong = 0;
   for (const a of approvals) {
     const ranks = workspace

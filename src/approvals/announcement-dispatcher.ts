@@ -108,9 +108,9 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
  * Delivers the outbox exactly once, promptly and fairly, whatever the chat and the database do:
  * - **Outbox:** each fact and its announcements were stored in one transaction, so nothing is
  *   lost between deciding and posting; delivery runs apart from the poll pass.
- * - **Lanes:** each channel (and each approver's DM) is a lane; lanes are served side by side, one
- *   post at a time per lane, spaced by `laneIntervalMs`, so one busy channel neither trips Slack's
- *   per-channel limit for long nor delays any other channel. A 429 pauses its lane for Retry-After.
+ * - **Lanes:** each conversation (a channel, one person's DM: see conversation.ts) is a lane;
+ *   lanes are served side by side, one post at a time per lane, spaced by `laneIntervalMs`, so
+ *   one busy channel neither trips Slack's per-channel limit for long nor delays any other. A 429 pauses its lane for Retry-After.
  * - **Fenced leases:** an attempt claims its announcement for `leaseMs` on the database's clock
  *   with a token; only the current attempt may record the outcome, and no call starts after the
  *   attempt's deadline.

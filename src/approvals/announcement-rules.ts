@@ -7,14 +7,15 @@
  */
 
 /**
- * Where an announcement queues behind others. Posts in one lane go out one at a time, spaced:
+ * Where an announcement goes, as a role; conversation.ts resolves it to a conversation of a given
+ * approval, which is its lane (one person's DM is one lane, whichever of these brings a message
+ * there). Posts in one lane go out one at a time, spaced:
  * - `channel`: the request's channel (the request message itself);
  * - `thread`: the request's thread, in the request's channel; the requester's DM while there is no
  *   thread (the request message could not be posted);
  * - `request-message`: edits of the request message;
  * - `approver-dm`: the approver's DM with the app;
- * - `leader-dm`: the DM with the person an approval was escalated to (the approver's leader); the
- *   same lane as that person's own approver DMs, since it is the same conversation;
+ * - `leader-dm`: the DM with the person an approval was escalated to (the approver's leader);
  * - `own`: a lane of its own per approval (a call that posts nothing anyone reads).
  */
 export type LaneType =
@@ -178,9 +179,4 @@ export const ANNOUNCEMENT_KINDS = Object.keys(ANNOUNCEMENT_RULES) as Announcemen
 
 export function ruleOf(kind: AnnouncementKind): AnnouncementRule {
   return ANNOUNCEMENT_RULES[kind];
-}
-
-/** The kinds in lanes of this type, for adapters that group by lane. */
-export function kindsInLane(lane: LaneType): AnnouncementKind[] {
-  return ANNOUNCEMENT_KINDS.filter((kind) => ruleOf(kind).lane === lane);
 }

@@ -37,10 +37,10 @@ export interface Outbox {
   /**
    * What can be delivered now, at most one per lane (the lane's head), none from `skipLanes` and
    * none from a lane another attempt holds or whose pacing does not allow a post yet.
-   * A lane is where posts queue behind each other: `post:<channel>` for the request's channel
-   * (or thread), `edit:<channel>` for edits of the request message, `dm:<approver login>` for the
-   * approver's DM, `requester:<user>` for what goes to the requester's DM because the request
-   * message could not be posted, `own:<djbh>` for the rest (see announcement-rules.ts).
+   * A lane is where posts queue behind each other: the conversation the announcement goes to,
+   * as the domain resolved it when it was recorded (conversation.ts): `post:<channel>` for a
+   * channel and its threads, `dm:<person>` for one person's DM whatever brings a message there,
+   * `edit:<lane>` for edits of the request message, `own:<djbh>` for the rest.
    * Deliverable means: delivery is not paused, pending, due (`nextAttemptAt` ≤ now), not held by
    * another attempt, not waiting for the kinds its rule names, and no announcement of the same
    * approval recorded earlier in the same lane is still pending (replies and edits go out in the

@@ -3,7 +3,9 @@
  * data; nothing should stay for good just because nobody deletes it.
  * - An approval that ended (decided, or no longer followed) is deleted with its announcements
  *   `retentionDays` after its last change, once all of them were delivered: one still pending,
- *   or failed (an operator may still re-drive it), keeps it. 0 keeps everything.
+ *   or failed (an operator may still re-drive it), keeps it. 0 keeps everything. Nothing else
+ *   keeps its number or its people after that: the confirmation and replay key of the workflow
+ *   step that started it, and the delivery lanes nobody uses (named by conversation), go too.
  * - A workflow step's confirmation (who asked whom to start what) goes with the same retention
  *   once it is settled: the approval started, or the step told that nothing was.
  * - A form submission's replay key only has to outlive Slack's retries: a day.
@@ -49,7 +51,8 @@ export interface RetentionStore extends LeasedJobs {
   /**
    * Deletes up to `limit` approvals that ended (no longer followed) with no change since
    * `before` and every announcement delivered (none pending or failed), with their
-   * announcements, in one transaction.
+   * announcements, in one transaction; and with them what else names them or their people: the
+   * workflow step's confirmation and replay key, and lanes no attempt holds or paces.
    */
   deleteEndedApprovals(
     before: Date,

@@ -8,3 +8,6 @@ export interface SubmissionGuard {
   /** Gives `key` back after a submission that started nothing, so the person can submit again. */
   release(key: string): Promise<void>;
 }
+
+/** The replay key of one run of the workflow step: one approval per run, whoever receives it. */
+export const stepSubmissionKey = (executionId: string): string => `step:${executionId}`;

@@ -26,8 +26,9 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
     async createApproval(approval, now) {
       await db.transaction().execute(async (trx) => {
         await insertApproval(trx, approval, now);
-        await insertAnnouncement(trx, approval.djbh, 'request', null, now);
-        await insertAnnouncement(trx, approval.djbh, 'approver-dm', null, now);
+        const lanes = { ...approval, messageTs: null, escalatedTo: null };
+        await insertAnnouncement(trx, lanes, 'request', null, now);
+        await insertAnnouncement(trx, lanes, 'approver-dm', null, now);
         if (approval.againOf) {
           // Request again is used up: the old request message drops its button at once, and
           // links to the new one once that is posted (outbox-store.ts, markAnnouncementSent).
@@ -118,13 +119,15 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
           })
           .where('djbh', '=', djbh)
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
           .executeTakeFirst();
         // Another pass holds the approval now: it records (and announces) what it finds.
-        if (Number(result.numUpdatedRows) !== 1) return false;
-        await insertAnnouncement(trx, djbh, 'decision', decision, now);
-        await insertAnnouncement(trx, djbh, 'parent-update', decision, now);
-        await insertAnnouncement(trx, djbh, 'approver-dm-update', decision, now);
-        if (ended) await insertStepCompletion(trx, djbh, now);
+        if (!result) return false;
+        const approval = toApproval(result);
+        await insertAnnouncement(trx, approval, 'decision', decision, now);
+        await insertAnnouncement(trx, approval, 'parent-update', decision, now);
+        await insertAnnouncement(trx, approval, 'approver-dm-update', decision, now);
+        if (ended) await insertStepCompletion(trx, approval, now);
         return true;
       });
     },
@@ -136,11 +139,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
           .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return false;
-        await insertAnnouncement(trx, djbh, reason, null, now);
-        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, reason);
-        await insertStepCompletion(trx, djbh, now);
+        if (!result) return false;
+        const approval = toApproval(result);
+        await insertAnnouncement(trx, approval, reason, null, now);
+        await insertAnnouncement(trx, approval, 'parent-update', null, now, null, reason);
+        await insertStepCompletion(trx, approval, now);
         return true;
       });
     },
@@ -152,11 +157,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
           .set({ tracking: 'gave-up', updated_at: now.getTime(), lease_until: null })
           .where('djbh', '=', djbh)
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return false;
-        await insertAnnouncement(trx, djbh, 'gave-up', null, now);
-        await insertAnnouncement(trx, djbh, 'parent-update', null, now, null, 'gave-up');
-        await insertStepCompletion(trx, djbh, now);
+        if (!result) return false;
+        const approval = toApproval(result);
+        await insertAnnouncement(trx, approval, 'gave-up', null, now);
+        await insertAnnouncement(trx, approval, 'parent-update', null, now, null, 'gave-up');
+        await insertStepCompletion(trx, approval, now);
         return true;
       });
     },
@@ -172,10 +179,12 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
           })
           .where('djbh', '=', djbh)
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return false;
-        await insertAnnouncement(trx, djbh, 'reminder', null, now, occurrence);
-        await insertAnnouncement(trx, djbh, 'reminder-note', null, now, occurrence);
+        if (!result) return false;
+        const approval = toApproval(result);
+        await insertAnnouncement(trx, approval, 'reminder', null, now, occurrence);
+        await insertAnnouncement(trx, approval, 'reminder-note', null, now, occurrence);
         return true;
       });
     },
@@ -204,11 +213,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
           .where('tracking', '=', 'active')
           .where('approver_unreachable_since', 'is', null)
           .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return false;
+        if (!result) return false;
         if (to) {
-          await insertAnnouncement(trx, djbh, 'escalation', null, now, unanswered);
-          await insertAnnouncement(trx, djbh, 'escalation-note', null, now, unanswered);
+          const approval = toApproval(result);
+          await insertAnnouncement(trx, approval, 'escalation', null, now, unanswered);
+          await insertAnnouncement(trx, approval, 'escalation-note', null, now, unanswered);
         }
         return true;
       });
@@ -364,18 +375,16 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       escalated_at: null,
       escalated_to_login: null,
       escalated_to_slack_id: null,
+      // Numbered by the database as their announcements are recorded (see announcements.seq).
+      announcements_recorded: 0,
     })
     .execute();
 }
 
 /** The approval has ended: the workflow step that started it (if one did) is owed its outcome. */
-async function insertStepCompletion(db: Db, djbh: string, now: Date): Promise<void> {
-  const row = await db
-    .selectFrom('tracked_approvals')
-    .select('function_execution_id')
-    .where('djbh', '=', djbh)
-    .executeTakeFirst();
-  if (row?.function_execution_id) await insertAnnouncement(db, djbh, 'step-complete', null, now);
+async function insertStepCompletion(db: Db, approval: TrackedApproval, now: Date): Promise<void> {
+  if (approval.functionExecutionId)
+    await insertAnnouncement(db, approval, 'step-complete', null, now);
 }
 
 /**

@@ -1,10 +1,5 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
-import {
-  ANNOUNCEMENT_KINDS,
-  kindsInLane,
-  type LaneType,
-  ruleOf,
-} from '../approvals/announcement-rules.ts';
+import { type Kysely, sql } from 'kysely';
+import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { AnnouncementKind } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, wholeMs } from './db-clock.ts';
@@ -12,8 +7,9 @@ import type { AnnouncementRow, Database } from './schema.ts';
 
 /*
  * Lanes: where posts queue behind each other, one attempt at a time across the fleet, at Slack's
- * pace. Which lane an announcement takes and what it waits for are the domain's rules
- * (announcement-rules.ts); the SQL here is built from them and knows no kind by name.
+ * pace. A lane is a conversation (approvals/conversation.ts), resolved when the announcement is
+ * recorded and kept in its `lane_key`; what each kind waits for is the domain's rules
+ * (announcement-rules.ts), which the SQL here is built from: it knows no kind by name.
  */
 
 type Db = Kysely<Database>;
@@ -85,47 +81,7 @@ export async function releaseLane(
 
 export type LaneHead = AnnouncementRow & { lane: string };
 
-const LANE_TYPES: readonly LaneType[] = [
-  'channel',
-  'thread',
-  'request-message',
-  'approver-dm',
-  'leader-dm',
-  'own',
-];
-
 const kindsIn = (kinds: readonly string[]) => sql.join(kinds.length > 0 ? kinds : ['']);
-
-/** The lane type of the announcement row `alias`, from the rules (a function of its kind). */
-function laneTypeSql(alias: string) {
-  const kind = sql.ref(`${alias}.kind`);
-  return sql`case ${sql.join(
-    LANE_TYPES.map((type) => sql`when ${kind} in (${kindsIn(kindsInLane(type))}) then ${type}`),
-    sql` `,
-  )} end`;
-}
-
-/**
- * The lane of announcement `a` of approval `t`, following its rule: one per channel, per thread's
- * fallback (the requester's DM while there is no thread), per request message, per approver.
- */
-function laneSql() {
-  const lane: Record<LaneType, RawBuilder<string>> = {
-    channel: sql`'post:' || t.channel_id`,
-    thread: sql`case when t.message_ts is null then 'requester:' || t.requester_slack_id else 'post:' || t.channel_id end`,
-    'request-message': sql`'edit:' || t.channel_id`,
-    'approver-dm': sql`'dm:' || t.approver_login`,
-    // The same lane as that person's approver DMs: one conversation, one pace.
-    'leader-dm': sql`'dm:' || coalesce(t.escalated_to_login, '')`,
-    own: sql`'own:' || a.djbh`,
-  };
-  return sql`case ${sql.join(
-    LANE_TYPES.map(
-      (type) => sql`when a.kind in (${kindsIn(kindsInLane(type))}) then ${lane[type]}`,
-    ),
-    sql` `,
-  )} end`;
-}
 
 /** What each rule waits for: no pending announcement of the kinds it names, for the same approval. */
 function waitsSql() {
@@ -170,21 +126,24 @@ export async function laneHeads(
             or l.next_post_at > ${dbNowMs(dialect)} + ${wholeMs(laneLookaheadMs)}))`;
   const result = await sql<LaneHead>`
     select * from (
-      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.id) as lane_rank
+      select a.*, row_number() over (partition by lane order by a.next_attempt_at, a.created_at, a.djbh, a.seq) as lane_rank
       from (
-        select a.*, ${laneSql()} as lane
+        -- The lane was resolved when the announcement was recorded (approvals/conversation.ts).
+        select a.*, a.lane_key as lane
         from announcements a
-        join tracked_approvals t on t.djbh = a.djbh
         where a.state = 'pending'
+          and a.lane_key is not null
           and a.next_attempt_at <= ${now.getTime()}
           and (a.lease_until is null or a.lease_until < ${dbNowMs(dialect)})
           and (${waitsSql()})
-          -- Within one approval, a lane delivers in the order its announcements were recorded.
+          -- Within one approval, a lane delivers in the order the database recorded its
+          -- announcements (seq), never the order of the clocks of whoever recorded them. Across
+          -- approvals a lane only has to be fair: due first, then as recorded by the app.
           and not exists (
             select 1 from announcements e
             where e.djbh = a.djbh and e.state = 'pending' and e.id <> a.id
-              and ${laneTypeSql('e')} = ${laneTypeSql('a')}
-              and (e.created_at < a.created_at or (e.created_at = a.created_at and e.id < a.id)))
+              and e.lane_key = a.lane_key
+              and e.seq < a.seq)
           -- While Slack refuses the app's token, no replica delivers anything.
           and not exists (select 1 from delivery_state p where p.paused_at is not null)
       ) a
@@ -194,7 +153,7 @@ export async function laneHeads(
     -- for its lane holds a delivery slot meanwhile.
     order by (select count(*) from lane_leases l
               where l.lane = heads.lane and l.next_post_at > ${dbNowMs(dialect)}),
-      next_attempt_at, created_at, id
+      next_attempt_at, created_at, djbh, seq
     limit ${limit}
   `.execute(db);
   return result.rows.map((row) => {

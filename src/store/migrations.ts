@@ -1,4 +1,11 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresAdapter,
+  sql,
+} from 'kysely';
 
 // Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
 // Types are portable between SQLite and Postgres (text, integer, bigint).
@@ -486,7 +493,83 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },
   },
+  '2026-11-25-019-conversation-lanes': {
+    // The lane (the conversation an announcement goes to, approvals/conversation.ts), computed
+    // when it is recorded. Nullable: a replica of the previous release still records rows without
+    // it during a rolling deploy, and this release fills those in before it reads lanes.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').addColumn('lane_key', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').dropColumn('lane_key').execute();
+    },
+  },
+  '2026-11-25-020-recorded-order': {
+    // An approval's announcements are ordered as the database recorded them, never by a caller's
+    // clock (a poll pass reads `now` once, when it starts; replicas' clocks disagree). The
+    // database numbers each one as it inserts it, in a trigger (so a replica of the previous
+    // release gets its rows numbered too), from a counter on the approval's row: the update
+    // locks that row until commit on Postgres, so one approval's numbers follow commit order (a
+    // sequence's would not: a transaction may draw a number and commit after one that drew a
+    // later one), and approvals do not wait for each other; SQLite has one writer at a time.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('announcements').addColumn('seq', 'bigint').execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('announcements_recorded', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // What is there already keeps the order it had: when recorded, then id.
+      await sql`update announcements set seq = ranked.n
+        from (select id, row_number() over (partition by djbh order by created_at, id) as n
+              from announcements) ranked
+        where ranked.id = announcements.id`.execute(db);
+      await sql`update tracked_approvals set announcements_recorded = coalesce(
+          (select max(seq) from announcements a where a.djbh = tracked_approvals.djbh), 0)`.execute(
+        db,
+      );
+      if (isPostgres(db)) {
+        await sql`create function announcement_seq() returns trigger language plpgsql as $$
+          begin
+            update tracked_approvals set announcements_recorded = announcements_recorded + 1
+              where djbh = new.djbh returning announcements_recorded into new.seq;
+            return new;
+          end $$`.execute(db);
+        await sql`create trigger announcement_seq before insert on announcements
+          for each row execute function announcement_seq()`.execute(db);
+      } else {
+        await sql`create trigger announcement_seq after insert on announcements begin
+            update tracked_approvals set announcements_recorded = announcements_recorded + 1
+              where djbh = new.djbh;
+            update announcements set seq = (
+                select announcements_recorded from tracked_approvals where djbh = new.djbh)
+              where rowid = new.rowid;
+          end`.execute(db);
+      }
+      await db.schema
+        .createIndex('announcements_approval_order')
+        .on('announcements')
+        .columns(['djbh', 'seq'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop trigger if exists announcement_seq ${sql.raw(isPostgres(db) ? 'on announcements' : '')}`.execute(
+        db,
+      );
+      if (isPostgres(db)) await sql`drop function if exists announcement_seq()`.execute(db);
+      await db.schema.dropIndex('announcements_approval_order').execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .dropColumn('announcements_recorded')
+        .execute();
+      await db.schema.alterTable('announcements').dropColumn('seq').execute();
+    },
+  },
 };
+
+/** Postgres or SQLite, for the few statements the two spell differently (triggers). */
+function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
@@ -527,6 +610,15 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationRep
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
     ahead: [],
   };
+}
+
+/**
+ * Undoes this release's last migration, as a test of it does to put a database back where the
+ * previous release left it; never run by the app.
+ */
+export async function migrateDownOnce(db: Kysely<unknown>): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateDown();
+  if (error) throw error;
 }
 
 /** The migrations this database has run, by name; none for a database never migrated. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { ruleOf } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
+import { type LaneSubject, laneOf } from '../approvals/conversation.ts';
 import type { Outbox } from '../approvals/outbox.ts';
 import { type AnnouncementKind, announcementId } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
@@ -26,13 +28,15 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectAll()
         .where('state', '=', 'pending')
         .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('djbh')
+        .orderBy('seq')
         .limit(limit)
         .execute();
       return rows.map(toAnnouncement);
     },
 
     async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
+      await fillMissingLanes(db);
       const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
         includeHeldLanes,
         laneLookaheadMs,
@@ -162,6 +166,9 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
             }))
             .where('djbh', '=', row.djbh)
             .execute();
+          // What waited in the requester's DM for the thread goes to the thread (or stays in the
+          // DM, when the request was posted there).
+          await relane(trx, row.djbh);
           // The approver's DM did not wait for the thread; now it can link to it.
           await insertAnnouncement(trx, row.djbh, 'approver-dm-update', null, now, null, 'thread');
           // A request again: the old request message links to this one now that it is posted.
@@ -249,7 +256,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
         .selectAll()
         .where('state', '=', 'failed')
         .orderBy('created_at', 'desc')
-        .orderBy('id')
+        .orderBy('djbh')
+        .orderBy('seq', 'desc')
         .limit(limit)
         .execute();
       return rows.map(toAnnouncement);
@@ -259,8 +267,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       if (ids?.length === 0) return 0;
       let query = db
         .updateTable('announcements')
-        // A fresh retry window from now (see the dispatcher); created_at, its place in the
-        // recorded order, stays: moving it could put it behind what waits for it.
+        // A fresh retry window from now (see the dispatcher); seq, its place in the recorded
+        // order, stays: moving it could put it behind what waits for it.
         .set({
           state: 'pending',
           next_attempt_at: now.getTime(),
@@ -276,7 +284,8 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
 
 export async function insertAnnouncement(
   db: Db,
-  djbh: string,
+  /** The approval's number, or what decides its lanes when the caller has it at hand. */
+  of: string | LaneSubject,
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
@@ -284,6 +293,8 @@ export async function insertAnnouncement(
   /** Names the fact when neither a decision nor an occurrence does (why the request was edited). */
   detail?: string,
 ): Promise<void> {
+  const djbh = typeof of === 'string' ? of : of.djbh;
+  const approval = typeof of === 'string' ? await approvalOf(db, of) : of;
   await db
     .insertInto('announcements')
     .values({
@@ -307,8 +318,69 @@ export async function insertAnnouncement(
       redriven_at: null,
       paused_ms: 0,
       commit_horizon_at: null,
+      // Numbered by the database as it inserts the row (the order the approval's lanes deliver in).
+      seq: null,
+      // Resolved once, here, by the domain's rule; again only when the conversation changes.
+      lane_key: approval ? laneOf(ruleOf(kind), approval) : null,
     })
     // The id names the fact: recording it again must not announce it twice.
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
+}
+
+/**
+ * The approval's conversation changed (its request message was posted, maybe elsewhere than
+ * asked): its pending announcements take the lanes of where they go now.
+ */
+async function relane(db: Db, djbh: string): Promise<void> {
+  const approval = await approvalOf(db, djbh);
+  if (!approval) return;
+  const pending = await db
+    .selectFrom('announcements')
+    .select(['id', 'kind', 'lane_key'])
+    .where('djbh', '=', djbh)
+    .where('state', '=', 'pending')
+    .execute();
+  for (const row of pending) {
+    const lane = laneOf(ruleOf(row.kind as AnnouncementKind), approval);
+    if (lane !== row.lane_key)
+      await db
+        .updateTable('announcements')
+        .set({ lane_key: lane })
+        .where('id', '=', row.id)
+        .execute();
+  }
+}
+
+/**
+ * Pending announcements an older release recorded without a lane (during a rolling deploy) get
+ * theirs, so that every lane is the domain's, never rebuilt in SQL.
+ */
+async function fillMissingLanes(db: Db): Promise<void> {
+  const rows = await db
+    .selectFrom('announcements')
+    .select(['id', 'kind', 'djbh'])
+    .where('state', '=', 'pending')
+    .where('lane_key', 'is', null)
+    .limit(500)
+    .execute();
+  for (const row of rows) {
+    const approval = await approvalOf(db, row.djbh);
+    if (!approval) continue;
+    await db
+      .updateTable('announcements')
+      .set({ lane_key: laneOf(ruleOf(row.kind as AnnouncementKind), approval) })
+      .where('id', '=', row.id)
+      .where('lane_key', 'is', null)
+      .execute();
+  }
+}
+
+async function approvalOf(db: Db, djbh: string) {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where('djbh', '=', djbh)
+    .executeTakeFirst();
+  return row ? toApproval(row) : undefined;
 }

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { ENDED_TRACKING, type RetentionStore } from '../approvals/retention.ts';
 import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
+import { stepSubmissionKey } from '../approvals/submission-guard.ts';
 import type { DialectName } from './database.ts';
+import { dbNowMs } from './db-clock.ts';
 import { createLeasedJobs } from './leased-jobs.ts';
 import type { Database } from './schema.ts';
 
@@ -16,7 +18,7 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
       return db.transaction().execute(async (trx) => {
         const rows = await trx
           .selectFrom('tracked_approvals')
-          .select('djbh')
+          .select(['djbh', 'function_execution_id'])
           .where('tracking', 'in', [...ENDED_TRACKING])
           .where('updated_at', '<', before.getTime())
           .where(({ not, exists, selectFrom }) =>
@@ -42,6 +44,27 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
           .deleteFrom('tracked_approvals')
           .where('djbh', 'in', ids)
           .executeTakeFirst();
+        // Nothing else may name the approval or its people once it is gone: the workflow step's
+        // confirmation that started it and that step's replay key (both usually gone already,
+        // by age), and the lanes its announcements took (own:<number>, dm:<person>).
+        const executions = rows.flatMap((r) =>
+          r.function_execution_id ? [r.function_execution_id] : [],
+        );
+        if (executions.length > 0) {
+          await trx
+            .deleteFrom('step_confirmations')
+            .where('execution_id', 'in', executions)
+            .execute();
+          await trx
+            .deleteFrom('submission_keys')
+            .where(
+              'key',
+              'in',
+              executions.map((id) => stepSubmissionKey(id)),
+            )
+            .execute();
+        }
+        await deleteIdleLanes(trx, dialect);
         return {
           approvals: Number(approvals.numDeletedRows),
           announcements: Number(announcements.numDeletedRows),
@@ -71,4 +94,22 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
       return Number(result.numDeletedRows);
     },
   };
+}
+
+/**
+ * Lanes nobody holds and whose pace has passed: such a row says nothing a missing one would not
+ * (the next claim creates it again), but it names a conversation, and so a person (`dm:<person>`)
+ * or an approval (`own:<number>`). Checked and deleted in one statement, so a claim taking the
+ * lane meanwhile keeps it.
+ */
+async function deleteIdleLanes(db: Db, dialect: DialectName): Promise<void> {
+  await db
+    .deleteFrom('lane_leases')
+    .where((eb) =>
+      eb.and([
+        eb.or([eb('token', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]),
+        eb('next_post_at', '<=', dbNowMs(dialect)),
+      ]),
+    )
+    .execute();
 }

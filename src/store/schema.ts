@@ -43,6 +43,8 @@ export interface TrackedApprovalRow {
   /** Where that approval's request message was posted; null until it was. */
   requested_again_channel: string | null;
   requested_again_ts: string | null;
+  /** How many announcements of it the database has numbered (announcements.seq; a trigger's). */
+  announcements_recorded: number;
 }
 
 export interface RequestTemplateRow {
@@ -95,6 +97,17 @@ export interface AnnouncementRow {
   paused_ms: number;
   /** Until when Slack may still commit an earlier post whose outcome is unknown (database clock). */
   commit_horizon_at: number | null;
+  /**
+   * The conversation it goes to, as its lane (approvals/conversation.ts); null only for rows an
+   * older release recorded, filled in before lanes are read.
+   */
+  lane_key: string | null;
+  /**
+   * Its place among its approval's announcements in the order the database recorded them (commit
+   * order), numbered by the database itself (a trigger; see the migration `recorded-order`): the
+   * order an approval's lanes deliver in.
+   */
+  seq: number | null;
 }
 
 /** Fleet-wide delivery state; the row `slack` holds the pause while Slack refuses the token. */

@@ -34,8 +34,9 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // after Slack carried the call out, 5xx, 429 with Retry-After, a timeout before or after the call,
 // a slow call while other replicas run, a hang while another replica takes over, a crash before or
 // after, a post Slack commits 15 or 40 s after the client gave up, a 429 whose Retry-After is a
-// month, or one of Slack's errors of each class), token outages of 30 hours, and SIGTERMs that
-// stop a replica in the middle of a poll pass. The real store (SQLite, and Postgres when
+// month, or one of Slack's errors of each class), token outages of 30 hours, SIGTERMs that stop a
+// replica in the middle of a poll pass, and approvers whose Slack account is gone. The real store
+// (SQLite, and Postgres when
 // TEST_POSTGRES_URL is set), the real poll pass, the real dispatcher and the real Slack announcer
 // with its real WebClient run against a model of the approval service and a model of Slack that
 // remembers what was really posted.
@@ -48,12 +49,15 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // deadlines read it as their monotonic clock, and "a lease runs out" moves the database's leases
 // into the past (leases are measured on the database's clock, which a test cannot move). So
 // replicas overlap only where the schedule says so: a slow or hanging Slack call, or a slow check
-// of the approval service, runs the other replicas' passes while it is in flight.
+// of the approval service, runs the other replicas' passes while it is in flight; a busy check
+// runs every replica's delivery pass while the poll pass that made it waits (it read its clock
+// before them, and records after them).
 //
 // Invariants, checked after every schedule: no announcement is ever visible twice; once faults
 // stop, every fact the service decided is recorded and every announcement becomes visible exactly
 // once (or is skipped as no longer worth it) within a bounded number of passes; replies in a
-// thread appear in the order they were recorded; nothing is marked failed unless Slack refused it
+// thread appear in the order they were recorded (as seen from outside the store, never by
+// anyone's clock); nothing is marked failed unless Slack refused it
 // for good, or kept failing for the whole 24 h retry window not counting time delivery was paused
 // (measured by the model on its own clock). And, watched while it runs (LaneWatch, ClaimWatch): no two posts or edits of one lane
 // are at Slack at once across replicas, unless one of their attempts lost its lease; no two
@@ -114,10 +118,12 @@ type Outcome =
 
 /**
  * How the approval service answers one status check: at once, only after the pass's claim ran out
- * and another replica's poll pass took the same approvals (`slow`), with an error, or never (the
- * replica dies).
+ * and another replica's poll pass took the same approvals (`slow`), a second later while every
+ * replica's dispatcher ran a delivery pass and the pass still holds its claims (`busy`: what the
+ * pass records then comes after what the deliveries recorded, though the pass read its clock
+ * before them), with an error, or never (the replica dies).
  */
-type CheckOutcome = 'ok' | 'slow' | 'fail' | 'crash';
+type CheckOutcome = 'ok' | 'slow' | 'busy' | 'fail' | 'crash';
 
 type CallGroup = 'posts' | 'edits' | 'searches' | 'others';
 
@@ -157,6 +163,8 @@ interface Schedule {
   approvals: number;
   /** One channel for all, or one each (lanes shared or not). */
   sameChannel: boolean;
+  /** The approver's Slack account is gone: every DM to them finds them unreachable. */
+  approverGone: boolean;
   skewsMs: number[];
   ops: Op[];
   /**
@@ -266,6 +274,7 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc
     fc.record({
       approvals: fc.constant(approvals),
       sameChannel: fc.boolean(),
+      approverGone: fc.boolean(),
       skewsMs: fc.array(fc.integer({ min: -2 * MINUTE, max: 2 * MINUTE }), {
         minLength: replicas,
         maxLength: replicas,
@@ -281,6 +290,7 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc
         fc.oneof(
           { weight: 6, arbitrary: fc.constant('ok' as const) },
           { weight: 2, arbitrary: fc.constant('slow' as const) },
+          { weight: 2, arbitrary: fc.constant('busy' as const) },
           { weight: 1, arbitrary: fc.constantFrom('fail' as const, 'crash' as const) },
         ),
         { maxLength: 10 },
@@ -424,6 +434,8 @@ interface Replica {
   claims: Map<string, CheckClaim>;
   /** Crash at the next write to the store, before or after it is made. */
   crashAtStore: { after: boolean } | undefined;
+  /** How far this replica's clock is off: its poll passes and its dispatcher read it. */
+  skew: number;
   /** A poll pass told to stop: aborted at its first status check, then watched (StopWatch). */
   stopping: { controller: AbortController; stopped: boolean } | undefined;
   /** Stopped, and its database closed: it must write nothing more. */
@@ -515,12 +527,14 @@ class World {
   readonly everFailed = new Set<string>();
   readonly trace: string[] = [];
   /**
-   * The announcements recorded when each one was posted. Facts are recorded with the clock of
-   * whoever records them (a delivery pass records "approver unreachable" with its replica's skewed
-   * clock), so a reply may rightly go out before a fact that sorts before it but was recorded
-   * after it went out: no delivery can wait for a fact that does not exist yet.
+   * The order announcements were recorded in, as seen from outside the store: after each write
+   * returns, what is new gets the next rank. Facts recorded by writes that overlapped share a
+   * rank (their order is not defined). Never read from the store's own ordering, and whatever the
+   * clocks of those who recorded them: replicas' clocks are skewed, and a poll pass records with
+   * the moment it started.
    */
-  readonly recordedAtPost = new Map<string, Set<string>>();
+  readonly recordedRank = new Map<string, number>();
+  private ranks = 0;
 
   constructor(
     readonly store: ApprovalStores,
@@ -560,6 +574,7 @@ class World {
         kill();
       },
       crashAtStore: undefined,
+      skew,
       stopping: undefined,
       closed: false,
       dispatcher: undefined as unknown as AnnouncementDispatcher,
@@ -622,6 +637,7 @@ class World {
    */
   guardedStore(replica: Replica): ApprovalStores {
     const store = this.store;
+    const world = this;
     const writes = new Set([
       'claimAnnouncement',
       'markAnnouncementSent',
@@ -683,6 +699,7 @@ class World {
             return never();
           }
           const result = await original.apply(target, args);
+          if (writes.has(key)) await world.noteRecorded();
           observe(key, args, result);
           if (crash) replica.kill();
           if (!replica.alive) return never();
@@ -711,7 +728,7 @@ class World {
       replica.stopping.controller.abort();
     }
     const drawn = this.checks.shift() ?? 'ok';
-    const outcome = drawn === 'slow' && this.interleaving ? 'ok' : drawn;
+    const outcome = (drawn === 'slow' || drawn === 'busy') && this.interleaving ? 'ok' : drawn;
     this.trace.push(`getStatus ${djbh} ${outcome}`);
     // The service answers what it knew when asked.
     const status = this.service.get(djbh) ?? { decision: 'pending', ended: false, unknown: false };
@@ -722,6 +739,9 @@ class World {
           return status;
         case 'slow':
           await this.interleaveChecks(replica);
+          return status;
+        case 'busy':
+          await this.interleaveDeliveries();
           return status;
         case 'fail':
           throw new Error('Approval service, GET /status: HTTP 503');
@@ -745,6 +765,8 @@ class World {
       );
       delete args.token;
       if (this.revoked) return answer(200, { ok: false, error: 'token_revoked' });
+      if (this.schedule.approverGone && method === 'users.info' && args.user === this.approverId)
+        return answer(200, { ok: false, error: UNREACHABLE });
       const outcome = this.applicable(
         this.outcomes[groupOf(method)].shift() ?? { kind: 'ok' },
         method,
@@ -752,7 +774,6 @@ class World {
       );
       this.trace.push(`${method} ${outcome.kind}${'code' in outcome ? `:${outcome.code}` : ''}`);
       const carryOut = async () => {
-        if (method === 'chat.postMessage') await this.noteRecorded(args);
         return this.workspace.call(method, args);
       };
       const postsOrEdits = groupOf(method) === 'posts' || groupOf(method) === 'edits';
@@ -817,14 +838,13 @@ class World {
     }
   }
 
-  private async noteRecorded(args: Record<string, unknown>): Promise<void> {
-    const metadata = JSON.parse(String(args.metadata ?? '{}')) as {
-      event_payload?: { announcement_id?: string };
-    };
-    const id = metadata.event_payload?.announcement_id;
-    if (!id) return;
+  /** Ranks the announcements recorded since the last look (see recordedRank). */
+  async noteRecorded(): Promise<void> {
     const rows = await this.db.db.selectFrom('announcements').select('id').execute();
-    this.recordedAtPost.set(id, new Set(rows.map((r) => r.id)));
+    const fresh = rows.filter((r) => !this.recordedRank.has(r.id));
+    if (fresh.length === 0) return;
+    this.ranks++;
+    for (const r of fresh) this.recordedRank.set(r.id, this.ranks);
   }
 
   /** Codes only where Slack answers them; elsewhere the call just succeeds. */
@@ -863,6 +883,20 @@ class World {
     await this.whileInFlight(stalled, (r) => this.poll(r));
   }
 
+  /**
+   * While a check takes a second: every replica's dispatcher (the checking one's too: it runs
+   * beside its poll pass) runs a delivery pass; the pass's claims still hold.
+   */
+  async interleaveDeliveries(): Promise<void> {
+    await this.advance(1000);
+    this.interleaving = true;
+    try {
+      for (const r of this.replicas) if (r.alive) await this.pass(r);
+    } finally {
+      this.interleaving = false;
+    }
+  }
+
   /** Runs `run` on every other live replica while `stalled` waits; nothing else stalls meanwhile. */
   private async whileInFlight(stalled: Replica, run: (r: Replica) => Promise<void>): Promise<void> {
     this.interleaving = true;
@@ -873,13 +907,14 @@ class World {
     }
   }
 
-  /** One poll pass, at the model's clock (see runCase on why not the replica's own). */
+  /** One poll pass, on the replica's own (skewed) clock, read once when the pass starts. */
   async poll(replica: Replica): Promise<void> {
     await Promise.race([
       pollOnce(
         { store: replica.store, service: replica.service, logger: quiet },
         POLL_OPTIONS,
-        new Date(this.t),
+        // The replica's own clock, read once when the pass starts, as in production.
+        new Date(this.t + replica.skew),
       ),
       replica.dead,
     ]);
@@ -1006,12 +1041,13 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
       },
       new Date(world.t),
     );
+    await world.noteRecorded();
   }
   const now = () => new Date(world.t);
   for (const op of schedule.ops) {
-    // Facts are recorded at distinct moments: the recorded order is then the order of their times
-    // (ties within a moment are broken by id). Poll passes record at the model's clock rather than
-    // their replica's skewed one for the same reason: the thread's order is judged by those times.
+    // Facts are recorded at distinct moments of the model's clock; poll passes and deliveries read
+    // their replica's skewed one. The thread's order is judged by when they were recorded
+    // (recordedRank), never by anyone's clock.
     world.t += 1;
     const s = state['approval' in op ? op.approval : 0];
     const djbh = djbhs['approval' in op ? op.approval : 0] ?? '';
@@ -1029,6 +1065,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
         if (!s || s.decided) break;
         s.reminders++;
         await store.recordReminder(djbh, s.reminders, now());
+        await world.noteRecorded();
         break;
       case 'escalate':
         // The store records it once, and only while the approver is reachable; the count of
@@ -1043,6 +1080,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
           answerWithinMs: 0,
           now: now(),
         });
+        await world.noteRecorded();
         break;
       case 'end':
         if (!s || s.decided) break;
@@ -1149,13 +1187,9 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
     if (row.state === 'sent' && row.sent_ts && !repeatable)
       expect(visible.get(row.id), `${row.id} sent but not visible${trace()}`).toBe(1);
   }
-  // Replies in a thread in recorded order: none went out while one recorded before it was pending
-  // (among those never re-driven, whose order a re-drive resets).
-  const order = new Map(
-    [...rows]
-      .sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : 1))
-      .map((row, i) => [row.id, i]),
-  );
+  // Replies in a thread in recorded order: none went out before one recorded before it (among
+  // those that never failed: a failed one waits for a re-drive while the rest go on).
+  const rank = (id: string) => world.recordedRank.get(id) ?? Number.NaN;
   const approvals = await handle.db.selectFrom('tracked_approvals').selectAll().execute();
   for (const approval of approvals) {
     if (!approval.message_ts) continue;
@@ -1169,11 +1203,7 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
     const overtaken = thread.flatMap((id, i) =>
       thread
         .slice(i + 1)
-        .filter(
-          (later) =>
-            (order.get(later) ?? -1) < (order.get(id) ?? -1) &&
-            world.recordedAtPost.get(id)?.has(later),
-        )
+        .filter((later) => rank(later) < rank(id))
         .map((later) => `${id} went out before ${later}, recorded before it`),
     );
     expect(

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalRepository } from '../../src/store/approval-repository.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { migrateDownOnce, migrateToLatest } from '../../src/store/migrations.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { approval, T0 } from '../helpers/store-fixtures.ts';
 
@@ -42,6 +43,38 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-016-confirmation-digest',
           '2026-11-25-017-approval-template-id',
           '2026-11-25-018-requested-again-as',
+          '2026-11-25-019-conversation-lanes',
+          '2026-11-25-020-recorded-order',
+        ]);
+      });
+
+      it('numbers the announcements an earlier release recorded in the order it recorded them, per approval, and goes on from there', async () => {
+        const db = testDb.handle.db;
+        const repository = createApprovalRepository(db, testDb.handle.dialect);
+        await repository.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await repository.createApproval(approval('BBBBBBBBBBBb'), new Date(T0.getTime() - 1000));
+        // As the previous release left them: no numbers, ordered by when, then by id.
+        await migrateDownOnce(db as never);
+        await db
+          .updateTable('announcements')
+          .set({ created_at: T0.getTime() - 5000 })
+          .where('id', '=', 'AAAAAAAAAAAa:approver-dm')
+          .execute();
+        await migrateToLatest(db as never);
+        await repository.recordReminder('AAAAAAAAAAAa', 1, new Date(T0.getTime() - 60_000));
+        const rows = await db
+          .selectFrom('announcements')
+          .select(['id', 'seq'])
+          .orderBy('djbh')
+          .orderBy('seq')
+          .execute();
+        expect(rows.map((r) => `${r.id} ${r.seq}`)).toEqual([
+          'AAAAAAAAAAAa:approver-dm 1',
+          'AAAAAAAAAAAa:request 2',
+          'AAAAAAAAAAAa:reminder:1 3',
+          'AAAAAAAAAAAa:reminder-note:1 4',
+          'BBBBBBBBBBBb:approver-dm 1',
+          'BBBBBBBBBBBb:request 2',
         ]);
       });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { insertAnnouncement } from '../../src/store/outbox-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { approval, later, NO_CLAIM, pendingOf, T0 } from '../helpers/store-fixtures.ts';
 
@@ -39,6 +40,57 @@ for (const database of TEST_DATABASES) {
         expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toEqual([
           'AAAAAAAAAAAa:approver-dm',
           'AAAAAAAAAAAa:approver-dm-update:thread',
+        ]);
+      });
+
+      it('moves what waited for the thread into the thread’s lane once the request is posted, or into the requester’s DM when it was posted there', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+        for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb'])
+          await store.recordDecision(djbh, {
+            decision: 'approved',
+            decidedBy: null,
+            ended: true,
+            now: later(1),
+            nextCheckAt: later(1),
+          });
+        const send = async (djbh: string, channel: string) => {
+          const request = (await store.pendingAnnouncements(100)).find(
+            (a) => a.id === `${djbh}:request`,
+          );
+          const claim = request && (await store.claimAnnouncement(request, T0, 30_000));
+          await store.markAnnouncementSent(claim ?? NO_CLAIM, { channel, ts: '1700000001.1' }, T0);
+        };
+        await send('AAAAAAAAAAAa', 'C2147483705');
+        await send('BBBBBBBBBBBb', 'D0DM');
+        const lanes = Object.fromEntries(
+          (
+            await testDb.handle.db
+              .selectFrom('announcements')
+              .select(['id', 'lane_key'])
+              .where('kind', 'in', ['decision', 'parent-update'])
+              .execute()
+          ).map((r) => [r.id, r.lane_key]),
+        );
+        expect(lanes).toEqual({
+          'AAAAAAAAAAAa:decision:approved': 'post:C2147483705',
+          'AAAAAAAAAAAa:parent-update:approved': 'edit:post:C2147483705',
+          // Posted in the requester's DM: their DM is the thread's conversation, named by person.
+          'BBBBBBBBBBBb:decision:approved': 'dm:U2147483697',
+          'BBBBBBBBBBBb:parent-update:approved': 'edit:dm:U2147483697',
+        });
+      });
+
+      it('gives announcements an older release recorded without a lane theirs before offering them', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        // As a replica of the previous release records them during a rolling deploy.
+        await testDb.handle.db.updateTable('announcements').set({ lane_key: null }).execute();
+        const lanes = (await store.deliverable(later(10), { limit: 10, skipLanes: [] }))
+          .map((d) => `${d.lane} ${d.announcement.kind}`)
+          .sort();
+        expect(lanes).toEqual([
+          'dm:login:maria.lopez@corp.example approver-dm',
+          'post:C2147483705 request',
         ]);
       });
 
@@ -228,17 +280,14 @@ for (const database of TEST_DATABASES) {
             .map((d) => `${d.lane} ${d.announcement.kind}`)
             .sort();
         // The approver's DM never waits for the thread; its edit waits for the DM.
-        expect(await kinds()).toEqual([
-          'dm:maria.lopez@corp.example approver-dm',
-          'post:C2147483705 request',
-        ]);
+        expect(await kinds()).toEqual(['dm:U0MARIA approver-dm', 'post:C2147483705 request']);
         const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
         await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
-        // Without a thread, the decision goes to the requester's DM: a lane of its own.
+        // Without a thread, the decision goes to the requester's DM: that person's DM lane.
         expect(await kinds()).toEqual([
-          'dm:maria.lopez@corp.example approver-dm',
-          'edit:C2147483705 parent-update',
-          'requester:U2147483697 decision',
+          'dm:U0MARIA approver-dm',
+          'dm:U2147483697 decision',
+          'edit:post:C2147483705 parent-update',
         ]);
       });
 
@@ -256,6 +305,60 @@ for (const database of TEST_DATABASES) {
         });
         expect(others.map((d) => d.announcement.id)).toEqual(['AAAAAAAAAAAa:approver-dm']);
       });
+
+      it.skipIf(database.name !== 'postgres')(
+        'numbers an approval’s announcements in commit order: one recorded while another transaction has numbered one of the same approval waits for that one to commit, other approvals do not',
+        async () => {
+          await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+          await store.createApproval(approval('BBBBBBBBBBBb'), T0);
+          let commit = () => {};
+          const committing = new Promise<void>((resolve) => {
+            commit = resolve;
+          });
+          let numbered = () => {};
+          const firstNumbered = new Promise<void>((resolve) => {
+            numbered = resolve;
+          });
+          const first = testDb.handle.db.transaction().execute(async (trx) => {
+            await insertAnnouncement(trx, 'AAAAAAAAAAAa', 'decision', 'approved', later(10));
+            numbered();
+            await committing;
+          });
+          await firstNumbered;
+          // Another approval's announcement is recorded meanwhile, without waiting.
+          await testDb.handle.db
+            .transaction()
+            .execute((trx) =>
+              insertAnnouncement(trx, 'BBBBBBBBBBBb', 'decision', 'approved', later(5)),
+            );
+          let secondDone = false;
+          // Recorded with an earlier clock, and started before the first commits.
+          const second = testDb.handle.db
+            .transaction()
+            .execute((trx) =>
+              insertAnnouncement(trx, 'AAAAAAAAAAAa', 'reminder', null, later(5), 1),
+            )
+            .then(() => {
+              secondDone = true;
+            });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect(secondDone).toBe(false);
+          commit();
+          await Promise.all([first, second]);
+          const seqs = await testDb.handle.db
+            .selectFrom('announcements')
+            .select(['id', 'seq'])
+            .where('djbh', '=', 'AAAAAAAAAAAa')
+            .orderBy('seq')
+            .execute();
+          expect(seqs.map((r) => r.id)).toEqual([
+            'AAAAAAAAAAAa:request',
+            'AAAAAAAAAAAa:approver-dm',
+            'AAAAAAAAAAAa:decision:approved',
+            'AAAAAAAAAAAa:reminder:1',
+          ]);
+        },
+      );
 
       it('keeps a thread in recorded order: a later reply waits while an earlier one is retrying', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);

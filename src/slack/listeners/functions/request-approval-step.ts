@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
 import { mayConfirmInPlace, shownDigest, startText } from '../../../approvals/step-confirmation.ts';
+import { stepSubmissionKey } from '../../../approvals/submission-guard.ts';
 import { describe } from '../../../errors.ts';
 import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
@@ -55,7 +56,7 @@ export function requestApprovalStep(deps: Deps) {
     const inputs = parsed.data;
     // Slack may send the event again (a retry, or to another replica): one approval per run.
     const taken = await deps.submissions
-      .take(`step:${executionId}`, deps.now())
+      .take(stepSubmissionKey(executionId), deps.now())
       .catch((error: unknown) => {
         deps.logger.warn({ error: describe(error), executionId }, 'replay guard unavailable');
         return undefined;
@@ -69,7 +70,7 @@ export function requestApprovalStep(deps: Deps) {
     }
     // Slack could not say who the requester is: nobody can be asked, so nothing can start.
     if (!requester) {
-      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
       await fail({ error: t.somethingWrong });
       return;
     }
@@ -81,7 +82,7 @@ export function requestApprovalStep(deps: Deps) {
     const note = startText(inputs.note);
     // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
     if (!confirmationFits(title, note)) {
-      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
       await fail({ error: t.stepTooLongToShow });
       return;
     }
@@ -107,7 +108,7 @@ export function requestApprovalStep(deps: Deps) {
     // The question could not even be recorded (the database): nothing waits, so end the run.
     if ((await asked.catch(() => undefined)) === undefined) {
       deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
-      await deps.submissions.release(`step:${executionId}`).catch(() => undefined);
+      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
       await fail({ error: t.somethingWrong });
       return;
     }
