@@ -139,7 +139,7 @@ export async function sweepBench(
   rows.push({
     case: `sweep ${name}: peak RSS`,
     n: result.checked,
-    target: `${verdict(result.peakRssMb, targets.rssMb)} MB`,
+    target: `${result.peakRssMb.toFixed(0)} MB: ${verdict(result.peakRssMb, targets.rssMb)} MB`,
   });
   return result;
 }
