@@ -51,10 +51,25 @@ export async function addTemplate(
   return section?.accessory?.value ?? '';
 }
 
-/** Picks a template in the open request form and waits for the form to be drawn again. */
-export async function pickTemplate(hh: Harness, login: string, view: View, id: string) {
+/**
+ * Picks a template in the open request form (with what was `typed` in it so far) and waits for
+ * the form to be drawn again.
+ */
+export async function pickTemplate(
+  hh: Harness,
+  login: string,
+  view: View,
+  id: string,
+  typed: Record<string, string | undefined> = {},
+) {
   const hash = hh.workspace.views.get(view.id)?.hash;
-  const response = await hh.slack.selectOption(hh.user(login), view.id, 'template_select', id, {});
+  const response = await hh.slack.selectOption(
+    hh.user(login),
+    view.id,
+    'template_select',
+    id,
+    typed,
+  );
   expect(response.status).toBe(200);
   await waitFor(() => hh.workspace.views.get(view.id)?.hash !== hash, 5000, 'the form refilled');
   return hh.workspace.views.get(view.id) as View;

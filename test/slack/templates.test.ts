@@ -3,6 +3,7 @@ import type { View } from '../../src/sandbox/workspace.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTemplateStore } from '../../src/store/template-store.ts';
 import { type Harness, harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
+import { openTemplates, pickTemplate } from '../helpers/template-forms.ts';
 
 // Request templates (/approve templates, and the form's template picker), through the app's HTTP
 // endpoint with signed requests; Slack is the workspace stand-in, which enforces Block Kit limits.
@@ -17,23 +18,6 @@ type Block = { block_id?: string; type: string };
 const blocksOf = (view: View | undefined) => (view?.view.blocks as Block[] | undefined) ?? [];
 const blockOf = (view: View | undefined, id: string) =>
   text(blocksOf(view).find((b) => b.block_id === id) ?? null);
-
-/** `/approve templates` in a channel, and the templates modal it opens (once it is filled in). */
-async function openTemplates(hh: Harness, login: string, channel = 'general') {
-  const opens = hh.workspace.callsOf('views.open').length;
-  const response = await hh.slack.command(hh.user(login), hh.channel(channel), 'templates');
-  expect(response.status).toBe(200);
-  await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'views.open');
-  const opened = hh.workspace.callsOf('views.open')[opens]?.response as { view?: { id?: string } };
-  return waitFor(
-    () => {
-      const view = hh.workspace.views.get(opened.view?.id ?? '');
-      return view && !text(view.view).includes('hourglass') ? view : undefined;
-    },
-    5000,
-    'the templates modal',
-  );
-}
 
 /** Presses a button of an open modal and waits until the modal has changed. */
 async function press(hh: Harness, login: string, view: View, actionId: string, value?: string) {
@@ -85,21 +69,6 @@ const templateIdIn = (view: View, name: string) => {
   ) as { accessory?: { value?: string } } | undefined;
   return section?.accessory?.value ?? '';
 };
-
-/** Picks a template in the open request form and waits for the form to be drawn again. */
-async function pickTemplate(hh: Harness, login: string, view: View, id: string, typed = {}) {
-  const hash = hh.workspace.views.get(view.id)?.hash;
-  const response = await hh.slack.selectOption(
-    hh.user(login),
-    view.id,
-    'template_select',
-    id,
-    typed,
-  );
-  expect(response.status).toBe(200);
-  await waitFor(() => hh.workspace.views.get(view.id)?.hash !== hash, 5000, 'the form refilled');
-  return hh.workspace.views.get(view.id) as View;
-}
 
 describe('/approve templates', () => {
   it('opens the channel’s templates for a member, and records who added and edited each', async () => {
