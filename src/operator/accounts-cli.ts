@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { AccountLinking } from '../approvals/account-links.ts';
 import { withDotEnv } from '../config.ts';
 import { createAccountLinkStore } from '../store/account-link-store.ts';
-import { DatabaseError, openDatabase } from '../store/database.ts';
 import { ACCOUNTS_USAGE, accountsCommand, isAccountsWork } from './accounts-command.ts';
+import { openOperatorDatabase } from './operator-database.ts';
 import { answeredWithUsage } from './usage.ts';
 
 // `npm run accounts -- …` (in the image too; or `node dist/operator/accounts-cli.js …`): an
@@ -19,13 +19,7 @@ if (linking !== 'self' && linking !== 'admin' && linking !== 'off') {
   console.error(`ACCOUNT_LINKING: must be one of self, admin, off; was "${linking}"`);
   process.exit(2);
 }
-const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
-  migrate: false,
-}).catch((error: unknown) => {
-  if (!(error instanceof DatabaseError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-});
+const database = await openOperatorDatabase(env);
 try {
   process.exitCode = await accountsCommand(args, {
     links: createAccountLinkStore(database.db),

@@ -1,13 +1,13 @@
 import { withDotEnv } from '../config.ts';
 import { announcementStates } from '../store/announcement-states.ts';
 import { approvalStory } from '../store/approval-story.ts';
-import { DatabaseError, openDatabase } from '../store/database.ts';
 import { createOutbox } from '../store/outbox-store.ts';
 import {
   ANNOUNCEMENTS_USAGE,
   announcementsCommand,
   isAnnouncementsWork,
 } from './announcements-command.ts';
+import { openOperatorDatabase } from './operator-database.ts';
 import { answeredWithUsage } from './usage.ts';
 
 // `npm run announcements -- …` (in the image too; or `node dist/operator/cli.js …`): the
@@ -18,13 +18,7 @@ import { answeredWithUsage } from './usage.ts';
 const args = process.argv.slice(2);
 if (answeredWithUsage(args, ANNOUNCEMENTS_USAGE, isAnnouncementsWork(args))) process.exit();
 const env = withDotEnv(process.env);
-const database = await openDatabase(env.DATABASE_URL || './data/approvals.db', {
-  migrate: false,
-}).catch((error: unknown) => {
-  if (!(error instanceof DatabaseError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-});
+const database = await openOperatorDatabase(env);
 try {
   process.exitCode = await announcementsCommand(args, {
     store: createOutbox(database.db, database.dialect),
