@@ -38,6 +38,12 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     requesterLogin: row.requester_login,
     approverLogin: row.approver_login,
     approverSlackId: row.approver_slack_id,
+    approverTerm: Number(row.approver_term ?? 0),
+    approverSince: row.approver_since == null ? null : new Date(Number(row.approver_since)),
+    previousApprover:
+      row.previous_approver_login == null
+        ? null
+        : { login: row.previous_approver_login, chatId: row.previous_approver_slack_id ?? null },
     title: row.title,
     note: row.note,
     decision: row.decision as Decision,

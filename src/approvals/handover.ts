@@ -1,0 +1,44 @@
+import { type Person, sameLogin } from './person.ts';
+import type { TrackedApproval } from './tracked-approval.ts';
+
+/**
+ * The approval service may give an approval to someone else (its administrators, or the approver
+ * passing it on). A check that finds the service naming another approver than the recorded one
+ * records them as the approver (the store's recordHandover, once, fenced by the check's claim):
+ * from then on "the approver" is that person everywhere the app reads it (lists, Home, the access
+ * policy's `approver`, reminders, the digest, escalation), the thread says so once, and they get
+ * the approver's DM the first one got. Their reminders start from none, counted from when they
+ * got it; an escalation made for the one before is theirs no longer.
+ */
+export interface Handover {
+  /** Term of the approver who had it (TrackedApproval.approverTerm): the store records only from it. */
+  fromTerm: number;
+  /**
+   * Who has it now: the service's login, with their chat account when the approval already knows
+   * it (they had it before); otherwise delivery looks it up, as for an approver typed in as a login.
+   */
+  to: Person & { login: string };
+}
+
+/**
+ * The handover a check's status shows, or undefined: only while it is pending and known, and only
+ * when the service names an approver (older services name none) who is not the recorded one by
+ * the one rule for logins (person.ts). One comparison per check; nothing to look up.
+ */
+export function handoverOf(
+  approval: Pick<
+    TrackedApproval,
+    'approverLogin' | 'approverTerm' | 'previousApprover' | 'decision' | 'tracking'
+  >,
+  status: { decision: string; unknown: boolean; ended: boolean; approver?: string },
+): Handover | undefined {
+  const reported = status.approver;
+  if (!reported || status.unknown || status.ended || status.decision !== 'pending')
+    return undefined;
+  if (approval.decision !== 'pending' || approval.tracking !== 'active') return undefined;
+  if (sameLogin(reported, approval.approverLogin)) return undefined;
+  // Handed back to the one who had it before: their account is known already.
+  const back = approval.previousApprover;
+  const chatId = back && sameLogin(reported, back.login) ? back.chatId : null;
+  return { fromTerm: approval.approverTerm, to: { login: reported, chatId } };
+}
