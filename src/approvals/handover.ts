@@ -18,6 +18,8 @@ export interface Handover {
    * it (they had it before); otherwise delivery looks it up, as for an approver typed in as a login.
    */
   to: Person & { login: string };
+  /** Who had it before `to`, oldest first: the approval's former approvers and its approver until now. */
+  former: Person[];
 }
 
 /**
@@ -28,7 +30,12 @@ export interface Handover {
 export function handoverOf(
   approval: Pick<
     TrackedApproval,
-    'approverLogin' | 'approverTerm' | 'previousApprover' | 'decision' | 'tracking'
+    | 'approverLogin'
+    | 'approverSlackId'
+    | 'approverTerm'
+    | 'formerApprovers'
+    | 'decision'
+    | 'tracking'
   >,
   status: { decision: string; unknown: boolean; ended: boolean; approver?: string },
 ): Handover | undefined {
@@ -37,8 +44,17 @@ export function handoverOf(
     return undefined;
   if (approval.decision !== 'pending' || approval.tracking !== 'active') return undefined;
   if (sameLogin(reported, approval.approverLogin)) return undefined;
-  // Handed back to the one who had it before: their account is known already.
-  const back = approval.previousApprover;
-  const chatId = back && sameLogin(reported, back.login) ? back.chatId : null;
-  return { fromTerm: approval.approverTerm, to: { login: reported, chatId } };
+  const until: Person = { login: approval.approverLogin, chatId: approval.approverSlackId };
+  const before = [...approval.formerApprovers, until];
+  // Handed back to someone who had it before: their account is known already.
+  const back = before.find((p) => sameLogin(reported, p.login));
+  const former = before.filter(
+    (p, i) =>
+      !sameLogin(p.login, reported) && before.findIndex((q) => sameLogin(q.login, p.login)) === i,
+  );
+  return {
+    fromTerm: approval.approverTerm,
+    to: { login: reported, chatId: back?.chatId ?? null },
+    former,
+  };
 }

@@ -33,8 +33,11 @@ export interface TrackedApproval {
   approverTerm: number;
   /** When the current approver got it; null while it is with the one it was requested from. */
   approverSince: Date | null;
-  /** Who had it before the current approver; null while it was never handed over. */
-  previousApprover: Person | null;
+  /**
+   * Who had it before the current approver, oldest first (handover.ts); empty while it was never
+   * handed over. They were sent its title and note in their DM, so they may still see it.
+   */
+  formerApprovers: Person[];
   title: string;
   note: string;
   decision: Decision;
@@ -107,7 +110,7 @@ export type NewTrackedApproval = Omit<
   | 'checkClaim'
   | 'approverTerm'
   | 'approverSince'
-  | 'previousApprover'
+  | 'formerApprovers'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 

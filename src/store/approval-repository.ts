@@ -172,14 +172,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       });
     },
 
-    async recordHandover(djbh, { fromTerm, to, now, nextCheckAt }, claim) {
+    async recordHandover(djbh, { fromTerm, to, former, now, nextCheckAt }, claim) {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('tracked_approvals')
           .set((eb) => ({
-            // SET reads the row as it was: the one before is who had it until now.
-            previous_approver_login: eb.ref('approver_login'),
-            previous_approver_slack_id: eb.ref('approver_slack_id'),
+            // As the check read them: the term below makes sure nobody changed them since.
+            former_approvers: JSON.stringify(former),
             approver_login: to.login,
             approver_slack_id: to.chatId,
             approver_term: fromTerm + 1,
@@ -453,8 +452,7 @@ export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): 
       approver_term: 0,
       approver_from_seq: 0,
       approver_since: null,
-      previous_approver_login: null,
-      previous_approver_slack_id: null,
+      former_approvers: null,
     })
     .execute();
 }

@@ -567,7 +567,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-021-approver-handover': {
     // The service may give an approval to someone else (approvals/handover.ts): the current
     // approver replaces the recorded one, numbered by term (0: the one it was requested from),
-    // with the one before kept for the thread's note and their Home tab. Expand only: the
+    // with those before kept: they read its title in their DM, and may still see it. Expand only: the
     // previous release ignores these columns and keeps following the approver it recorded.
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -584,16 +584,18 @@ const migrations: Record<string, Migration> = {
         .alterTable('tracked_approvals')
         .addColumn('approver_since', 'bigint')
         .execute();
-      for (const column of ['previous_approver_login', 'previous_approver_slack_id'])
-        await db.schema.alterTable('tracked_approvals').addColumn(column, 'text').execute();
+      // Who had it before (JSON: [{ login, chatId }], oldest first): they were sent its title.
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('former_approvers', 'text')
+        .execute();
     },
     async down(db: Kysely<unknown>) {
       for (const column of [
         'approver_term',
         'approver_from_seq',
         'approver_since',
-        'previous_approver_login',
-        'previous_approver_slack_id',
+        'former_approvers',
       ])
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },

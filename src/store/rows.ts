@@ -1,4 +1,5 @@
 import type { Decision } from '../approvals/approval-types.ts';
+import type { Person } from '../approvals/person.ts';
 import type {
   Announcement,
   AnnouncementKind,
@@ -40,10 +41,7 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     approverSlackId: row.approver_slack_id,
     approverTerm: Number(row.approver_term ?? 0),
     approverSince: row.approver_since == null ? null : new Date(Number(row.approver_since)),
-    previousApprover:
-      row.previous_approver_login == null
-        ? null
-        : { login: row.previous_approver_login, chatId: row.previous_approver_slack_id ?? null },
+    formerApprovers: row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [],
     title: row.title,
     note: row.note,
     decision: row.decision as Decision,

@@ -51,8 +51,8 @@ export interface TrackedApprovalRow {
   approver_from_seq: number;
   /** When the current approver got it (the poll pass's clock); null: since it was requested. */
   approver_since: number | null;
-  previous_approver_login: string | null;
-  previous_approver_slack_id: string | null;
+  /** Who had it before the current approver, oldest first: JSON `[{ login, chatId }]`; null: nobody. */
+  former_approvers: string | null;
 }
 
 export interface RequestTemplateRow {

@@ -39,7 +39,7 @@ const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => 
   approverSlackId: null,
   approverTerm: 0,
   approverSince: null,
-  previousApprover: null,
+  formerApprovers: [],
   title: 'New laptop',
   note: 'n',
   decision: 'pending',

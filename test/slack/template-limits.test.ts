@@ -175,7 +175,7 @@ const approval: TrackedApproval = {
   approverSlackId: null,
   approverTerm: 0,
   approverSince: null,
-  previousApprover: null,
+  formerApprovers: [],
   title: 'x',
   note: 'n',
   decision: 'pending',

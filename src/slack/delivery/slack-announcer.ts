@@ -607,7 +607,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       case 'vanished':
         return replyOrDm(attempt, approval, (t) => buildVanishedReply(approval, t), a);
       case 'handed-over': {
-        const before = approval.previousApprover;
+        const before = approval.formerApprovers.at(-1);
         // Handed on again before this went out: the approval knows only the latest handover,
         // which its own note tells; this one would name the wrong people.
         if (!before?.login || a.occurrence !== approval.approverTerm) {
@@ -726,7 +726,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           approval.requesterSlackId,
           approval.approverSlackId,
           // Handed to someone else: it leaves the Home of the one who had it.
-          approval.previousApprover?.chatId ?? null,
+          approval.formerApprovers.at(-1)?.chatId ?? null,
         ]);
       }
     },
