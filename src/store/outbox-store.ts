@@ -172,8 +172,21 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
             .where('approver_slack_id', 'is', null)
             .where('approver_term', '>', 0)
             .$call(ofCurrentApprover)
+            .returning('approver_term')
             .executeTakeFirst();
-          if (Number(found.numUpdatedRows) === 1) await relane(trx, row.djbh);
+          if (found) {
+            await relane(trx, row.djbh);
+            // The request message names them by their Slack account now.
+            await insertAnnouncement(
+              trx,
+              row.djbh,
+              'parent-update',
+              null,
+              now,
+              null,
+              `approver-found@${Number(found.approver_term)}`,
+            );
+          }
         }
         if (row?.kind === 'request' && posted.ts) {
           await trx
