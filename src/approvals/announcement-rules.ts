@@ -57,8 +57,8 @@ export interface AnnouncementRule {
    */
   carries: 'title-and-note' | 'nothing';
   /**
-   * True for what is about the approval's current approver (their DM, its edits, their reminders
-   * and escalation, that they cannot be reached): each approver the service gives the approval to
+   * True for what is about the approval's current approver (their DM, its edits, their reminders,
+   * that they cannot be reached; not the escalation, once per approval whoever has it): each approver the service gives the approval to
    * gets their own (its id names their term, handover.ts), and one still waiting to go out when
    * the approval is handed to someone else is dropped (`skipped`): it was the previous one's.
    */
@@ -153,11 +153,10 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'nothing',
     onlyWhilePending: true,
     carries: 'title-and-note',
-    ofApprover: true,
   },
   // Says the leader was told, so it waits for that DM, and says nothing unless it went out. Not
   // dropped by a decision that came after the DM: what the leader read, the requester may know.
-  'escalation-note': { ...inThread, waitsFor: ['request', 'escalation'], ofApprover: true },
+  'escalation-note': { ...inThread, waitsFor: ['request', 'escalation'] },
   // Names who had it and who has it now, in the thread: nothing a reader of the thread could not
   // know (the request message shows the approver). Said even when decided meanwhile: it happened.
   'handed-over': inThread,

@@ -84,7 +84,7 @@ export interface ApprovalRepository {
   /**
    * Records that the service gave the approval to someone else (handover.ts), as a check that
    * found nothing else new: the new approver (their chat account when `to` knows it, else none
-   * until delivery finds it), their term, reminders counted from none and no escalation, with the
+   * until delivery finds it), their term, reminders counted from none (an escalation already made stays), with the
    * thread's note, their DM and the refresh of the request message, in one transaction; what was
    * still waiting to go out to the one before (their reminders, DMs, escalation) is dropped. Only
    * from `fromTerm` and while pending and followed: false, and nothing written, otherwise or when

@@ -8,7 +8,8 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * from then on "the approver" is that person everywhere the app reads it (lists, Home, the access
  * policy's `approver`, reminders, the digest, escalation), the thread says so once, and they get
  * the approver's DM the first one got. Their reminders start from none, counted from when they
- * got it; an escalation made for the one before is theirs no longer.
+ * got it, and may escalate it to their own leader; an escalation already made stays (once per
+ * approval: its leader was sent its title, and keeps seeing it).
  */
 export interface Handover {
   /** Term of the approver who had it (TrackedApproval.approverTerm): the store records only from it. */

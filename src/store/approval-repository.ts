@@ -185,13 +185,11 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
             // What is recorded from here on (announcements.seq) is the new approver's.
             approver_from_seq: eb.ref('announcements_recorded'),
             approver_since: now.getTime(),
-            // They were never reminded, may well be reachable, and left nothing unanswered.
+            // They were never reminded, may well be reachable, and left nothing unanswered. An
+            // escalation already made stays: once per approval, and its leader was sent its title.
             reminders_sent: 0,
             last_reminded_at: null,
             approver_unreachable_since: null,
-            escalated_at: null,
-            escalated_to_login: null,
-            escalated_to_slack_id: null,
             updated_at: now.getTime(),
             last_checked_at: now.getTime(),
             next_check_at: nextCheckAt.getTime(),
