@@ -1,15 +1,22 @@
 // One poll pass as the app runs it: compiled (dist/, as `npm start` and the image run it), in a
 // process of its own, so that its CPU and memory are the app's alone. `sweep-bench.ts` seeds the
-// database and starts the service first. Prints one JSON line: time, checks, CPU per check and
-// peak RSS; with a fourth argument, writes a CPU profile of the pass there.
+// database and starts the service first.
+//
+// A running app sweeps every tick for days: its code is compiled by V8's optimising tiers, its
+// connections are open. So the process first sweeps the warm-up approvals (due at `warmAtMs`,
+// checked once and then not due again for an hour), reports that pass (the first after a start,
+// cold), waits for a line on stdin (so that replicas start their measured passes together), and
+// then sweeps the approvals due at `nowMs`. Prints one JSON line: both passes' time, checks, CPU
+// per check, and the peak RSS; with a sixth argument, writes a CPU profile of the measured pass.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { createInterface } from 'node:readline';
 import { createApprovalServiceClient } from '../dist/approval-service/approval-service-client.js';
 import { pollOnce } from '../dist/poller/poll-once.js';
 import { createApprovalStores } from '../dist/store/approval-stores.js';
 import { openDatabase } from '../dist/store/database.js';
 
-const [databaseUrl, serviceUrl, concurrency, nowMs, profileTo] = process.argv.slice(2);
+const [databaseUrl, serviceUrl, concurrency, warmAtMs, nowMs, profileTo] = process.argv.slice(2);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const db = await openDatabase(databaseUrl);
 const store = createApprovalStores(db.db, db.dialect);
@@ -22,28 +29,44 @@ let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 100);
+
+/** One pass at `atMs` (one tick's `now`, the same for every replica, as the schedule gives it). */
+async function pass(atMs) {
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  const counts = await pollOnce(
+    { store, service, logger: quiet },
+    {
+      concurrency: Number(concurrency),
+      maxIntervalMs: 3_600_000,
+      giveUpAfterMs: 30 * 86_400_000,
+      passBudgetMs: 600_000,
+      leaseMs: 660_000,
+    },
+    new Date(Number(atMs)),
+  );
+  const tookMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    tookMs,
+    checked: counts.checked,
+    cpuUsPerCheck: (cpu.user + cpu.system) / Math.max(1, counts.checked),
+  };
+}
+
+const first = await pass(warmAtMs);
+process.stdout.write(`${JSON.stringify({ warm: true })}\n`);
+const lines = createInterface({ input: process.stdin });
+await new Promise((resolve) => lines.once('line', resolve));
+lines.close();
+
 const session = profileTo ? new Session() : undefined;
 if (session) {
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
 }
-const cpu0 = process.cpuUsage();
-const started = performance.now();
-const counts = await pollOnce(
-  { store, service, logger: quiet },
-  {
-    concurrency: Number(concurrency),
-    maxIntervalMs: 3_600_000,
-    giveUpAfterMs: 30 * 86_400_000,
-    passBudgetMs: 600_000,
-    leaseMs: 660_000,
-  },
-  // One tick's `now`, the same for every replica (as the schedule gives them).
-  new Date(Number(nowMs)),
-);
-const tookMs = performance.now() - started;
-const cpu = process.cpuUsage(cpu0);
+const measured = await pass(nowMs);
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
 if (session) {
@@ -52,11 +75,4 @@ if (session) {
   session.disconnect();
 }
 await db.close();
-process.stdout.write(
-  `${JSON.stringify({
-    tookMs,
-    checked: counts.checked,
-    cpuUsPerCheck: (cpu.user + cpu.system) / Math.max(1, counts.checked),
-    peakRssMb: peakRss / 1e6,
-  })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ ...measured, first, peakRssMb: peakRss / 1e6 })}\n`);
