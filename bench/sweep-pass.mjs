@@ -11,24 +11,26 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
-import { createApprovalServiceClient } from '../dist/approval-service/approval-service-client.js';
+import { createObservedService, createServiceHealth } from '../dist/composition/service.js';
+import { createMetrics } from '../dist/metrics.js';
 import { pollOnce } from '../dist/poller/poll-once.js';
 import { createApprovalStores } from '../dist/store/approval-stores.js';
 import { openDatabase } from '../dist/store/database.js';
+import { createMetricsSource } from '../dist/store/metrics-source.js';
 
 const [databaseUrl, serviceUrl, concurrency, warmAtMs, nowMs, profileTo] = process.argv.slice(2);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const db = await openDatabase(databaseUrl);
 const store = createApprovalStores(db.db, db.dialect);
-const service = createApprovalServiceClient({
-  baseUrl: serviceUrl,
-  appName: 'slack-approvals',
-  appKey: 'sandbox-app-key',
-});
-let peakRss = process.memoryUsage.rss();
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-}, 100);
+// The client as the app composes it: each call measured (metrics) and watched (health).
+const health = createServiceHealth(quiet);
+const metrics = createMetrics(createMetricsSource(db.db), { serviceUp: health.up, pool: db.pool });
+const service = createObservedService(
+  { approval: { baseUrl: serviceUrl, appName: 'slack-approvals', appKey: 'sandbox-app-key' } },
+  undefined,
+  metrics,
+  health,
+);
 
 /** One pass at `atMs` (one tick's `now`, the same for every replica, as the schedule gives it). */
 async function pass(atMs) {
@@ -67,12 +69,12 @@ if (session) {
   await session.post('Profiler.start');
 }
 const measured = await pass(nowMs);
-clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage.rss());
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   writeFileSync(profileTo, JSON.stringify(profile));
   session.disconnect();
 }
 await db.close();
-process.stdout.write(`${JSON.stringify({ ...measured, first, peakRssMb: peakRss / 1e6 })}\n`);
+// The kernel's high-water mark of the process's resident set (KiB): the peak, never sampled past.
+const peakRssMb = (process.resourceUsage().maxRSS * 1024) / 1e6;
+process.stdout.write(`${JSON.stringify({ ...measured, first, peakRssMb })}\n`);

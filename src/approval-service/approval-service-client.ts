@@ -88,10 +88,12 @@ export function createApprovalServiceClient(
   const statusGet = keepAliveGets(statusUrl.origin, proxyEnv);
   const transport: Transport = (endpoint, config) => {
     const { method, path } = ENDPOINT_ROUTES[endpoint];
-    if (endpoint === 'approval-status') {
-      const query = new URLSearchParams(config.params).toString();
-      return statusGet(`${statusUrl.pathname}?${query}`, config.headers, timeoutMs);
-    }
+    if (endpoint === 'approval-status')
+      return statusGet(
+        `${statusUrl.pathname}?djbh=${encodeURIComponent(config.params?.djbh ?? '')}`,
+        config.headers,
+        timeoutMs,
+      );
     return http
       .request<string>({ method, url: path, ...config })
       .then((response: AxiosResponse<string>) => ({

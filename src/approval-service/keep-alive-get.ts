@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { type Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 
 /**
  * The most of an answer read, in bytes: a status answer is a few hundred. Past this the request is
@@ -38,49 +38,73 @@ export function keepAliveGets(origin: string, proxyEnv: NodeJS.ProcessEnv): Keep
   const dispatcher = dispatcherFor(new URL(origin), proxyEnv);
   return (path, headers, timeoutMs) =>
     new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      let status = 0;
-      let contentType = '';
-      let abort: ((reason: Error) => void) | undefined;
-      let timedOut = false;
-      // The whole exchange, as axios's timeout: from sending to the last byte of the answer.
-      const timer = setTimeout(() => {
-        timedOut = true;
-        abort?.(coded('ETIMEDOUT'));
-      }, timeoutMs);
-      const fail = (error: Error) => {
-        clearTimeout(timer);
-        reject(coded(timedOut ? 'ETIMEDOUT' : socketCode(error)));
-      };
       dispatcher.dispatch(
         { origin, path, method: 'GET', headers },
-        {
-          onRequestStart(controller) {
-            abort = (reason) => controller.abort(reason);
-            if (timedOut) controller.abort(coded('ETIMEDOUT'));
-          },
-          onResponseStart(_controller, statusCode, responseHeaders) {
-            status = statusCode;
-            const type = responseHeaders['content-type'];
-            contentType = Array.isArray(type) ? type.join(', ') : (type ?? '');
-          },
-          onResponseData(controller, chunk) {
-            bytes += chunk.length;
-            if (bytes > MAX_ANSWER_BYTES) controller.abort(coded('ERESPONSETOOLARGE'));
-            else chunks.push(chunk);
-          },
-          onResponseEnd() {
-            clearTimeout(timer);
-            const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-            resolve({ status, contentType, body: body?.toString('utf8') ?? '' });
-          },
-          onResponseError(_controller, error) {
-            fail(error);
-          },
-        },
+        new AnswerReader(timeoutMs, resolve, reject),
       );
     });
+}
+
+/**
+ * Reads one answer: status, content type, the body up to MAX_ANSWER_BYTES, within the timeout.
+ * One object per request, its callbacks on the prototype: a sweep makes one for every check.
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private status = 0;
+  private contentType = '';
+  private controller: Dispatcher.DispatchController | undefined;
+  private timedOut = false;
+  // The whole exchange, as axios's timeout: from sending to the last byte of the answer.
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    timeoutMs: number,
+    private readonly resolve: (answer: RawAnswer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller?.abort(coded('ETIMEDOUT'));
+    }, timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.timedOut) controller.abort(coded('ETIMEDOUT'));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.status = statusCode;
+    const type = headers['content-type'];
+    this.contentType = Array.isArray(type) ? type.join(', ') : (type ?? '');
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_ANSWER_BYTES) controller.abort(coded('ERESPONSETOOLARGE'));
+    else this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    clearTimeout(this.timer);
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    this.resolve({
+      status: this.status,
+      contentType: this.contentType,
+      body: body?.toString('utf8') ?? '',
+    });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.timer);
+    this.reject(coded(this.timedOut ? 'ETIMEDOUT' : socketCode(error)));
+  }
 }
 
 function dispatcherFor(url: URL, env: NodeJS.ProcessEnv): Dispatcher {
@@ -88,7 +112,8 @@ function dispatcherFor(url: URL, env: NodeJS.ProcessEnv): Dispatcher {
     url.protocol === 'https:'
       ? (env.HTTPS_PROXY ?? env.https_proxy)
       : (env.HTTP_PROXY ?? env.http_proxy);
-  if (!proxy) return new Agent();
+  // One origin: its own pool of connections, without an agent's lookup by origin per call.
+  if (!proxy) return new Pool(url.origin);
   return new EnvHttpProxyAgent({
     httpProxy: proxy,
     httpsProxy: proxy,
