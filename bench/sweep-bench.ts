@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
+import type { NewTrackedApproval } from '../src/approvals/tracked-approval.ts';
 import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
@@ -59,24 +61,16 @@ export async function sweep(
   }
   const store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
-  // Numbers the simulator never issued: it answers each after the same latency (data: null),
-  // which is all a sweep needs, and the store holds 10,000 rows in seconds.
-  for (let i = 0; i < count; i++) {
-    await store.createApproval(
-      sampleApproval(`S${String(i).padStart(10, '0')}x`, { title: 'Sweep', createdAt: now }),
-      now,
-    );
-  }
-  // The warm-up approvals: a day old, due a minute before the measured ones; once checked, not
-  // due again for an hour (check-schedule.ts), so the measured pass finds only its own.
+  // Approvals the simulator knows, pending with their approver, as a real sweep finds them: each
+  // check reads a whole answer (its entries, the approver) and decides on it. The warm-up ones are
+  // a day old and due a minute before the measured ones; once checked, they are not due again for
+  // an hour (check-schedule.ts), so the measured pass finds only its own.
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const warmAt = String(now.getTime() - 60_000);
-  for (let i = 0; i < WARM_UP_PER_REPLICA * replicas; i++) {
-    await store.createApproval(
-      sampleApproval(`W${String(i).padStart(10, '0')}x`, { title: 'Warm', createdAt: dayAgo }),
-      dayAgo,
-    );
-  }
+  const measured = await startInSimulator(sim.url, count);
+  const warmUp = await startInSimulator(sim.url, WARM_UP_PER_REPLICA * replicas);
+  for (const djbh of measured) await store.createApproval(sweepApproval(djbh, now), now);
+  for (const djbh of warmUp) await store.createApproval(sweepApproval(djbh, dayAgo), dayAgo);
   // A database that took 10,000 rows in seconds has not been analysed yet (autovacuum does that
   // within a minute or so in production); without statistics Postgres sorts every due row at
   // each claim instead of walking the due index.
@@ -226,6 +220,43 @@ export async function scalingBench(
     n: two.checked,
     'ms total': two.tookMs.toFixed(0),
     target: `${speedup.toFixed(2)}× faster: ${verdict(speedup, targets.replicasAtLeast, true)}${two.checked === large.count ? '' : `; ${two.checked} checks, NOT EXACTLY ONCE`}`,
+  });
+}
+
+const REQUESTER = 'zhou.lan@corp.example';
+const APPROVER = 'chen.hao@corp.example';
+
+/** `count` approvals started in the simulator through the app's client, 16 at a time: their numbers. */
+async function startInSimulator(url: string, count: number): Promise<string[]> {
+  const service = createApprovalServiceClient({
+    baseUrl: url,
+    appName: 'slack-approvals',
+    appKey: 'sandbox-app-key',
+  });
+  const numbers: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let at = next++; at < count; at = next++) {
+        const started = await service.startApproval({
+          requester: REQUESTER,
+          approver: APPROVER,
+          title: 'Sweep',
+          note: 'One of a sweep',
+        });
+        numbers[at] = started.djbh;
+      }
+    }),
+  );
+  return numbers;
+}
+
+function sweepApproval(djbh: string, createdAt: Date): NewTrackedApproval {
+  return sampleApproval(djbh, {
+    title: 'Sweep',
+    requesterLogin: REQUESTER,
+    approverLogin: APPROVER,
+    createdAt,
   });
 }
 
