@@ -31,9 +31,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 // Node keeps the compiled code of the app and its dependencies on disk: loading modules was most
 // of a restart's time, and a restart after kill -9 must answer /healthz within a second
-// (bench/README). In the app's own folder (or NODE_COMPILE_CACHE), not the shared temporary one,
-// where another user of the host could create the folder first and plant compiled code. Where
-// the folder cannot be written, Node runs without it.
+// (bench/README). The app writes it once serving (main.ts), not only at a clean exit, so a
+// process that was killed leaves it too. In the app's own folder (or NODE_COMPILE_CACHE), not the
+// shared temporary one, where another user of the host could create the folder first and plant
+// compiled code. Where the folder cannot be written, Node runs without it.
 enableCompileCache(
   process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules/.cache/node-compile-cache'),
 );
