@@ -48,23 +48,37 @@ await build({
       // and AWS Lambda receivers (its index re-exports them), and @slack/oauth (an install flow,
       // only with a client id; the app runs on one workspace's bot token). Left out, about a
       // tenth of a start; something that used them after all fails saying so.
+      // And the Socket Mode client (with its own undici), which only Socket Mode needs: loaded
+      // when Bolt's Socket Mode receiver makes one, never in HTTP mode.
       name: 'bolt-unused',
       setup(build) {
+        const fromBolt = (args) => /[\\/]@slack[\\/]bolt[\\/]/.test(args.importer);
         build.onResolve(
           { filter: /^(@slack\/oauth|\.\/receivers\/(ExpressReceiver|AwsLambdaReceiver))$/ },
-          (args) =>
-            /[\\/]@slack[\\/]bolt[\\/]/.test(args.importer)
-              ? { path: args.path, namespace: 'left-out' }
-              : undefined,
+          (args) => (fromBolt(args) ? { path: args.path, namespace: 'left-out' } : undefined),
         );
         build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
           loader: 'js',
-          contents: `const message = ${JSON.stringify(`${args.path} is left out of dist/main.js (scripts/bundle.mjs)`)};
+          contents: `const leftOut = () => {
+  throw new Error(${JSON.stringify(`${args.path} is left out of dist/main.js (scripts/bundle.mjs)`)});
+};
+module.exports = new Proxy(leftOut, {
+  get: (_, key) => (key === '__esModule' || typeof key !== 'string' ? undefined : leftOut()),
+  apply: leftOut,
+  construct: leftOut,
+});`,
+        }));
+        build.onResolve({ filter: /^@slack\/socket-mode$/ }, (args) =>
+          fromBolt(args)
+            ? { path: args.path, namespace: 'on-first-use', pluginData: args.resolveDir }
+            : undefined,
+        );
+        build.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => ({
+          loader: 'js',
+          resolveDir: args.pluginData,
+          contents: `let loaded;
 module.exports = new Proxy({}, {
-  get(_, key) {
-    if (key === '__esModule' || typeof key !== 'string') return undefined;
-    throw new Error(\`\${message}: \${key}\`);
-  },
+  get: (_, key) => (loaded ??= require(${JSON.stringify(args.path)}))[key],
 });`,
         }));
       },
