@@ -365,10 +365,7 @@ async function insertWithAnnouncements(
     )
     .insertInto('announcements')
     .values(
-      announcements.map((row) => ({
-        ...row,
-        djbh: (eb) => eb.selectFrom('approval').select('approval.djbh'),
-      })),
+      announcements.map((row) => ({ ...row, djbh: sql<string>`(select djbh from approval)` })),
     )
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
