@@ -9,7 +9,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/copy-assets.mjs scripts/start.mjs ./scripts/
+COPY scripts/copy-assets.mjs scripts/bundle.mjs scripts/start.mjs ./scripts/
 COPY src ./src
 # npm prune leaves the emptied scope folders of dev packages behind; they go too.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund \

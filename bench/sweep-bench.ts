@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
+import type { NewTrackedApproval } from '../src/approvals/tracked-approval.ts';
 import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
@@ -16,14 +18,21 @@ export interface SweepResult {
   cpuUsPerCheck: number;
   /** The process's peak resident set during the pass, MB. */
   peakRssMb: number;
+  /** The process's first pass after its start (the warm-up approvals): cold code, new connections. */
+  first: { tookMs: number; checked: number; cpuUsPerCheck: number };
 }
+
+/** Approvals each pass process sweeps first, as a running app has swept before (sweep-pass.mjs). */
+export const WARM_UP_PER_REPLICA = 1_000;
 
 /**
  * One poll pass over `count` due approvals against the simulator answering after `latencyMs`,
  * with `concurrency` checks in flight, on SQLite (a fresh file) or on `databaseUrl` (Postgres: a
  * scratch database, emptied). The floor is N·L/c (every check waits on the service). The pass
  * runs compiled, in a process of its own (bench/sweep-pass.mjs: build first), so CPU and memory
- * are the app's. With `profileTo`, a CPU profile of the pass alone is written there.
+ * are the app's; that process first sweeps WARM_UP_PER_REPLICA other approvals, as an app that
+ * has been running has (its first pass is reported apart). With `profileTo`, a CPU profile of the
+ * measured pass alone is written there.
  */
 export async function sweep(
   count: number,
@@ -52,14 +61,16 @@ export async function sweep(
   }
   const store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
-  // Numbers the simulator never issued: it answers each after the same latency (data: null),
-  // which is all a sweep needs, and the store holds 10,000 rows in seconds.
-  for (let i = 0; i < count; i++) {
-    await store.createApproval(
-      sampleApproval(`S${String(i).padStart(10, '0')}x`, { title: 'Sweep', createdAt: now }),
-      now,
-    );
-  }
+  // Approvals the simulator knows, pending with their approver, as a real sweep finds them: each
+  // check reads a whole answer (its entries, the approver) and decides on it. The warm-up ones are
+  // a day old and due a minute before the measured ones; once checked, they are not due again for
+  // an hour (check-schedule.ts), so the measured pass finds only its own.
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  const warmAt = String(now.getTime() - 60_000);
+  const measured = await startInSimulator(sim.url, count);
+  const warmUp = await startInSimulator(sim.url, WARM_UP_PER_REPLICA * replicas);
+  for (const djbh of measured) await store.createApproval(sweepApproval(djbh, now), now);
+  for (const djbh of warmUp) await store.createApproval(sweepApproval(djbh, dayAgo), dayAgo);
   // A database that took 10,000 rows in seconds has not been analysed yet (autovacuum does that
   // within a minute or so in production); without statistics Postgres sorts every due row at
   // each claim instead of walking the due index.
@@ -73,11 +84,13 @@ export async function sweep(
   // The pass runs as the app would, in a process of its own (SQLite: one process owns the file).
   await db.close();
   const tick = String(Date.now());
-  const passes = await Promise.all(
-    Array.from({ length: replicas }, () =>
-      passProcess([dbUrl, sim.url, String(concurrency), tick, profileTo ?? '']),
-    ),
+  const processes = Array.from({ length: replicas }, () =>
+    passProcess([dbUrl, sim.url, String(concurrency), warmAt, tick, profileTo ?? '']),
   );
+  // The replicas' measured passes start together, once every one has swept its warm-up.
+  await Promise.all(processes.map((p) => p.warm));
+  for (const p of processes) p.go();
+  const passes = await Promise.all(processes.map((p) => p.result));
   sim.close();
   rmSync(dir, { recursive: true, force: true });
   const checked = passes.reduce((sum, p) => sum + p.checked, 0);
@@ -87,6 +100,16 @@ export async function sweep(
     cpuUsPerCheck:
       passes.reduce((sum, p) => sum + p.cpuUsPerCheck * p.checked, 0) / Math.max(1, checked),
     peakRssMb: Math.max(...passes.map((p) => p.peakRssMb)),
+    first: {
+      tookMs: Math.max(...passes.map((p) => p.first.tookMs)),
+      checked: passes.reduce((sum, p) => sum + p.first.checked, 0),
+      cpuUsPerCheck:
+        passes.reduce((sum, p) => sum + p.first.cpuUsPerCheck * p.first.checked, 0) /
+        Math.max(
+          1,
+          passes.reduce((sum, p) => sum + p.first.checked, 0),
+        ),
+    },
   };
 }
 
@@ -96,22 +119,40 @@ export const APP_NODE_FLAGS: string[] =
     JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
   ).scripts.start.match(/--[\w-]+=\S+/g) ?? [];
 
-/** `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags; its one line of JSON. */
-async function passProcess(args: string[]): Promise<SweepResult> {
+/**
+ * `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags: `warm` once its warm-up
+ * pass is done, `go()` to start the measured one, `result` its last line of JSON.
+ */
+function passProcess(args: string[]): {
+  warm: Promise<void>;
+  go(): void;
+  result: Promise<SweepResult>;
+} {
   const child = spawn(
     process.execPath,
     [...APP_NODE_FLAGS, 'bench/sweep-pass.mjs', ...args.filter(Boolean)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   let out = '';
+  let onWarm: () => void = () => {};
+  const warm = new Promise<void>((resolve) => {
+    onWarm = resolve;
+  });
   child.stdout.on('data', (chunk) => {
     out += chunk;
+    if (out.includes('"warm":true')) onWarm();
   });
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the sweep's pass exited with ${code}`);
-  return JSON.parse(out) as SweepResult;
+  const result = new Promise<SweepResult>((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the sweep's pass exited with ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '') as SweepResult);
+    });
+  });
+  return {
+    warm: Promise.race([warm, result.then(() => {})]),
+    go: () => child.stdin.end('go\n'),
+    result,
+  };
 }
 
 /** The sweep's rows: time against N·L/c, CPU per check and peak memory against their targets. */
@@ -135,6 +176,12 @@ export async function sweepBench(
     n: result.checked,
     'µs each': result.cpuUsPerCheck.toFixed(0),
     target: `${verdict(result.cpuUsPerCheck, targets.cpuUs)} µs`,
+  });
+  rows.push({
+    case: `sweep ${name}: app CPU per check, the first pass after a start`,
+    n: result.first.checked,
+    'µs each': result.first.cpuUsPerCheck.toFixed(0),
+    target: 'no target: cold code, once per start',
   });
   rows.push({
     case: `sweep ${name}: peak RSS`,
@@ -173,6 +220,43 @@ export async function scalingBench(
     n: two.checked,
     'ms total': two.tookMs.toFixed(0),
     target: `${speedup.toFixed(2)}× faster: ${verdict(speedup, targets.replicasAtLeast, true)}${two.checked === large.count ? '' : `; ${two.checked} checks, NOT EXACTLY ONCE`}`,
+  });
+}
+
+const REQUESTER = 'zhou.lan@corp.example';
+const APPROVER = 'chen.hao@corp.example';
+
+/** `count` approvals started in the simulator through the app's client, 16 at a time: their numbers. */
+async function startInSimulator(url: string, count: number): Promise<string[]> {
+  const service = createApprovalServiceClient({
+    baseUrl: url,
+    appName: 'slack-approvals',
+    appKey: 'sandbox-app-key',
+  });
+  const numbers: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let at = next++; at < count; at = next++) {
+        const started = await service.startApproval({
+          requester: REQUESTER,
+          approver: APPROVER,
+          title: 'Sweep',
+          note: 'One of a sweep',
+        });
+        numbers[at] = started.djbh;
+      }
+    }),
+  );
+  return numbers;
+}
+
+function sweepApproval(djbh: string, createdAt: Date): NewTrackedApproval {
+  return sampleApproval(djbh, {
+    title: 'Sweep',
+    requesterLogin: REQUESTER,
+    approverLogin: APPROVER,
+    createdAt,
   });
 }
 

@@ -31,20 +31,23 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 // Node keeps the compiled code of the app and its dependencies on disk: loading modules was most
 // of a restart's time, and a restart after kill -9 must answer /healthz within a second
-// (bench/README). In the app's own folder (or NODE_COMPILE_CACHE), not the shared temporary one,
-// where another user of the host could create the folder first and plant compiled code. Where
-// the folder cannot be written, Node runs without it.
+// (bench/README). The app writes it once serving (main.ts), not only at a clean exit, so a
+// process that was killed leaves it too. In the app's own folder (or NODE_COMPILE_CACHE), not the
+// shared temporary one, where another user of the host could create the folder first and plant
+// compiled code. Where the folder cannot be written, Node runs without it.
 enableCompileCache(
   process.env.NODE_COMPILE_CACHE ?? join(root, 'node_modules/.cache/node-compile-cache'),
 );
 const dist = join(root, 'dist');
 const stampFile = join(dist, '.build-stamp');
+const filesFile = join(dist, '.build-files');
 const lock = join(root, '.build-lock');
 const INPUTS = [
   'src',
   'tsconfig.json',
   'tsconfig.build.json',
   'scripts/copy-assets.mjs',
+  'scripts/bundle.mjs',
   'package-lock.json',
 ];
 
@@ -63,7 +66,43 @@ function sourceStamp() {
   return hash.digest('hex');
 }
 
-const built = () => (existsSync(stampFile) ? readFileSync(stampFile, 'utf8') : undefined);
+/**
+ * The inputs as the file system describes them (path, size, inode, change and modification
+ * times): read in a few milliseconds where hashing their content takes tens, on every start. Any
+ * write to a file changes its change time, which no tool sets back. Equal to what the last build
+ * recorded, nothing changed; otherwise the content decides, so a checkout that rewrote the files
+ * as they were compiles nothing.
+ */
+function filesStamp() {
+  const hash = createHash('sha256');
+  const add = (path) => {
+    if (!existsSync(path)) return;
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(path).sort()) add(join(path, entry));
+      return;
+    }
+    hash.update(
+      `${relative(root, path)}\0${stat.size}\0${stat.ino}\0${stat.ctimeMs}\0${stat.mtimeMs}\0`,
+    );
+  };
+  for (const input of INPUTS) add(join(root, input));
+  return hash.digest('hex');
+}
+
+const read = (file) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+const built = () => read(stampFile);
+
+/** Records what the inputs look like for the next start; where dist/ is read-only, it hashes. */
+function rememberFiles(files) {
+  const next = `${filesFile}.${process.pid}`;
+  try {
+    writeFileSync(next, files);
+    renameSync(next, filesFile);
+  } catch {
+    rmSync(next, { force: true });
+  }
+}
 
 function alive(pid) {
   try {
@@ -116,7 +155,7 @@ function run(args) {
   if (result.status !== 0) throw new BuildError(`${args.join(' ')} exited ${result.status}`);
 }
 
-async function build(stamp) {
+async function build(stamp, files) {
   await takeLock();
   try {
     if (built() === stamp) return; // another start built it while this one waited
@@ -132,11 +171,13 @@ async function build(stamp) {
         next,
       ]);
       run([join(root, 'scripts/copy-assets.mjs'), next]);
+      run([join(root, 'scripts/bundle.mjs'), next]);
     } catch (error) {
       rmSync(next, { recursive: true, force: true });
       throw error;
     }
     writeFileSync(join(next, '.build-stamp'), stamp);
+    writeFileSync(join(next, '.build-files'), files);
     const old = join(root, `dist.old-${process.pid}`);
     if (existsSync(dist)) renameSync(dist, old);
     renameSync(next, dist);
@@ -152,29 +193,29 @@ const entry = args[0] === '--entry' ? args[1] : 'main.js';
 const entryArgs = args[0] === '--entry' ? args.slice(2) : buildOnly ? [] : args;
 const compiler = join(root, 'node_modules/typescript/bin/tsc');
 
-if (existsSync(join(root, 'src'))) {
-  const stamp = sourceStamp();
-  if (built() !== stamp) {
-    if (existsSync(compiler)) {
-      try {
-        await build(stamp);
-      } catch (error) {
-        // The compiler said what was wrong above; nothing half-built or locked is left.
-        if (!(error instanceof BuildError)) throw error;
-        process.stderr.write(`Could not compile the app: ${error.message}\n`);
-        process.exit(1);
-      }
-    } else if (existsSync(join(dist, 'main.js'))) {
-      // Only production dependencies here: run the build that is there, and say it is not src/'s.
-      process.stderr.write(
-        'dist/ was not built from the sources in src/, and the compiler (a dev dependency) is not installed here: running dist/ as it is. Run `npm ci && npm run build` to rebuild it.\n',
-      );
-    } else {
-      process.stderr.write(
-        'Nothing to run: dist/ is not built, and the compiler (a dev dependency) is not installed here. Run `npm ci && npm run build` once (or use the container image, which holds the build).\n',
-      );
+const files = existsSync(join(root, 'src')) ? filesStamp() : undefined;
+const stamp = files !== undefined && read(filesFile) !== files ? sourceStamp() : undefined;
+if (stamp !== undefined && built() === stamp) rememberFiles(files);
+else if (stamp !== undefined) {
+  if (existsSync(compiler)) {
+    try {
+      await build(stamp, files);
+    } catch (error) {
+      // The compiler said what was wrong above; nothing half-built or locked is left.
+      if (!(error instanceof BuildError)) throw error;
+      process.stderr.write(`Could not compile the app: ${error.message}\n`);
       process.exit(1);
     }
+  } else if (existsSync(join(dist, 'main.js'))) {
+    // Only production dependencies here: run the build that is there, and say it is not src/'s.
+    process.stderr.write(
+      'dist/ was not built from the sources in src/, and the compiler (a dev dependency) is not installed here: running dist/ as it is. Run `npm ci && npm run build` to rebuild it.\n',
+    );
+  } else {
+    process.stderr.write(
+      'Nothing to run: dist/ is not built, and the compiler (a dev dependency) is not installed here. Run `npm ci && npm run build` once (or use the container image, which holds the build).\n',
+    );
+    process.exit(1);
   }
 }
 if (!buildOnly) {

@@ -24,7 +24,7 @@ import { type LifecycleParts, type Phase, startLifecycle } from './lifecycle.ts'
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
-import { givenUpLine, grantedScopes, grantsOf } from './slack/granted-scopes.ts';
+import { givenUpLine, grantsOf } from './slack/granted-scopes.ts';
 import { resumeConfirmedStarts } from './slack/listeners/actions/step-confirmation-actions.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import {
@@ -109,8 +109,10 @@ export async function startApplication(
   const service = createObservedService(config, overrides.service, metrics, health);
   try {
     await overrides.seed?.({ templates: stores.templates });
-    await probeService(service, logger);
-    return await serve(config, { logger, now, database, stores, service, metrics, health });
+    // Asked while Slack checks the bot token (serve): a start waits for the slower of the two.
+    const probed = probeService(service, logger);
+    probed.catch(() => undefined); // awaited in serve
+    return await serve(config, { logger, now, database, stores, service, metrics, health, probed });
   } catch (error) {
     // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
     await database.close().catch(() => undefined);
@@ -126,6 +128,8 @@ interface Parts {
   service: ApprovalService;
   metrics: Metrics;
   health: ServiceHealth;
+  /** The start's probe of the service; refused credentials reject it. */
+  probed: Promise<void>;
 }
 
 /** Wires the areas together, starts them through the lifecycle, and answers for the result. */
@@ -141,15 +145,19 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     socketConnected: () => socketConnected?.() ?? true,
     phase: state.phase,
   });
-  const slack = await createSlackSide(config, {
+  const slackSide = createSlackSide(config, {
     logger,
     now,
     stores,
     routes: routes.slackPort,
     inFlight,
   });
+  slackSide.catch(() => undefined); // awaited below
+  // The service's answer first: refused credentials are what a start says, whatever Slack says.
+  await parts.probed;
+  const slack = await slackSide;
   // A leaner manifest (deploy/slack/) leaves scopes out: give up what needs them, in words.
-  const grants = grantsOf(await grantedScopes(slack.bolt.client).catch(() => undefined));
+  const grants = grantsOf(slack.grantedScopes);
   const givenUp = givenUpLine(grants);
   if (givenUp) logger.warn({ missingScopes: grants.missingHistoryScopes }, givenUp);
   const delivery = createDelivery(config, {

@@ -12,7 +12,8 @@ import { AppProcess, freePort } from './helpers/app-process.ts';
 import { SIGNING_SECRET, waitFor } from './helpers/harness.ts';
 
 // The compiled app (`node dist/main.js`) on the Node running the tests, as production runs it:
-// compiled once here, then started, worked, stopped and killed as a supervisor would.
+// compiled and bundled once here (as the build does), then started, worked, stopped and killed as
+// a supervisor would.
 
 const root = new URL('..', import.meta.url).pathname;
 const exec = promisify(execFile);
@@ -28,6 +29,7 @@ beforeAll(async () => {
     out,
   ]);
   await exec(process.execPath, [join(root, 'scripts/copy-assets.mjs'), out], { cwd: root });
+  await exec(process.execPath, [join(root, 'scripts/bundle.mjs'), out], { cwd: root });
 }, 120_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));

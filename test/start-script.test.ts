@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   utimesSync,
@@ -33,6 +34,10 @@ describe('npm start', () => {
     expect(await build()).toEqual({ compiled: true });
     expect(existsSync(join(copy, 'dist/main.js'))).toBe(true);
     const first = statSync(join(copy, 'dist/main.js')).ino;
+    expect(await build()).toEqual({ compiled: false });
+    expect(statSync(join(copy, 'dist/main.js')).ino).toBe(first);
+    // Rewritten as it was (a checkout, a formatter): its times changed, its content did not.
+    writeFileSync(join(copy, 'src/config.ts'), readFileSync(join(copy, 'src/config.ts')));
     expect(await build()).toEqual({ compiled: false });
     expect(statSync(join(copy, 'dist/main.js')).ino).toBe(first);
     writeFileSync(

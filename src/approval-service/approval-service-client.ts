@@ -19,7 +19,7 @@ import {
   startApprovalBody,
   statusBody,
 } from './approval-service-schemas.ts';
-import { keepAliveGet, MAX_ANSWER_CHARS, type RawAnswer } from './keep-alive-get.ts';
+import { keepAliveGets, MAX_ANSWER_BYTES, type RawAnswer } from './keep-alive-get.ts';
 
 export interface ApprovalServiceClientOptions {
   baseUrl: string;
@@ -64,8 +64,8 @@ export function createApprovalServiceClient(
   const timeoutMs = options.timeoutMs ?? 10_000;
   // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
   // own latency instead of adding a TCP (and TLS) handshake.
-  // The agents, not axios, take the proxy from the environment: the status GET skips axios, and
-  // without this it went straight to the service while the other calls went through the proxy.
+  // The agents, not axios, take the proxy from the environment, and so does the status GET's
+  // dispatcher: every call goes the same way, through the proxy or not.
   const proxyEnv = options.proxyEnv ?? process.env;
   const agents = {
     http: new HttpAgent({ keepAlive: true, proxyEnv }),
@@ -83,14 +83,17 @@ export function createApprovalServiceClient(
     httpsAgent: agents.https,
   });
   // The status check, the call a sweep makes per approval, skips axios (see keep-alive-get.ts).
+  // Its URL is read once, as the other calls read theirs (base URL, then the route).
+  const statusUrl = new URL(`${baseUrl}${ENDPOINT_ROUTES['approval-status'].path}`);
+  const statusGet = keepAliveGets(statusUrl.origin, proxyEnv);
   const transport: Transport = (endpoint, config) => {
     const { method, path } = ENDPOINT_ROUTES[endpoint];
-    if (endpoint === 'approval-status') {
-      const url = new URL(`${baseUrl}${path}`);
-      for (const [name, value] of Object.entries(config.params ?? {}))
-        url.searchParams.set(name, value);
-      return keepAliveGet(url, config.headers, { timeoutMs, agents });
-    }
+    if (endpoint === 'approval-status')
+      return statusGet(
+        `${statusUrl.pathname}?djbh=${encodeURIComponent(config.params?.djbh ?? '')}`,
+        config.headers,
+        timeoutMs,
+      );
     return http
       .request<string>({ method, url: path, ...config })
       .then((response: AxiosResponse<string>) => ({
@@ -265,7 +268,7 @@ function transportError(endpoint: Endpoint, error: unknown): ApprovalServiceErro
   const what = timedOut
     ? 'no answer before the timeout'
     : code === 'ERESPONSETOOLARGE'
-      ? `an answer longer than ${MAX_ANSWER_CHARS} characters; dropped`
+      ? `an answer longer than ${MAX_ANSWER_BYTES} bytes; dropped`
       : notSent
         ? `could not connect (${code})`
         : `connection failed (${code})`;

@@ -8,13 +8,14 @@ import { createConversationMembership } from '../slack/people/conversation-membe
 import { createIdentities } from '../slack/people/identities.ts';
 import { createSlackPeople } from '../slack/people/slack-people.ts';
 import type { Route } from '../slack/receivers/http-receiver.ts';
-import { createBoltApp } from '../slack/receivers/slack-app.ts';
+import { createBoltApp, verifyBotToken } from '../slack/receivers/slack-app.ts';
 import { createStepConfirmer } from '../slack/workflow/step-confirmer.ts';
 import type { Stores } from './stores.ts';
 
 /**
  * What people reach: the Bolt app (on its interactive client), who people are and may see on
- * it, the Home tab and the workflow step's confirmations, on the same client.
+ * it, the Home tab and the workflow step's confirmations, on the same client; and the scopes the
+ * bot token was granted (undefined when Slack did not say), from the one check of the token.
  */
 export async function createSlackSide(
   config: Config,
@@ -28,18 +29,25 @@ export async function createSlackSide(
   },
 ) {
   const { logger, now } = deps;
-  const bolt = await createBoltApp({
+  const slackApi = {
     botToken: config.slack.botToken ?? '',
-    ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
-    ...(config.mode === 'socket' && config.slack.appToken
-      ? { appToken: config.slack.appToken }
-      : {}),
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
-    routes: deps.routes,
     timeoutMs: config.slack.timeoutMs,
-    inFlight: deps.inFlight,
-  });
+  };
+  const identity = await verifyBotToken(slackApi);
+  const bolt = await createBoltApp(
+    {
+      ...slackApi,
+      ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+      ...(config.mode === 'socket' && config.slack.appToken
+        ? { appToken: config.slack.appToken }
+        : {}),
+      routes: deps.routes,
+      inFlight: deps.inFlight,
+    },
+    identity,
+  );
   const people = createSlackPeople(bolt.client);
   const links = deps.stores.links;
   const identities = createIdentities({ people, links, linking: config.accountLinking });
@@ -76,7 +84,17 @@ export async function createSlackSide(
     logger,
     confirmMs: config.workflow.confirmMs,
   });
-  return { bolt, people, identities, access, membership, home, confirmer, webUrl };
+  return {
+    bolt,
+    grantedScopes: identity.scopes,
+    people,
+    identities,
+    access,
+    membership,
+    home,
+    confirmer,
+    webUrl,
+  };
 }
 
 export type SlackSide = Awaited<ReturnType<typeof createSlackSide>>;

@@ -1,5 +1,3 @@
-import type { WebClient } from '@slack/web-api';
-
 /**
  * What the app can do with the bot scopes it was granted. A workspace may install a leaner
  * manifest (deploy/slack/): the app then gives up what needs the missing scopes, and says so,
@@ -18,16 +16,6 @@ export interface Grants {
   searchesForEarlierPosts: boolean;
   /** The history scopes missing (empty when the search is made). */
   missingHistoryScopes: string[];
-}
-
-/**
- * The bot token's scopes, as Slack reports them with every answer (`x-oauth-scopes`, which the
- * Web API client gives as `response_metadata.scopes`); undefined when Slack did not say, which
- * counts as everything the manifest asks for.
- */
-export async function grantedScopes(client: WebClient): Promise<string[] | undefined> {
-  const answer = await client.auth.test();
-  return answer.response_metadata?.scopes;
 }
 
 /** What the granted scopes allow; undefined scopes (not reported) allow everything. */

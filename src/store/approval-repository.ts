@@ -10,9 +10,9 @@ import type {
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
-import { insertAnnouncement } from './outbox-store.ts';
+import { announcementRow, insertAnnouncement, insertAnnouncements } from './outbox-store.ts';
 import { toApproval } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
 
@@ -28,11 +28,17 @@ const OF_APPROVER_KINDS = ANNOUNCEMENT_KINDS.filter((kind) => ruleOf(kind).ofApp
 export function createApprovalRepository(db: Db, dialect: DialectName): ApprovalRepository {
   return {
     async createApproval(approval, now) {
+      const lanes = { ...approval, messageTs: null, escalatedTo: null };
+      // Numbered in this order: the request, then the approver's DM.
+      const announcements = (['request', 'approver-dm'] as const).map((kind) =>
+        announcementRow(approval.djbh, lanes, kind, null, now),
+      );
+      // A statement commits on its own: on Postgres the approval and its announcements are one
+      // round trip and the commit, where a transaction around them was five.
+      if (dialect === 'postgres' && !approval.againOf)
+        return insertWithAnnouncements(db, dialect, approval, now, announcements);
       await db.transaction().execute(async (trx) => {
-        await insertApproval(trx, approval, now);
-        const lanes = { ...approval, messageTs: null, escalatedTo: null };
-        await insertAnnouncement(trx, lanes, 'request', null, now);
-        await insertAnnouncement(trx, lanes, 'approver-dm', null, now);
+        await insertWithAnnouncements(trx, dialect, approval, now, announcements);
         if (approval.againOf) {
           // Request again is used up: the old request message drops its button at once, and
           // links to the new one once that is posted (outbox-store.ts, markAnnouncementSent).
@@ -41,11 +47,13 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
             .set({ requested_again_as: approval.djbh, updated_at: now.getTime() })
             .where('djbh', '=', approval.againOf)
             .where('requested_again_as', 'is', null)
+            .returningAll()
             .executeTakeFirst();
-          if (Number(used.numUpdatedRows) === 1)
+          // The row just updated decides the lane: no second read of it.
+          if (used)
             await insertAnnouncement(
               trx,
-              approval.againOf,
+              toApproval(used),
               'parent-update',
               null,
               now,
@@ -404,55 +412,85 @@ function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number, token:
     .execute();
 }
 
-export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
+/**
+ * Inserts a new approval with its first announcements. On Postgres in one statement (the
+ * announcements read the approval's number from the insert, so the trigger numbering them finds
+ * its row); on SQLite, which has no insert in a WITH, in two, so there the caller holds a
+ * transaction.
+ */
+async function insertWithAnnouncements(
+  db: Db,
+  dialect: DialectName,
+  a: NewTrackedApproval,
+  now: Date,
+  announcements: readonly AnnouncementRow[],
+): Promise<void> {
+  if (dialect === 'sqlite') {
+    await insertApproval(db, a, now);
+    return insertAnnouncements(db, announcements);
+  }
   await db
-    .insertInto('tracked_approvals')
-    .values({
-      djbh: a.djbh,
-      team_id: a.teamId,
-      channel_id: a.channelId,
-      message_ts: null,
-      thread_ts: a.threadTs ?? null,
-      function_execution_id: a.functionExecutionId ?? null,
-      again_of: a.againOf ?? null,
-      again_of_link: a.againOfLink ?? null,
-      template_name: a.templateName ?? null,
-      template_id: a.templateId ?? null,
-      requested_again_as: null,
-      requested_again_channel: null,
-      requested_again_ts: null,
-      requester_slack_id: a.requesterSlackId,
-      requester_login: a.requesterLogin,
-      approver_login: a.approverLogin,
-      approver_slack_id: a.approverSlackId,
-      title: a.title,
-      note: a.note,
-      decision: 'pending',
-      decided_by: null,
-      tracking: 'active',
-      locale: a.locale,
-      created_at: a.createdAt.getTime(),
-      updated_at: now.getTime(),
-      last_checked_at: null,
-      next_check_at: now.getTime(),
-      check_failures: 0,
-      lease_until: null,
-      reminders_sent: 0,
-      last_reminded_at: null,
-      unknown_since: null,
-      approver_unreachable_since: null,
-      check_token: null,
-      escalated_at: null,
-      escalated_to_login: null,
-      escalated_to_slack_id: null,
-      // Numbered by the database as their announcements are recorded (see announcements.seq).
-      announcements_recorded: 0,
-      approver_term: 0,
-      approver_from_seq: 0,
-      approver_since: null,
-      former_approvers: null,
-    })
+    .with('approval', (qb) =>
+      qb.insertInto('tracked_approvals').values(approvalRow(a, now)).returning('djbh'),
+    )
+    .insertInto('announcements')
+    .values(
+      announcements.map((row) => ({ ...row, djbh: sql<string>`(select djbh from approval)` })),
+    )
+    .onConflict((oc) => oc.column('id').doNothing())
     .execute();
+}
+
+export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
+  await db.insertInto('tracked_approvals').values(approvalRow(a, now)).execute();
+}
+
+function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
+  return {
+    djbh: a.djbh,
+    team_id: a.teamId,
+    channel_id: a.channelId,
+    message_ts: null,
+    thread_ts: a.threadTs ?? null,
+    function_execution_id: a.functionExecutionId ?? null,
+    again_of: a.againOf ?? null,
+    again_of_link: a.againOfLink ?? null,
+    template_name: a.templateName ?? null,
+    template_id: a.templateId ?? null,
+    requested_again_as: null,
+    requested_again_channel: null,
+    requested_again_ts: null,
+    requester_slack_id: a.requesterSlackId,
+    requester_login: a.requesterLogin,
+    approver_login: a.approverLogin,
+    approver_slack_id: a.approverSlackId,
+    title: a.title,
+    note: a.note,
+    decision: 'pending',
+    decided_by: null,
+    tracking: 'active',
+    locale: a.locale,
+    created_at: a.createdAt.getTime(),
+    updated_at: now.getTime(),
+    last_checked_at: null,
+    next_check_at: now.getTime(),
+    check_failures: 0,
+    lease_until: null,
+    reminders_sent: 0,
+    last_reminded_at: null,
+    unknown_since: null,
+    approver_unreachable_since: null,
+    check_token: null,
+    escalated_at: null,
+    escalated_to_login: null,
+    escalated_to_slack_id: null,
+    // Numbered by the database as their announcements are recorded (see announcements.seq).
+    announcements_recorded: 0,
+    approver_term: 0,
+    approver_from_seq: 0,
+    approver_since: null,
+    former_approvers: null,
+  };
 }
 
 /** The approval has ended: the workflow step that started it (if one did) is owed its outcome. */

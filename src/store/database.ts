@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { redactText, redactUrl } from '../redact.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
@@ -93,9 +93,11 @@ export async function openDatabase(
   // SQLite has no pool: one connection, and waiting for it is waiting for the lock.
   let pool: () => PoolStats = () => ({ waiting: 0, total: 0, idle: 0 });
   let release = () => {};
+  // The Postgres driver is loaded for Postgres only: a SQLite start does not pay for loading it.
+  const driver = dialect === 'postgres' ? (await import('pg')).default : undefined;
   try {
-    if (dialect === 'postgres') {
-      const opened = openPostgres(url, options);
+    if (driver) {
+      const opened = openPostgres(driver, url, options);
       db = opened.db;
       pool = () => ({
         waiting: opened.pool.waitingCount,
@@ -121,10 +123,14 @@ export async function openDatabase(
     if (options.migrate === false) {
       if ((await appliedMigrations(db as Kysely<unknown>)).length === 0)
         throw new Error('it holds no slack-approvals data (the app creates it on its first start)');
-    } else if (dialect === 'postgres' && (options.statementTimeoutMs ?? 15_000) > 0) {
+    } else if (driver && (options.statementTimeoutMs ?? 15_000) > 0) {
       // Migrations run without the statement timeout: waiting for another replica's migration
       // lock, or building an index on a table grown for years, may rightly take longer.
-      const unlimited = openPostgres(url, { ...options, poolSize: 1, statementTimeoutMs: 0 });
+      const unlimited = openPostgres(driver, url, {
+        ...options,
+        poolSize: 1,
+        statementTimeoutMs: 0,
+      });
       try {
         schemaAhead = (await migrateToLatest(unlimited.db as Kysely<unknown>)).ahead;
       } finally {
@@ -157,8 +163,12 @@ export class DatabaseError extends AppError {
   }
 }
 
-function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>; pool: pg.Pool } {
-  const pool = new pg.Pool({
+function openPostgres(
+  driver: typeof pg,
+  url: string,
+  options: OpenOptions,
+): { db: Kysely<Database>; pool: pg.Pool } {
+  const pool = new driver.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     // A statement stuck behind a lock (or a runaway query) fails instead of holding a connection
@@ -174,7 +184,7 @@ function openPostgres(url: string, options: OpenOptions): { db: Kysely<Database>
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === PG_INT8
           ? (v: string) => Number(v)
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+          : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   pool.on('error', (error) => options.onConnectionError?.(error));

@@ -628,14 +628,17 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationRep
   const known = Object.keys(migrations).sort();
   const done = await appliedMigrations(db);
   const ahead = done.filter((name) => !known.includes(name));
+  const missing = known.filter((name) => !done.includes(name));
   if (ahead.length > 0) {
-    const missing = known.filter((name) => !done.includes(name));
     if (missing.length > 0)
       throw new Error(
         `Database migrations ${missing.join(', ')} are missing, but a newer release ran ${ahead.join(', ')}: run the newer release once (it migrates), then this one`,
       );
     return { applied: [], ahead };
   }
+  // Up to date, as at every start but the first of a release: the Migrator's own checks (its
+  // tables, its lock, a transaction) would find nothing to do, and cost a restart some 25 ms.
+  if (missing.length === 0) return { applied: [], ahead: [] };
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -9,7 +9,7 @@ import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { claimLane, laneHeads, releaseLane } from './lane-store.ts';
 import { toAnnouncement, toApproval } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { AnnouncementRow, Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 type CurrentApproverQuery = UpdateQueryBuilder<
@@ -338,37 +338,64 @@ export async function insertAnnouncement(
 ): Promise<void> {
   const djbh = typeof of === 'string' ? of : of.djbh;
   const approval = typeof of === 'string' ? await approvalOf(db, of) : of;
+  await insertAnnouncements(db, [
+    announcementRow(djbh, approval, kind, decision, now, occurrence, detail),
+  ]);
+}
+
+/**
+ * Inserts announcements built by announcementRow in one statement, numbered (seq) in the order
+ * given. The id names the fact: one recorded already is left as it is, never announced twice.
+ */
+export async function insertAnnouncements(db: Db, rows: readonly AnnouncementRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await db
     .insertInto('announcements')
-    .values({
-      id: announcementId(djbh, kind, decision ?? occurrence ?? detail, approval?.approverTerm),
-      djbh,
-      kind,
-      decision,
-      state: 'pending',
-      attempts: 0,
-      attempted_at: null,
-      lease_until: null,
-      sent_ts: null,
-      last_error: null,
-      created_at: now.getTime(),
-      occurrence,
-      next_attempt_at: now.getTime(),
-      attempt_token: null,
-      uncertain: 0,
-      sent_channel: null,
-      first_attempted_at: null,
-      redriven_at: null,
-      paused_ms: 0,
-      commit_horizon_at: null,
-      // Numbered by the database as it inserts the row (the order the approval's lanes deliver in).
-      seq: null,
-      // Resolved once, here, by the domain's rule; again only when the conversation changes.
-      lane_key: approval ? laneOf(ruleOf(kind), approval) : null,
-    })
-    // The id names the fact: recording it again must not announce it twice.
+    .values([...rows])
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
+}
+
+/**
+ * A new announcement's row, waiting to be delivered. `approval` decides its lane (undefined for an
+ * approval not found: it gets none).
+ */
+export function announcementRow(
+  djbh: string,
+  /** What decides its lane, and its approver's term for a kind about them (announcementId). */
+  approval: (LaneSubject & { approverTerm?: number }) | undefined,
+  kind: AnnouncementKind,
+  decision: Decision | null,
+  now: Date,
+  occurrence: number | null = null,
+  detail?: string,
+): AnnouncementRow {
+  return {
+    id: announcementId(djbh, kind, decision ?? occurrence ?? detail, approval?.approverTerm),
+    djbh,
+    kind,
+    decision,
+    state: 'pending',
+    attempts: 0,
+    attempted_at: null,
+    lease_until: null,
+    sent_ts: null,
+    last_error: null,
+    created_at: now.getTime(),
+    occurrence,
+    next_attempt_at: now.getTime(),
+    attempt_token: null,
+    uncertain: 0,
+    sent_channel: null,
+    first_attempted_at: null,
+    redriven_at: null,
+    paused_ms: 0,
+    commit_horizon_at: null,
+    // Numbered by the database as it inserts the row (the order the approval's lanes deliver in).
+    seq: null,
+    // Resolved once, here, by the domain's rule; again only when the conversation changes.
+    lane_key: approval ? laneOf(ruleOf(kind), approval) : null,
+  };
 }
 
 /**

@@ -127,7 +127,7 @@ describe('pollOnce', () => {
       { ...options, concurrency: 1 },
       now,
     );
-    // The first claim took 8 (four times the concurrency, at least 8): 3 failed, 5 deferred, and
+    // The first claim took 8 (eight times the concurrency, at least 8): 3 failed, 5 deferred, and
     // the pass claimed no more once the service was found down.
     expect(counts).toMatchObject({ failed: 3, deferred: 5, checked: 0, changed: 0 });
     expect(sim.requestCounts()['approval-status'] - before).toBe(3);

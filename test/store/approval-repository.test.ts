@@ -44,6 +44,64 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it('numbers a new approval’s announcements on its row, and goes on counting from there', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(10));
+        const recorded = await testDb.handle.db
+          .selectFrom('announcements')
+          .select(['kind', 'seq', 'lane_key'])
+          .where('djbh', '=', 'AAAAAAAAAAAa')
+          .orderBy('seq')
+          .execute();
+        expect(recorded).toEqual([
+          { kind: 'request', seq: 1, lane_key: 'post:C2147483705' },
+          { kind: 'approver-dm', seq: 2, lane_key: 'dm:U0MARIA' },
+          { kind: 'reminder', seq: 3, lane_key: expect.any(String) },
+          { kind: 'reminder-note', seq: 4, lane_key: expect.any(String) },
+        ]);
+        const row = await testDb.handle.db
+          .selectFrom('tracked_approvals')
+          .select('announcements_recorded')
+          .where('djbh', '=', 'AAAAAAAAAAAa')
+          .executeTakeFirstOrThrow();
+        expect(row.announcements_recorded).toBe(4);
+      });
+
+      it('uses up Request again of the approval a new one was requested again from, once', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', { againOf: 'AAAAAAAAAAAa' }),
+          later(10),
+        );
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', { againOf: 'AAAAAAAAAAAa' }),
+          later(20),
+        );
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toMatchObject({
+          djbh: 'BBBBBBBBBBBb',
+        });
+        const old = await testDb.handle.db
+          .selectFrom('announcements')
+          .select(['id', 'seq', 'lane_key'])
+          .where('djbh', '=', 'AAAAAAAAAAAa')
+          .orderBy('seq')
+          .execute();
+        // Its request message is edited, in the lane of that message's edits.
+        expect(old).toEqual([
+          { id: 'AAAAAAAAAAAa:request', seq: 1, lane_key: 'post:C2147483705' },
+          { id: 'AAAAAAAAAAAa:approver-dm', seq: 2, lane_key: 'dm:U0MARIA' },
+          {
+            id: 'AAAAAAAAAAAa:parent-update:again:BBBBBBBBBBBb',
+            seq: 3,
+            lane_key: 'edit:post:C2147483705',
+          },
+        ]);
+        // Both new ones are recorded all the same, with their own announcements.
+        for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc'])
+          expect((await store.getApproval(djbh))?.againOf).toBe('AAAAAAAAAAAa');
+        expect(await store.pendingAnnouncements(10)).toHaveLength(7);
+      });
+
       it('stores nothing when the approval number is already taken', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await expect(

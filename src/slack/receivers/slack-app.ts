@@ -53,15 +53,6 @@ export function slackClientOptions(
 }
 
 /**
- * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
- * In HTTP mode our receiver (http-receiver.ts) answers each request as soon as a listener
- * acknowledges, refuses requests whose signature is wrong or older than five minutes (401) and
- * malformed ones (400), and answers what no listener takes. In Socket Mode Bolt's receiver is
- * used with every envelope acknowledged the same way (socket-mode-receiver.ts).
- * The bot token is checked once here (auth.test), so a wrong token stops the start with a clear
- * message instead of failing the first request, and Bolt gets the bot's ids without asking again.
- */
-/**
  * Bolt's start in Socket Mode, with a refused SLACK_APP_TOKEN (apps.connections.open answering
  * `invalid_auth`, `not_allowed_token_type`, …) or an unreachable Slack told in one line, as a
  * refused bot token is, instead of the client's error with its stack.
@@ -86,9 +77,26 @@ export async function startSocketMode(app: App, apiUrl: string | undefined): Pro
   });
 }
 
-export async function createBoltApp(options: BoltAppOptions): Promise<App> {
-  const clientOptions = slackClientOptions('interactive', options);
-  const identity = await new WebClient(options.botToken, clientOptions).auth
+/** The bot as auth.test describes it: its ids, and the scopes its token was granted. */
+export interface BotIdentity {
+  botId?: string;
+  botUserId?: string;
+  /** As Slack reports them with every answer (`x-oauth-scopes`); undefined when it did not say. */
+  scopes?: string[];
+}
+
+/**
+ * Checks the bot token once (auth.test): a wrong token stops the start with a clear message
+ * instead of failing the first request, and the answer gives Bolt the bot's ids and the app its
+ * granted scopes without asking again.
+ */
+export async function verifyBotToken(
+  options: Pick<BoltAppOptions, 'botToken' | 'apiUrl' | 'logger' | 'timeoutMs'>,
+): Promise<BotIdentity> {
+  const identity = await new WebClient(
+    options.botToken,
+    slackClientOptions('interactive', options),
+  ).auth
     .test()
     .catch((error: unknown) => {
       const platform = (error as { data?: { error?: string } }).data?.error;
@@ -104,10 +112,29 @@ export async function createBoltApp(options: BoltAppOptions): Promise<App> {
         `Could not reach Slack at ${where} to check SLACK_BOT_TOKEN (${(error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error))}); check the network, a proxy, or SLACK_API_URL`,
       );
     });
-  const common = {
-    token: options.botToken,
+  const scopes = identity.response_metadata?.scopes;
+  return {
     ...(identity.bot_id ? { botId: identity.bot_id } : {}),
     ...(identity.user_id ? { botUserId: identity.user_id } : {}),
+    ...(scopes ? { scopes } : {}),
+  };
+}
+
+/**
+ * The Bolt app without listeners: Socket Mode when an app token is given, HTTP mode otherwise.
+ * In HTTP mode our receiver (http-receiver.ts) answers each request as soon as a listener
+ * acknowledges, refuses requests whose signature is wrong or older than five minutes (401) and
+ * malformed ones (400), and answers what no listener takes. In Socket Mode Bolt's receiver is
+ * used with every envelope acknowledged the same way (socket-mode-receiver.ts).
+ * For the bot `identity` describes (the token is checked here when it is not given).
+ */
+export async function createBoltApp(options: BoltAppOptions, identity?: BotIdentity): Promise<App> {
+  const clientOptions = slackClientOptions('interactive', options);
+  const bot = identity ?? (await verifyBotToken(options));
+  const common = {
+    token: options.botToken,
+    ...(bot.botId ? { botId: bot.botId } : {}),
+    ...(bot.botUserId ? { botUserId: bot.botUserId } : {}),
     logger: boltLogger(options.logger),
     clientOptions,
   };
