@@ -14,6 +14,7 @@ import type { TrackedApproval } from './tracked-approval.ts';
 export type Role =
   | 'requester'
   | 'approver'
+  | 'former-approver'
   | 'escalated-to'
   | 'conversation-member'
   | 'workspace-admin';
@@ -44,8 +45,11 @@ export const WHO_MAY: AccessRules = {
   // The requester and the approver, and whoever can read the message it was posted in: the
   // channel's members, or, for a request only ever posted in a DM, nobody else. And the leader it
   // was escalated to: the escalation DM asks them to act on it, so they must be able to open it
-  // (status, list, Home) wherever it was posted; a private channel's request included.
-  see: ['requester', 'approver', 'escalated-to', 'conversation-member'],
+  // (status, list, Home) wherever it was posted; a private channel's request included. And whoever
+  // had it before the service gave it to its approver now (handover.ts): they were sent its title
+  // and note in their DM, so they may still open it with status; it no longer waits for them, so
+  // their list and Home do not show it.
+  see: ['requester', 'approver', 'former-approver', 'escalated-to', 'conversation-member'],
   // Starting an approval in someone's name: that person alone (see step-confirmation.ts).
   'confirm-start': ['requester'],
   // "Request again" starts a new approval in the old one's requester's name: theirs alone.
@@ -87,6 +91,8 @@ export interface ApprovalParties {
    * given to someone else): they are its approver too.
    */
   currentApproverLogin?: string | null;
+  /** Who had it before its approver now (handover.ts), when it was handed over. */
+  formerApprovers?: readonly Person[];
   /** The leader the approval was escalated to (escalation.ts), when it was. */
   escalatedTo?: Person | null;
   /** The conversation its request message was posted in; null until it is posted. */
@@ -131,6 +137,7 @@ export function partiesOf(approval: TrackedApproval, currentApprover?: string): 
     ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
+    formerApprovers: approval.formerApprovers,
     escalatedTo: approval.escalatedTo
       ? { chatId: approval.escalatedTo.chatId, login: approval.escalatedTo.login }
       : null,
@@ -239,6 +246,10 @@ async function plays(
         (await is(asker, parties.approverChatId, parties.approverLogin)) ||
         (await is(asker, null, parties.currentApproverLogin ?? null))
       );
+    case 'former-approver':
+      for (const p of parties.formerApprovers ?? [])
+        if (await is(asker, p.chatId, p.login)) return true;
+      return false;
     case 'escalated-to': {
       const to = parties.escalatedTo;
       return Boolean(to) && is(asker, to?.chatId ?? null, to?.login ?? null);

@@ -56,6 +56,13 @@ export interface AnnouncementRule {
    * everyone who reads it may see the approval; `nothing` may go anywhere its lane goes.
    */
   carries: 'title-and-note' | 'nothing';
+  /**
+   * True for what is about the approval's current approver (their DM, its edits, their reminders,
+   * that they cannot be reached; not the escalation, once per approval whoever has it): each approver the service gives the approval to
+   * gets their own (its id names their term, handover.ts), and one still waiting to go out when
+   * the approval is handed to someone else is dropped (`skipped`): it was the previous one's.
+   */
+  ofApprover?: boolean;
 }
 
 const post = { repeatable: false, onlyWhilePending: false } as const;
@@ -88,6 +95,8 @@ export type AnnouncementKind =
   | 'escalation'
   /** Tells the requester in the thread that it was escalated, and to whom. */
   | 'escalation-note'
+  /** The service gave the approval to someone else: said once in the thread (handover.ts). */
+  | 'handed-over'
   | 'parent-update'
   | 'approver-dm-update'
   | 'step-complete';
@@ -108,6 +117,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     waitsFor: [],
     fallback: 'tell-requester',
     carries: 'title-and-note',
+    ofApprover: true,
   },
   decision: inThread,
   'gave-up': inThread,
@@ -123,6 +133,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     fallback: 'tell-requester',
     onlyWhilePending: true,
     carries: 'title-and-note',
+    ofApprover: true,
   },
   // Says the reminder went, so it waits for it (and is dropped if the approver proved unreachable).
   'reminder-note': {
@@ -130,8 +141,9 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     waitsFor: ['request', 'reminder'],
     fallback: 'nothing',
     onlyWhilePending: true,
+    ofApprover: true,
   },
-  'approver-unreachable': inThread,
+  'approver-unreachable': { ...inThread, ofApprover: true },
   // Pointless once the approval is decided or ended, like a reminder. A leader who cannot be
   // reached gets nothing and nobody else is told instead (the note then says nothing either).
   escalation: {
@@ -145,6 +157,9 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
   // Says the leader was told, so it waits for that DM, and says nothing unless it went out. Not
   // dropped by a decision that came after the DM: what the leader read, the requester may know.
   'escalation-note': { ...inThread, waitsFor: ['request', 'escalation'] },
+  // Names who had it and who has it now, in the thread: nothing a reader of the thread could not
+  // know (the request message shows the approver). Said even when decided meanwhile: it happened.
+  'handed-over': inThread,
   /** The request message, edited to show the latest state (an edit always shows the latest). */
   'parent-update': {
     lane: 'request-message',
@@ -162,6 +177,7 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     repeatable: true,
     onlyWhilePending: false,
     carries: 'title-and-note',
+    ofApprover: true,
   },
   /** The Workflow Builder step that started the approval, completed with its outcome. */
   'step-complete': {

@@ -7,6 +7,11 @@ export interface Posted {
   ts: string;
   /** Slack said the approver cannot be reached (deactivated, not found); the requester was told. */
   approverUnreachable?: boolean;
+  /**
+   * The approver's chat account, when delivery looked it up because the approval recorded none
+   * for an approver the service handed it to (handover.ts): recorded with the delivery.
+   */
+  approverChatId?: string;
 }
 
 /** Delivered by posting nothing (nobody to tell, nothing left to edit). */

@@ -1,4 +1,5 @@
 import type { Decision } from './approval-types.ts';
+import type { Handover } from './handover.ts';
 import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -81,6 +82,21 @@ export interface ApprovalRepository {
     claim?: string | null,
   ): Promise<boolean>;
   /**
+   * Records that the service gave the approval to someone else (handover.ts), as a check that
+   * found nothing else new: the new approver (their chat account when `to` knows it, else none
+   * until delivery finds it), their term, reminders counted from none (an escalation already made stays), with the
+   * thread's note, their DM and the refresh of the request message, in one transaction; what was
+   * still waiting to go out to the one before (their reminders, DMs, escalation) is dropped. Only
+   * from `fromTerm` and while pending and followed: false, and nothing written, otherwise or when
+   * the claim is lost, so two replicas (or a retried pass) that see the same handover record it
+   * once. Ends the claim.
+   */
+  recordHandover(
+    djbh: string,
+    handover: Handover & { now: Date; nextCheckAt: Date },
+    claim?: string | null,
+  ): Promise<boolean>;
+  /**
    * Records the n-th reminder with its two announcements (the approver's DM and the thread note)
    * in one transaction; recording the same occurrence again announces nothing new.
    */
@@ -91,7 +107,8 @@ export interface ApprovalRepository {
     claim?: string | null,
   ): Promise<boolean>;
   /**
-   * How many of an approval's reminders went unanswered at `now`: posted to the approver (not
+   * How many of an approval's reminders went unanswered at `now`: posted to its current approver
+   * (not the one before a handover; not
    * merely recorded: one still queued, dropped, failed or posted to nobody was never seen) by an
    * attempt that started at least `answerWithinMs` before `now`, so that a reminder delivered late
    * still has its full time to be answered. What recordEscalation counts; cheap to ask first.

@@ -37,14 +37,24 @@ export interface ReminderOptions {
   max: number;
 }
 
-/** The number of the reminder due now for a pending approval, or undefined when none is. */
+/**
+ * The number of the reminder due now for a pending approval, or undefined when none is. Counted
+ * for its current approver: one the service gave it to (handover.ts) starts from none, `afterMs`
+ * after they got it (`approverSince`).
+ */
 export function reminderDue(
-  approval: { createdAt: Date; remindersSent: number; lastRemindedAt: Date | null },
+  approval: {
+    createdAt: Date;
+    approverSince?: Date | null;
+    remindersSent: number;
+    lastRemindedAt: Date | null;
+  },
   now: Date,
   options: ReminderOptions,
 ): number | undefined {
   if (approval.remindersSent >= options.max) return undefined;
-  if (now.getTime() - approval.createdAt.getTime() < options.afterMs) return undefined;
+  const since = approval.approverSince ?? approval.createdAt;
+  if (now.getTime() - since.getTime() < options.afterMs) return undefined;
   if (
     approval.lastRemindedAt &&
     now.getTime() - approval.lastRemindedAt.getTime() < options.intervalMs

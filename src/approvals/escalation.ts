@@ -34,10 +34,10 @@ export interface EscalationTarget {
  * delivered late has its full time to be answered).
  *
  * `reportedApprover` is the approver the service names now (older services name none). When it is
- * someone else than the approver the approval was requested from (the service's administrators
- * gave it to another person), it is not due: the reminders went to the approver it was requested
- * from, so the one who holds it now left none unanswered, and their leader would be told something
- * untrue.
+ * someone else than the recorded approver (the service gave it to another person), it is not due:
+ * the reminders went to the recorded one, so the one who holds it now left none unanswered, and
+ * their leader would be told something untrue. The check that finds that records the handover
+ * instead (handover.ts), after which the new approver's own reminders count.
  */
 export function escalationDue(
   approval: Pick<

@@ -1,3 +1,4 @@
+import type { Posted } from './announcer.ts';
 import type { Announcement, TrackedApproval } from './tracked-approval.ts';
 
 /** An announcement that can be delivered now, with its approval and its lane. */
@@ -87,7 +88,7 @@ export interface Outbox {
    */
   markAnnouncementSent(
     claim: AnnouncementClaim,
-    posted: { channel: string; ts: string; approverUnreachable?: boolean },
+    posted: Posted,
     now: Date,
     /** How long the claim's lane waits before its next post (Slack's pace), fleet-wide. */
     laneWaitMs?: number,

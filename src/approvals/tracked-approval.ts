@@ -1,5 +1,6 @@
-import type { AnnouncementKind } from './announcement-rules.ts';
+import { type AnnouncementKind, ruleOf } from './announcement-rules.ts';
 import type { Decision } from './approval-types.ts';
+import type { Person } from './person.ts';
 
 /** Whether the poller still asks the service about an approval. */
 export type Tracking = 'active' | 'finished' | 'gave-up';
@@ -21,8 +22,22 @@ export interface TrackedApproval {
   functionExecutionId: string | null;
   requesterSlackId: string;
   requesterLogin: string;
+  /** The current approver: the one it was requested from, or whom the service gave it to since. */
   approverLogin: string;
   approverSlackId: string | null;
+  /**
+   * How many times the service gave the approval to someone else (handover.ts); 0 while it is
+   * with the approver it was requested from. What the current approver is told and reminded of is
+   * theirs alone: named with this term.
+   */
+  approverTerm: number;
+  /** When the current approver got it; null while it is with the one it was requested from. */
+  approverSince: Date | null;
+  /**
+   * Who had it before the current approver, oldest first (handover.ts); empty while it was never
+   * handed over. They were sent its title and note in their DM, so they may still see it.
+   */
+  formerApprovers: Person[];
   title: string;
   note: string;
   decision: Decision;
@@ -93,6 +108,9 @@ export type NewTrackedApproval = Omit<
   | 'escalatedAt'
   | 'escalatedTo'
   | 'checkClaim'
+  | 'approverTerm'
+  | 'approverSince'
+  | 'formerApprovers'
 > &
   Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
 
@@ -145,10 +163,18 @@ export function replyThread(approval: TrackedApproval): string | null {
   return approval.messageTs ? (approval.threadTs ?? approval.messageTs) : null;
 }
 
+/**
+ * `term`: the approver's (TrackedApproval.approverTerm), for a kind about them (its rule's
+ * `ofApprover`): from the first handover on, each approver's reminders and DMs are facts of their
+ * own (`<djbh>:reminder:1@2` is the second approver's first reminder). Term 0 names none, so ids
+ * recorded before handovers existed stay what they were.
+ */
 export function announcementId(
   djbh: string,
   kind: AnnouncementKind,
   detail?: Decision | number | string,
+  term = 0,
 ): string {
-  return detail === undefined ? `${djbh}:${kind}` : `${djbh}:${kind}:${detail}`;
+  const base = detail === undefined ? `${djbh}:${kind}` : `${djbh}:${kind}:${detail}`;
+  return term > 0 && ruleOf(kind).ofApprover ? `${base}@${term}` : base;
 }

@@ -60,7 +60,7 @@ export function createDelivery(
     ...(approverListUrl(config.approval) ? { webListUrl: approverListUrl(config.approval) } : {}),
     channelLanguage: config.language,
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
-    sentDm: (djbh) => store.sentPost(announcementId(djbh, 'approver-dm')),
+    sentDm: (djbh, term) => store.sentPost(announcementId(djbh, 'approver-dm', undefined, term)),
     sentPost: (id) => store.sentPost(id),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
     ...(config.workingHours ? { workingHours: config.workingHours } : {}),

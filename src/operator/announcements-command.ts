@@ -97,7 +97,7 @@ export function storyLines({ approval: a, announcements }: ApprovalStory): strin
   const lines = [
     `Approval ${a.djbh}: ${a.title}`,
     `  requested\t${at(a.createdAt)} by ${a.requesterLogin} (${a.requesterSlackId}) in ${a.channelId}${a.templateName ? `, template "${a.templateName}"` : ''}${a.againOf ? `, again after ${a.againOf}` : ''}`,
-    `  approver\t${a.approverLogin}${a.approverSlackId ? ` (${a.approverSlackId})` : ' (not on Slack)'}${a.approverUnreachableSince ? `, unreachable on Slack since ${at(a.approverUnreachableSince)}` : ''}`,
+    `  approver\t${a.approverLogin}${a.approverSlackId ? ` (${a.approverSlackId})` : ' (not on Slack)'}${a.approverUnreachableSince ? `, unreachable on Slack since ${at(a.approverUnreachableSince)}` : ''}${a.approverSince ? `, since ${at(a.approverSince)}; before: ${a.formerApprovers.map((p) => p.login).join(', ')}` : ''}`,
     `  decision\t${a.decision}${a.decidedBy ? ` by ${a.decidedBy}` : ''}`,
     `  following\t${a.tracking}; last checked ${at(a.lastCheckedAt)}, next check ${a.tracking === 'active' ? at(a.nextCheckAt) : '-'}${a.checkFailures > 0 ? `, ${a.checkFailures} failed check(s) in a row` : ''}${a.unknownSince ? `, unknown to the service since ${at(a.unknownSince)}` : ''}`,
     `  reminders\t${a.remindersSent}${a.lastRemindedAt ? `, last ${at(a.lastRemindedAt)}` : ''}`,

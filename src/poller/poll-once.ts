@@ -12,6 +12,7 @@ import {
   type EscalationTarget,
   escalationDue,
 } from '../approvals/escalation.ts';
+import { handoverOf } from '../approvals/handover.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import {
   isWorkingTime,
@@ -301,6 +302,19 @@ export async function pollOnce(
         deps.logger.info(
           { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
           'gave up following the approval: nobody decided',
+        );
+      return deps.announce?.();
+    }
+    // The service gave it to someone else: they are the approver from now on (handover.ts).
+    const handover = handoverOf(approval, status);
+    if (handover) {
+      counts.changed++;
+      list(counts.changedDjbhs, approval.djbh);
+      const next = { ...handover, now, nextCheckAt: nextCheckAt(approval.createdAt, now, options) };
+      if (await deps.store.recordHandover(approval.djbh, next, approval.checkClaim))
+        deps.logger.info(
+          { djbh: approval.djbh, from: approval.approverLogin, to: handover.to.login },
+          'approval handed to another approver',
         );
       return deps.announce?.();
     }

@@ -308,6 +308,8 @@ const en = {
   reminderDm: (requester: string, waited: string) =>
     `:bell: Reminder: ${requester} has been waiting ${waited} for your approval. Decide in the approval service.`,
   reminderNote: (approver: string, n: number) => `:bell: Reminded ${approver} (reminder ${n}).`,
+  handedOverNote: (from: string, to: string) =>
+    `:arrow_right: The approval service handed this from ${from} to ${to}: ${to} is the approver now.`,
   /** The day's one reminder to an approver with several approvals waiting, and its lines. */
   reminderDigest: (count: number) =>
     `:bell: Reminder: ${count} approvals are waiting for you. Decide in the approval service.`,
@@ -654,6 +656,8 @@ const zh: Messages = {
   reminderDm: (requester, waited) =>
     `:bell: 提醒：${requester} 已等待你审批 ${waited}。请在审批系统中处理。`,
   reminderNote: (approver, n) => `:bell: 已提醒 ${approver}（第 ${n} 次）。`,
+  handedOverNote: (from, to) =>
+    `:arrow_right: 审批系统已将此审批从 ${from} 转交给 ${to}：现在由 ${to} 审批。`,
   reminderDigest: (count) => `:bell: 提醒：有 ${count} 个审批等待你处理。请在审批系统中处理。`,
   digestLine: (title, djbh, requester, waited) =>
     `${title}（${djbh}），${requester} 发起，已等待 ${waited}`,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type {
   AnnouncementKind,
@@ -14,6 +15,9 @@ import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
+
+/** The kinds about an approval's current approver (their rule's `ofApprover`). */
+const OF_APPROVER_KINDS = ANNOUNCEMENT_KINDS.filter((kind) => ruleOf(kind).ofApprover);
 
 /**
  * The approvals' repository over Kysely: what is known of each approval and its checks. Recording
@@ -176,6 +180,64 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       });
     },
 
+    async recordHandover(djbh, { fromTerm, to, former, now, nextCheckAt }, claim) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tracked_approvals')
+          .set((eb) => ({
+            // As the check read them: the term below makes sure nobody changed them since.
+            former_approvers: JSON.stringify(former),
+            approver_login: to.login,
+            approver_slack_id: to.chatId,
+            approver_term: fromTerm + 1,
+            // What is recorded from here on (announcements.seq) is the new approver's.
+            approver_from_seq: eb.ref('announcements_recorded'),
+            approver_since: now.getTime(),
+            // They were never reminded, may well be reachable, and left nothing unanswered. An
+            // escalation already made stays: once per approval, and its leader was sent its title.
+            reminders_sent: 0,
+            last_reminded_at: null,
+            approver_unreachable_since: null,
+            updated_at: now.getTime(),
+            last_checked_at: now.getTime(),
+            next_check_at: nextCheckAt.getTime(),
+            lease_until: null,
+            check_failures: 0,
+            unknown_since: null,
+          }))
+          .where('djbh', '=', djbh)
+          // Once per handover: whoever records it first moves the term on, the rest no-op.
+          .where('approver_term', '=', fromTerm)
+          .where('decision', '=', 'pending')
+          .where('tracking', '=', 'active')
+          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
+          .returningAll()
+          .executeTakeFirst();
+        if (!result) return false;
+        const approval = toApproval(result);
+        // What still waited to go out to the one before is theirs, not the new approver's.
+        await trx
+          .updateTable('announcements')
+          .set({ state: 'skipped', last_error: 'handed to someone else before it went out' })
+          .where('djbh', '=', djbh)
+          .where('state', '=', 'pending')
+          .where('kind', 'in', OF_APPROVER_KINDS)
+          .execute();
+        await insertAnnouncement(trx, approval, 'handed-over', null, now, approval.approverTerm);
+        await insertAnnouncement(trx, approval, 'approver-dm', null, now);
+        await insertAnnouncement(
+          trx,
+          approval,
+          'parent-update',
+          null,
+          now,
+          null,
+          `handed-over:${approval.approverTerm}`,
+        );
+        return true;
+      });
+    },
+
     async recordReminder(djbh, occurrence, now, claim) {
       return db.transaction().execute(async (trx) => {
         const result = await trx
@@ -295,6 +357,14 @@ async function unansweredReminders(
     .selectFrom('announcements')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('djbh', '=', djbh)
+    // The current approver's (handover.ts): those recorded since they got it.
+    .where(({ eb, selectFrom }) =>
+      eb(
+        'seq',
+        '>',
+        selectFrom('tracked_approvals').select('approver_from_seq').where('djbh', '=', djbh),
+      ),
+    )
     .where('kind', '=', 'reminder' satisfies AnnouncementKind)
     .where('state', '=', 'sent')
     .where('sent_ts', 'is not', null)
@@ -416,6 +486,10 @@ function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
     escalated_to_slack_id: null,
     // Numbered by the database as their announcements are recorded (see announcements.seq).
     announcements_recorded: 0,
+    approver_term: 0,
+    approver_from_seq: 0,
+    approver_since: null,
+    former_approvers: null,
   };
 }
 

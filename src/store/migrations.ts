@@ -564,6 +564,42 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('announcements').dropColumn('seq').execute();
     },
   },
+  '2026-11-25-021-approver-handover': {
+    // The service may give an approval to someone else (approvals/handover.ts): the current
+    // approver replaces the recorded one, numbered by term (0: the one it was requested from),
+    // with those before kept: they read its title in their DM, and may still see it. Expand only: the
+    // previous release ignores these columns and keeps following the approver it recorded.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('approver_term', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // Of its announcements, those numbered above this (announcements.seq) are the current
+      // approver's: what reminders count, and whose digest they join.
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('approver_from_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('approver_since', 'bigint')
+        .execute();
+      // Who had it before (JSON: [{ login, chatId }], oldest first): they were sent its title.
+      await db.schema
+        .alterTable('tracked_approvals')
+        .addColumn('former_approvers', 'text')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of [
+        'approver_term',
+        'approver_from_seq',
+        'approver_since',
+        'former_approvers',
+      ])
+        await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
+    },
+  },
 };
 
 /** Postgres or SQLite, for the few statements the two spell differently (triggers). */

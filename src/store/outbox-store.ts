@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type UpdateQueryBuilder } from 'kysely';
 import { ruleOf } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { type LaneSubject, laneOf } from '../approvals/conversation.ts';
@@ -12,6 +12,13 @@ import { toAnnouncement, toApproval } from './rows.ts';
 import type { AnnouncementRow, Database } from './schema.ts';
 
 type Db = Kysely<Database>;
+type CurrentApproverQuery = UpdateQueryBuilder<
+  Database,
+  'tracked_approvals',
+  'tracked_approvals',
+  // biome-ignore lint/suspicious/noExplicitAny: the query's output differs by caller
+  any
+>;
 
 const greatest = (dialect: DialectName) => sql.raw(dialect === 'postgres' ? 'greatest' : 'max');
 
@@ -124,19 +131,26 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
           })
           .where('id', '=', claim.id)
           .where('attempt_token', '=', claim.token)
-          .returning(['djbh', 'kind'])
+          .returning(['djbh', 'kind', 'seq'])
           .executeTakeFirst();
+        // Said of the approver the approval has now, not of one it was taken from since this
+        // announcement was recorded (approvals/handover.ts).
+        const ofCurrentApprover = (qb: CurrentApproverQuery) =>
+          qb.where('approver_from_seq', '<', Number(row?.seq ?? Number.MAX_SAFE_INTEGER));
         if (posted.approverUnreachable && row) {
           const marked = await trx
             .updateTable('tracked_approvals')
             .set({ approver_unreachable_since: now.getTime(), updated_at: now.getTime() })
             .where('djbh', '=', row.djbh)
             .where('approver_unreachable_since', 'is', null)
+            .$call(ofCurrentApprover)
+            .returning('approver_term')
             .executeTakeFirst();
-          // The first time only: the requester is told once.
-          if (Number(marked.numUpdatedRows) === 1) {
+          // The first time only (for each approver it is handed to): the requester is told once.
+          if (marked) {
             await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
             // The request message offers Request again now (see request-again.ts).
+            const term = Number(marked.approver_term);
             await insertAnnouncement(
               trx,
               row.djbh,
@@ -144,7 +158,33 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
               null,
               now,
               null,
-              'approver-unreachable',
+              term > 0 ? `approver-unreachable@${term}` : 'approver-unreachable',
+            );
+          }
+        }
+        if (posted.approverChatId && row) {
+          // Delivery found the Slack account of an approver the service handed the approval to
+          // (the store looks nothing up): recorded, so that what follows goes to their DM's lane.
+          const found = await trx
+            .updateTable('tracked_approvals')
+            .set({ approver_slack_id: posted.approverChatId, updated_at: now.getTime() })
+            .where('djbh', '=', row.djbh)
+            .where('approver_slack_id', 'is', null)
+            .where('approver_term', '>', 0)
+            .$call(ofCurrentApprover)
+            .returning('approver_term')
+            .executeTakeFirst();
+          if (found) {
+            await relane(trx, row.djbh);
+            // The request message names them by their Slack account now.
+            await insertAnnouncement(
+              trx,
+              row.djbh,
+              'parent-update',
+              null,
+              now,
+              null,
+              `approver-found@${Number(found.approver_term)}`,
             );
           }
         }
@@ -284,8 +324,11 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
 
 export async function insertAnnouncement(
   db: Db,
-  /** The approval's number, or what decides its lanes when the caller has it at hand. */
-  of: string | LaneSubject,
+  /**
+   * The approval's number, or what decides its lanes (and its approver's term, for a kind about
+   * them: tracked-approval.ts's announcementId) when the caller has it at hand.
+   */
+  of: string | (LaneSubject & { approverTerm?: number }),
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
@@ -319,7 +362,8 @@ export async function insertAnnouncements(db: Db, rows: readonly AnnouncementRow
  */
 export function announcementRow(
   djbh: string,
-  approval: LaneSubject | undefined,
+  /** What decides its lane, and its approver's term for a kind about them (announcementId). */
+  approval: (LaneSubject & { approverTerm?: number }) | undefined,
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
@@ -327,7 +371,7 @@ export function announcementRow(
   detail?: string,
 ): AnnouncementRow {
   return {
-    id: announcementId(djbh, kind, decision ?? occurrence ?? detail),
+    id: announcementId(djbh, kind, decision ?? occurrence ?? detail, approval?.approverTerm),
     djbh,
     kind,
     decision,

@@ -15,6 +15,8 @@ export function createReminderPosts(db: Kysely<Database>) {
         .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at'])
         .where('t.approver_login', '=', approverLogin)
         .where('a.kind', '=', 'reminder')
+        // Posted to this approver, not to whoever had the approval before them (handover.ts).
+        .whereRef('a.seq', '>', 't.approver_from_seq')
         .where('a.state', '=', 'sent')
         .where('a.sent_ts', 'is not', null)
         .where('a.sent_ts', '!=', '')

@@ -1,4 +1,5 @@
 import type { Decision } from '../approvals/approval-types.ts';
+import type { Person } from '../approvals/person.ts';
 import type {
   Announcement,
   AnnouncementKind,
@@ -38,6 +39,9 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     requesterLogin: row.requester_login,
     approverLogin: row.approver_login,
     approverSlackId: row.approver_slack_id,
+    approverTerm: Number(row.approver_term ?? 0),
+    approverSince: row.approver_since == null ? null : new Date(Number(row.approver_since)),
+    formerApprovers: row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [],
     title: row.title,
     note: row.note,
     decision: row.decision as Decision,

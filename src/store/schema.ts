@@ -45,6 +45,14 @@ export interface TrackedApprovalRow {
   requested_again_ts: string | null;
   /** How many announcements of it the database has numbered (announcements.seq; a trigger's). */
   announcements_recorded: number;
+  /** How many times the service gave it to someone else (0: the approver it was requested from). */
+  approver_term: number;
+  /** announcements.seq at the last handover: those above it are the current approver's. */
+  approver_from_seq: number;
+  /** When the current approver got it (the poll pass's clock); null: since it was requested. */
+  approver_since: number | null;
+  /** Who had it before the current approver, oldest first: JSON `[{ login, chatId }]`; null: nobody. */
+  former_approvers: string | null;
 }
 
 export interface RequestTemplateRow {

@@ -155,6 +155,50 @@ describe('pollOnce', () => {
     expect((await store.getApproval(djbh))?.tracking).toBe('finished');
   });
 
+  it('records a handover with one write, and costs the other checks nothing more', async () => {
+    const now = new Date();
+    const [moved = '', recased = '', ...rest] = await open(10, now);
+    sim.reassign(moved, 'alex.kim@corp.example');
+    // The same approver, spelled otherwise: no handover (person.ts's one rule for logins).
+    sim.reassign(recased, 'Maria.Lopez@corp.example');
+    const calls: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const before = sim.requestCounts()['approval-status'] ?? 0;
+    const counts = await pollOnce({ store: counted, service, logger: quiet }, options, now);
+    expect(counts).toMatchObject({ checked: 10, changed: 1, changedDjbhs: [moved] });
+    expect(sim.requestCounts()['approval-status'] - before).toBe(10);
+    // One claim, the handover's write, and the unchanged checks in batches of `concurrency`.
+    expect(calls.filter((c) => c === 'recordHandover')).toHaveLength(1);
+    expect(
+      calls.filter((c) => !['claimDue', 'recordHandover', 'recordChecks'].includes(c)),
+    ).toEqual([]);
+    expect(await store.getApproval(moved)).toMatchObject({
+      approverLogin: 'alex.kim@corp.example',
+      approverTerm: 1,
+    });
+    for (const djbh of [recased, ...rest])
+      expect(await store.getApproval(djbh)).toMatchObject({
+        approverLogin: 'maria.lopez@corp.example',
+        approverTerm: 0,
+      });
+    // Seen again by the next pass: nothing more to record.
+    const again = await pollOnce(
+      { store, service, logger: quiet },
+      options,
+      new Date(now.getTime() + 60_000),
+    );
+    expect(again.changed).toBe(0);
+  });
+
   it('keeps claiming while approvals are due, so one pass checks them all', async () => {
     const now = new Date();
     await open(50, now);

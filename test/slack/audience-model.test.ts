@@ -14,12 +14,16 @@ import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
 //   posted (their own DM included);
 // - by the app itself: each such reader asks `/approve status <number>` and must be shown it, so
 //   what the app sends on its own and what it shows when asked never disagree.
+// Someone told in their own DM keeps the message, so both must go on holding for them at every
+// later step (a former approver after a handover, the leader it was escalated to); a channel's
+// reader who left it is no longer shown it, as the rule says.
 // Histories mix public and private channels, requests only ever in a DM, people joining and
 // leaving the private channel, a request from the private channel's template (its default approver
 // is someone outside it), reassignment, rejection, Request again, and time passing (reminders,
-// escalation to the approver's leader). Each run starts the whole product (harness.ts); two
-// histories are always tried first: the Request again after leaving, and the escalation of a
-// private channel's request. A failure prints fast-check's seed and the history.
+// escalation to the approver's leader). Each run starts the whole product (harness.ts); three
+// histories are always tried first: the Request again after leaving, the escalation of a
+// private channel's request, and a request the service hands on twice (each approver gets its DM,
+// and who had it before may still see it: WHO_MAY's former approver). A failure prints fast-check's seed and the history.
 
 const HOUR = 3_600_000;
 const SAM = 'sam.taylor@corp.example'; // approver: Maria Lopez, whose leader is Chen Hao
@@ -140,6 +144,21 @@ describe('the audience of everything the app sends', () => {
               ],
             },
           ],
+          // Sam asks in the private channel; the service gives it to Li, outside it, then to
+          // Priya: each gets the approver's DM, and Li, who read it, may still see it.
+          [
+            {
+              project: [SAM, PRIYA],
+              actions: [
+                { kind: 'start', by: SAM, in: 'project' },
+                { kind: 'reassign', nth: 0, to: LI },
+                { kind: 'wait' },
+                { kind: 'reassign', nth: 0, to: PRIYA },
+                { kind: 'wait' },
+                { kind: 'wait' },
+              ],
+            },
+          ],
         ],
       },
     );
@@ -153,6 +172,11 @@ class Run {
   private readonly known: Known[] = [];
   /** `/approve status` answers already asked, by `<djbh> <login>`, within one step. */
   private shown = new Map<string, boolean>();
+  /**
+   * Who was sent an approval's title in their own DM, as `<djbh> <user id>`: they keep it, so the
+   * app keeps showing it to them at every later step (a former approver, after a handover, too).
+   */
+  private readonly toldInDm = new Map<string, { k: Known; reader: string }>();
   private template = '';
 
   private constructor(private readonly hh: Harness) {}
@@ -365,6 +389,8 @@ class Run {
         const requester = hh.user(k.requester);
         k.posted = { channel: m.channel, legit: readers.includes(requester) };
       }
+      if (channel?.kind === 'im')
+        for (const reader of readers) this.toldInDm.set(`${k.djbh} ${reader}`, { k, reader });
       for (const reader of readers) {
         const login = hh.workspace.users.get(reader)?.email ?? reader;
         const model = this.modelMaySee(k, reader, login, escalated.get(k.djbh));
@@ -377,6 +403,22 @@ class Run {
           `${login} was sent “${k.title}” (${k.djbh}) but /approve status does not show it to them`,
         ).toBe(true);
       }
+    }
+    await this.checkToldInDm(escalated);
+  }
+
+  /** Everyone once told in their DM may still see it, by the model and by the app. */
+  private async checkToldInDm(escalated: Map<string, string>): Promise<void> {
+    for (const { k, reader } of this.toldInDm.values()) {
+      const login = this.hh.workspace.users.get(reader)?.email ?? reader;
+      expect(
+        this.modelMaySee(k, reader, login, escalated.get(k.djbh)),
+        `${login} was told of “${k.title}” (${k.djbh}) in their DM, which the rule no longer lets them see`,
+      ).toBe(true);
+      expect(
+        await this.appShows(k, login),
+        `${login} was told of “${k.title}” (${k.djbh}) in their DM, but /approve status no longer shows it to them`,
+      ).toBe(true);
     }
   }
 

@@ -224,25 +224,29 @@ describe('escalation', () => {
     expect(note?.text).not.toContain('<!here>');
   });
 
-  it('does not escalate on the first approver’s behalf while the service names someone else, and does once it names them again', async () => {
+  it('escalates on behalf of the approver the service gave it to, after their own reminders, to their own leader', async () => {
     const hh = await harness(ESCALATING);
     const { approval, parent } = await hh.startApproval(ALEX);
     expect(approval.approver).toBe(LIU);
-    // The service's administrators give it to Maria: Liu's reminders say nothing about her.
-    hh.sim.reassign(approval.djbh, MARIA);
     const t0 = Date.now();
-    for (const hours of [1.1, 2.2, 3.3, 4.4]) {
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    expect(dmsTo(hh, LIU, 'reminder:2')).toHaveLength(1);
+    // The service's administrators give it to Maria: Liu's unanswered reminders say nothing of her.
+    hh.sim.reassign(approval.djbh, MARIA);
+    expect((await hh.app.poll(new Date(t0 + 3.3 * HOUR))).escalated).toBe(0);
+    expect(escalationDms(hh)).toHaveLength(0);
+    // Maria's own reminders, counted from when she got it, go unanswered: her leader hears of it.
+    for (const hours of [4.4, 5.5]) {
       const pass = await hh.app.poll(new Date(t0 + hours * HOUR));
       expect(pass.escalated).toBe(0);
     }
-    expect(dmsTo(hh, LIU, 'reminder:2')).toHaveLength(1);
-    expect(escalationDms(hh)).toHaveLength(0);
-    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(0);
-    // Given back to Liu: his reminders went unanswered, and his leader hears of it.
-    hh.sim.reassign(approval.djbh, LIU);
-    expect((await hh.app.poll(new Date(t0 + 5.5 * HOUR))).escalated).toBe(1);
-    expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(1);
-    expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(0);
+    expect(dmsTo(hh, MARIA, 'reminder:2@1')).toHaveLength(1);
+    expect(dmsTo(hh, LIU, 'reminder:3')).toHaveLength(0);
+    expect((await hh.app.poll(new Date(t0 + 6.6 * HOUR))).escalated).toBe(1);
+    expect(dmsTo(hh, CHEN, 'escalation')).toHaveLength(1);
+    expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(0);
+    expect(threadNotes(hh, parent, 'escalated')).toHaveLength(1);
   });
 
   it('gives a reminder delivered late its full interval to be answered before escalating', async () => {

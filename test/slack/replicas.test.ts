@@ -54,6 +54,33 @@ describe.skipIf(skipReason)(
       }
     });
 
+    it('records a handover once and tells the thread and the new approver once when both replicas see it', async () => {
+      const replica = await h.startReplica();
+      const started = [];
+      for (const title of ['Four', 'Five', 'Six'])
+        started.push(await h.startApproval('sam.taylor@corp.example', 'general', title));
+      await Promise.all([h.app.poll(), replica.poll()]);
+      for (const { approval } of started) h.sim.reassign(approval.djbh, 'alex.kim@corp.example');
+      const later = new Date(Date.now() + 60_000);
+      await Promise.all([h.app.poll(later), replica.poll(later)]);
+      const after = new Date(later.getTime() + 15 * 60_000);
+      await Promise.all([h.app.poll(after), replica.poll(after)]);
+      await Promise.all([h.app.deliver(after), replica.deliver(after)]);
+      const alex = h.user('alex.kim@corp.example');
+      for (const { approval, parent } of started) {
+        const notes = h.workspace
+          .replies(parent.channel, parent.ts)
+          .filter((m) => m.text.includes('handed this'));
+        expect(notes).toHaveLength(1);
+        const dms = h.workspace.messages.filter(
+          (m) =>
+            m.metadata?.event_payload.announcement_id === `${approval.djbh}:approver-dm@1` &&
+            h.workspace.channels.get(m.channel)?.members.has(alex),
+        );
+        expect(dms).toHaveLength(1);
+      }
+    });
+
     it('answers /readyz with 503 when the database is gone (and /healthz stays 200, so it is not restarted), so the load balancer takes it out', async () => {
       expect((await fetch(`http://127.0.0.1:${h.app.port}/readyz`)).status).toBe(200);
       await drop();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { handoverOf } from '../../src/approvals/handover.ts';
 import { sameLogin } from '../../src/approvals/person.ts';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
@@ -646,6 +647,65 @@ for (const database of TEST_DATABASES) {
             .filter((a) => a.kind === 'parent-update')
             .map((a) => a.id),
         ).toEqual([`AAAAAAAAAAAa:parent-update:approver-linked-${later(5000).getTime()}`]);
+      });
+
+      it('records a handover once, fenced by the claim and the term, and drops what waited for the approver before', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(1));
+        const [claimed] = await store.claimDue(later(2), 10, 60_000);
+        if (!claimed) throw new Error('not claimed');
+        const before = (await store.getApproval('AAAAAAAAAAAa')) ?? claimed;
+        const handover = handoverOf(before, {
+          decision: 'pending',
+          unknown: false,
+          ended: false,
+          approver: 'Alex.Kim@corp.example',
+        });
+        if (!handover) throw new Error('no handover');
+        const record = (claim: string | null) =>
+          store.recordHandover(
+            'AAAAAAAAAAAa',
+            { ...handover, now: later(3), nextCheckAt: later(9) },
+            claim,
+          );
+        // A pass whose claim was taken records nothing; the one holding it records it once.
+        expect(await record('someone-else')).toBe(false);
+        expect(await record(claimed.checkClaim)).toBe(true);
+        expect(await record(claimed.checkClaim)).toBe(false);
+        expect(await record(null)).toBe(false);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          approverLogin: 'Alex.Kim@corp.example',
+          approverSlackId: null,
+          approverTerm: 1,
+          approverSince: later(3),
+          formerApprovers: [{ login: 'maria.lopez@corp.example', chatId: 'U0MARIA' }],
+          remindersSent: 0,
+          lastRemindedAt: null,
+          escalatedAt: null,
+        });
+        const all = await testDb.handle.db
+          .selectFrom('announcements')
+          .select(['id', 'state'])
+          .orderBy('seq')
+          .execute();
+        expect(all.map((a) => `${a.id} ${a.state}`)).toEqual([
+          'AAAAAAAAAAAa:request pending',
+          // Maria's DM and reminder had not gone out: hers, not Alex's.
+          'AAAAAAAAAAAa:approver-dm skipped',
+          'AAAAAAAAAAAa:reminder:1 skipped',
+          'AAAAAAAAAAAa:reminder-note:1 skipped',
+          'AAAAAAAAAAAa:handed-over:1 pending',
+          'AAAAAAAAAAAa:approver-dm@1 pending',
+          'AAAAAAAAAAAa:parent-update:handed-over:1 pending',
+        ]);
+        // Alex's own reminders start from one, under ids of his own.
+        await store.recordReminder('AAAAAAAAAAAa', 1, later(4));
+        expect((await store.pendingAnnouncements(20)).map((a) => a.id)).toContain(
+          'AAAAAAAAAAAa:reminder:1@1',
+        );
+        // Alex's list has it, Maria's no longer.
+        expect((await store.waitingFor('alex.kim@corp.example', 10)).total).toBe(1);
+        expect((await store.waitingFor('maria.lopez@corp.example', 10)).total).toBe(0);
       });
     },
   );

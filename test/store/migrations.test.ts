@@ -45,6 +45,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-018-requested-again-as',
           '2026-11-25-019-conversation-lanes',
           '2026-11-25-020-recorded-order',
+          '2026-11-25-021-approver-handover',
         ]);
       });
 
@@ -53,7 +54,9 @@ for (const database of TEST_DATABASES) {
         const repository = createApprovalRepository(db, testDb.handle.dialect);
         await repository.createApproval(approval('AAAAAAAAAAAa'), T0);
         await repository.createApproval(approval('BBBBBBBBBBBb'), new Date(T0.getTime() - 1000));
-        // As the previous release left them: no numbers, ordered by when, then by id.
+        // As the release before numbering left them: no numbers, ordered by when, then by id
+        // (down through the handover's migration, then the numbering's).
+        await migrateDownOnce(db as never);
         await migrateDownOnce(db as never);
         await db
           .updateTable('announcements')

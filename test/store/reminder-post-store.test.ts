@@ -58,6 +58,25 @@ for (const database of TEST_DATABASES) {
         expect((await posts.lastReminderPost('maria.lopez@corp.example'))?.ts).toBe(digest.ts);
         expect(await pendingOf(store, 'reminder-note')).toBeDefined();
       });
+
+      it('does not count a reminder posted to the approver before a handover as the new one’s', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await remind('AAAAAAAAAAAa', later(HOUR), { channel: 'D0MARIA', ts: '1700000000.000100' });
+        const [claimed] = await store.claimDue(later(2 * HOUR), 10, 30_000);
+        const to = { login: 'alex.kim@corp.example', chatId: null };
+        const handover = { fromTerm: 0, to, former: [], now: later(2 * HOUR) };
+        expect(
+          await store.recordHandover(
+            'AAAAAAAAAAAa',
+            { ...handover, nextCheckAt: later(3 * HOUR) },
+            claimed?.checkClaim,
+          ),
+        ).toBe(true);
+        // Alex was never reminded: his first reminder is not covered by Maria's DM.
+        expect(await posts.lastReminderPost('alex.kim@corp.example')).toBeUndefined();
+        await remind('AAAAAAAAAAAa', later(4 * HOUR), { channel: 'D0ALEX', ts: '1700000009.0' });
+        expect((await posts.lastReminderPost('alex.kim@corp.example'))?.channel).toBe('D0ALEX');
+      });
     },
   );
 }

@@ -97,6 +97,14 @@ export function buildReminderNote(
 }
 
 /**
+ * The service gave the approval to someone else: who had it and who has it now, by name (not
+ * mentioned: the new approver is told in their DM).
+ */
+export function buildHandedOverNote(t: Messages, from: string, to: string): SlackMessage {
+  return buildTextReply(t.handedOverNote(escapeMrkdwn(from), escapeMrkdwn(to)));
+}
+
+/**
  * The decision, as a reply to the request, crediting `decider`: whoever the service says decided
  * (its login, with the Slack account delivery found for it), who is not the recorded approver when
  * the service gave the approval to someone else.

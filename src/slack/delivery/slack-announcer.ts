@@ -36,6 +36,7 @@ import {
   buildEndedReply,
   buildEscalationNote,
   buildGaveUpReply,
+  buildHandedOverNote,
   buildLeaderDm,
   buildReminderDigest,
   buildReminderNote,
@@ -68,8 +69,11 @@ export interface SlackAnnouncerOptions {
   /** The language of posts in channels and their threads; DMs speak their reader's locale. */
   channelLanguage: Language;
   giveUpAfterDays: number;
-  /** Where the approver's DM of an approval went, to edit it once decided. */
-  sentDm?: (djbh: string) => Promise<Posted | undefined>;
+  /**
+   * Where the approver's DM of an approval went, to edit it once decided: the DM of its approver
+   * of `term` (each approver the service hands it to gets their own, handover.ts).
+   */
+  sentDm?: (djbh: string, term: number) => Promise<Posted | undefined>;
   /**
    * Where an announcement was posted, by id; undefined when it was not, or posted nothing. A note
    * that says something went out (the escalation) asks first; without it the note says nothing.
@@ -309,7 +313,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     const rule = ruleOf(a.kind);
     // An edit needs the DM we sent; nothing to edit when none was sent.
     const sent =
-      rule.repeatable && options.sentDm ? await options.sentDm(approval.djbh) : undefined;
+      rule.repeatable && options.sentDm
+        ? await options.sentDm(approval.djbh, approval.approverTerm)
+        : undefined;
     if (rule.repeatable && !sent) return NOTHING_POSTED;
     const approverId = await slackUserOf(attempt, approval);
     if (!approverId) {
@@ -320,7 +326,11 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       return { ...NOTHING_POSTED, approverUnreachable: true };
     }
     try {
-      return await toApprover(attempt, a, approval, approverId, sent);
+      const posted = await toApprover(attempt, a, approval, approverId, sent);
+      // An approver the service handed it to, found by their login: recorded with the delivery.
+      return approval.approverTerm > 0 && !approval.approverSlackId && !posted.approverUnreachable
+        ? { ...posted, approverChatId: approverId }
+        : posted;
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       // Deactivated, gone or hidden from the app: recorded with the delivery, which stops the
@@ -596,6 +606,27 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       }
       case 'vanished':
         return replyOrDm(attempt, approval, (t) => buildVanishedReply(approval, t), a);
+      case 'handed-over': {
+        const before = approval.formerApprovers.at(-1);
+        // Handed on again before this went out: the approval knows only the latest handover,
+        // which its own note tells; this one would name the wrong people.
+        if (!before?.login || a.occurrence !== approval.approverTerm) {
+          options.logger?.info(
+            { announcement: a.id, term: approval.approverTerm },
+            'handed over again before the note went out; the latest note tells it',
+          );
+          return NOTHING_POSTED;
+        }
+        // Named, not mentioned: the new approver hears in their DM; the one before is done.
+        const from = before.chatId
+          ? await plainName(attempt, before.chatId, before.login)
+          : before.login;
+        const next = await personOf(attempt, approval);
+        const to = next.chatId
+          ? await plainName(attempt, next.chatId, approval.approverLogin)
+          : approval.approverLogin;
+        return replyOrDm(attempt, approval, (t) => buildHandedOverNote(t, from, to), a);
+      }
       case 'parent-update': {
         // Editing is idempotent: it always shows the latest state, whichever change queued it.
         const ts = approval.messageTs;
@@ -690,8 +721,13 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     },
     async afterDelivered(a, approval) {
       // What people see on their Home tab changed with a new request or a change of state.
-      if (a.kind === 'request' || a.kind === 'parent-update') {
-        await options.home?.refresh([approval.requesterSlackId, approval.approverSlackId]);
+      if (a.kind === 'request' || a.kind === 'parent-update' || a.kind === 'handed-over') {
+        await options.home?.refresh([
+          approval.requesterSlackId,
+          approval.approverSlackId,
+          // Handed to someone else: it leaves the Home of the one who had it.
+          approval.formerApprovers.at(-1)?.chatId ?? null,
+        ]);
       }
     },
   };
