@@ -12,6 +12,7 @@ import { createSimulator } from '../src/simulator/simulator.ts';
 import { type ApprovalStores, createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { seedApproval } from '../test/helpers/outbox-seed.ts';
+import { emptyScratchDatabase } from './scratch-database.ts';
 import { rows, verdict } from './table.ts';
 
 const TICK_MS = 1000;
@@ -62,13 +63,7 @@ export async function deliveryBench(
     },
   });
   const seeded = await openDatabase(databaseUrl);
-  for (const table of [
-    'announcements',
-    'tracked_approvals',
-    'lane_leases',
-    'delivery_state',
-  ] as const)
-    await seeded.db.deleteFrom(table).execute();
+  await emptyScratchDatabase(seeded);
   const store = createApprovalStores(seeded.db, seeded.dialect);
   const service = createApprovalServiceClient({
     baseUrl: sim.url,

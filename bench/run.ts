@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
 import { pollOnce, sweepBatches } from '../src/poller/poll-once.ts';
 import { createSimulator } from '../src/simulator/simulator.ts';
@@ -15,6 +14,7 @@ import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 
 import { deliveryBench } from './delivery-bench.ts';
 import { restartBench } from './restart-bench.ts';
+import { analyzeScratchDatabase, emptyScratchDatabase } from './scratch-database.ts';
 import { scalingBench, sweepBench } from './sweep-bench.ts';
 import { quiet, rows, verdict } from './table.ts';
 
@@ -30,16 +30,7 @@ const POLL_CONCURRENCY = 4;
 
 async function storeBench(name: string, url: string, count: number): Promise<void> {
   const db = await openDatabase(url);
-  // Emptied by truncating on Postgres: rows deleted by earlier runs stay in its tables and indexes
-  // until a vacuum (CI's Postgres runs none), and each run would be slower than the last.
-  const empty = async () => {
-    if (db.dialect === 'postgres')
-      await sql`truncate table announcements, tracked_approvals`.execute(db.db);
-    else {
-      await db.db.deleteFrom('announcements').execute();
-      await db.db.deleteFrom('tracked_approvals').execute();
-    }
-  };
+  const empty = () => emptyScratchDatabase(db);
   const store = createApprovalStores(db.db, db.dialect);
   const t0 = new Date('2026-11-21T00:00:00Z');
   const approval = (i: number) =>
@@ -58,9 +49,7 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
   started = performance.now();
   for (let i = 0; i < count; i++) await store.createApproval(approval(i), t0);
   const create = performance.now() - started;
-  // What autovacuum does on its own after such a load (CI's Postgres runs none): unanalyzed, the
-  // planner takes the table for empty and a claim reads and sorts every due row.
-  if (db.dialect === 'postgres') await sql`analyze tracked_approvals, announcements`.execute(db.db);
+  await analyzeScratchDatabase(db);
   // A poll pass's path (poll-once.ts), with nothing changed: claims in its batches, and unchanged
   // checks recorded in its batches. One after the other here, where a pass overlaps them.
   const batches = sweepBatches(POLL_CONCURRENCY);

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import { createApprovalServiceClient } from '../src/approval-service/approval-service-client.ts';
 import type { NewTrackedApproval } from '../src/approvals/tracked-approval.ts';
 import { createApprovalStores } from '../src/store/approval-stores.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { sampleApproval } from '../test/helpers/outbox-seed.ts';
+import { analyzeScratchDatabase, emptyScratchDatabase } from './scratch-database.ts';
 import { rows, verdict } from './table.ts';
 
 export interface SweepResult {
@@ -55,10 +55,7 @@ export async function sweep(
   const sim = await simulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
   const db = await openDatabase(databaseUrl ?? join(dir, 'sweep.db'));
-  if (databaseUrl) {
-    await db.db.deleteFrom('announcements').execute();
-    await db.db.deleteFrom('tracked_approvals').execute();
-  }
+  if (databaseUrl) await emptyScratchDatabase(db);
   const store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
   // Approvals the simulator knows, pending with their approver, as a real sweep finds them: each
@@ -71,10 +68,7 @@ export async function sweep(
   const warmUp = await startInSimulator(sim.url, WARM_UP_PER_REPLICA * replicas);
   for (const djbh of measured) await store.createApproval(sweepApproval(djbh, now), now);
   for (const djbh of warmUp) await store.createApproval(sweepApproval(djbh, dayAgo), dayAgo);
-  // A database that took 10,000 rows in seconds has not been analysed yet (autovacuum does that
-  // within a minute or so in production); without statistics Postgres sorts every due row at
-  // each claim instead of walking the due index.
-  if (db.dialect === 'postgres') await sql`analyze tracked_approvals`.execute(db.db);
+  await analyzeScratchDatabase(db);
   await fetch(`${sim.url}/simulator/api/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
