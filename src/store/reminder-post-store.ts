@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import { sameLogin } from '../approvals/person.ts';
 import type { EarlierReminder } from '../approvals/reminder-digest.ts';
+import { loginIs } from './login-match.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -12,8 +14,9 @@ export function createReminderPosts(db: Kysely<Database>) {
       const row = await db
         .selectFrom('announcements as a')
         .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
-        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at'])
-        .where('t.approver_login', '=', approverLogin)
+        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at', 't.approver_login'])
+        // The one rule for logins (person.ts): one approver, however the service cased it.
+        .where(() => loginIs('t.approver_login', approverLogin))
         .where('a.kind', '=', 'reminder')
         // Posted to this approver, not to whoever had the approval before them (handover.ts).
         .whereRef('a.seq', '>', 't.approver_from_seq')
@@ -24,6 +27,9 @@ export function createReminderPosts(db: Kysely<Database>) {
         .limit(1)
         .executeTakeFirst();
       if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
+      // Postgres's lower() folds more than the rule does (U+212A to k): someone else's DM is
+      // not hers, and her reminder goes out on its own.
+      if (!sameLogin(row.approver_login, approverLogin)) return undefined;
       // Reminders the digest covered were recorded with its post, later: it was posted by the
       // first of them, and covers only what existed then.
       const first = await db

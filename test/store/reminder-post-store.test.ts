@@ -59,6 +59,20 @@ for (const database of TEST_DATABASES) {
         expect(await pendingOf(store, 'reminder-note')).toBeDefined();
       });
 
+      it('finds her reminders however the service cased her login on each approval', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        await store.createApproval(
+          approval('AAAAAAAAAAAb', { approverLogin: 'Maria.Lopez@Corp.Example' }),
+          T0,
+        );
+        const digest = { channel: 'D0MARIA', ts: '1700000000.000100' };
+        await remind('AAAAAAAAAAAa', later(HOUR), digest);
+        expect(await posts.lastReminderPost('Maria.Lopez@Corp.Example')).toEqual({
+          ...digest,
+          at: later(HOUR),
+        });
+      });
+
       it('does not count a reminder posted to the approver before a handover as the new one’s', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await remind('AAAAAAAAAAAa', later(HOUR), { channel: 'D0MARIA', ts: '1700000000.000100' });
