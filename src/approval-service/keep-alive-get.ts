@@ -64,9 +64,12 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: Error) => void,
   ) {
+    // Rejects at once, also while undici is still connecting (its controller comes only once
+    // the request is on a socket): the connection is dropped when it comes, or fails on its own.
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller?.abort(coded('ETIMEDOUT'));
+      this.reject(coded('ETIMEDOUT'));
     }, timeoutMs);
   }
 
@@ -108,18 +111,20 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 }
 
 function dispatcherFor(url: URL, env: NodeJS.ProcessEnv): Dispatcher {
-  const proxy =
-    url.protocol === 'https:'
-      ? (env.HTTPS_PROXY ?? env.https_proxy)
-      : (env.HTTP_PROXY ?? env.http_proxy);
+  const proxy = envValue(env, url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
   // One origin: its own pool of connections, without an agent's lookup by origin per call.
   if (!proxy) return new Pool(url.origin);
   return new EnvHttpProxyAgent({
     httpProxy: proxy,
     httpsProxy: proxy,
-    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+    noProxy: envValue(env, 'no_proxy') ?? '',
     proxyTunnel: false,
   });
+}
+
+/** A proxy variable as Node's agents read it: the lower-case name first; empty is unset. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[name] || env[name.toUpperCase()] || undefined;
 }
 
 /** undici's own error codes, as the socket's code the client reports (and retries) on. */

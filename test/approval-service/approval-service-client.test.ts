@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
@@ -253,6 +253,27 @@ describe('approval status', () => {
     expect(sim.requestCounts()['approval-status'] - before).toBe(3);
   });
 
+  it('times a status check out while its connection is still being made, not after undici’s own 10 s', async () => {
+    // A service that takes the connection and never answers the TLS handshake.
+    const silent = createNetServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const started = performance.now();
+      const error = await failure(
+        client({
+          baseUrl: `https://127.0.0.1:${port}`,
+          timeoutMs: 300,
+          retryDelaysMs: [],
+        }).getStatus('AAAAAAAAAAAa'),
+      );
+      expect(error.message).toContain('no answer before the timeout');
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      silent.close();
+    }
+  });
+
   it('reports a service that refuses connections as unavailable, naming the code and nothing secret', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const error = await failure(client({ baseUrl: closed }).getStatus('AAAAAAAAAAAa'));
@@ -335,6 +356,16 @@ describe('approval status', () => {
         'POST http://approvals.corp.invalid/api/job/to3part/v1/approval',
         `GET http://approvals.corp.invalid/api/job/to3part/v1/approval?djbh=${djbh}`,
       ]);
+      // Both spellings set: every call takes the lower-case one, as Node's agents read it.
+      seen.length = 0;
+      const both = client({
+        baseUrl: 'http://approvals.corp.invalid',
+        retryDelaysMs: [],
+        proxyEnv: { http_proxy: `http://127.0.0.1:${port}`, HTTP_PROXY: 'http://127.0.0.1:9' },
+      });
+      const again = await both.startApproval(request);
+      expect((await both.getStatus(again.djbh)).decision).toBe('pending');
+      expect(seen).toHaveLength(2);
     } finally {
       delete process.env.HTTP_PROXY;
       proxy.closeAllConnections();
