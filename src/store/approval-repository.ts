@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
-import type {
-  AnnouncementKind,
-  NewTrackedApproval,
-  TrackedApproval,
+import { type Person, sameLogin } from '../approvals/person.ts';
+import {
+  type AnnouncementKind,
+  announcementId,
+  type NewTrackedApproval,
+  type TrackedApproval,
 } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
@@ -182,11 +184,12 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
 
     async recordHandover(djbh, { fromTerm, to, former, now, nextCheckAt }, claim) {
       return db.transaction().execute(async (trx) => {
+        const kept = await formerWhoWereShown(trx, djbh, fromTerm, former);
         const result = await trx
           .updateTable('tracked_approvals')
           .set((eb) => ({
             // As the check read them: the term below makes sure nobody changed them since.
-            former_approvers: JSON.stringify(former),
+            former_approvers: JSON.stringify(kept),
             approver_login: to.login,
             approver_slack_id: to.chatId,
             approver_term: fromTerm + 1,
@@ -559,4 +562,37 @@ async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page>
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
   return { approvals: rows.map(toApproval), total: Number(count.n) };
+}
+
+/**
+ * The former approvers a handover records: those the approval was shown to in their own DM, who
+ * keep seeing it (WHO_MAY's `former-approver`). The approver it is taken from joins them only if
+ * their DM went out in their term (or they were shown it in an earlier one): one handed on before
+ * it went out, or never reachable on Slack, was shown nothing and gains nothing.
+ */
+async function formerWhoWereShown(
+  db: Db,
+  djbh: string,
+  fromTerm: number,
+  former: readonly Person[],
+): Promise<readonly Person[]> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .select(['approver_login', 'former_approvers'])
+    .where('djbh', '=', djbh)
+    .where('approver_term', '=', fromTerm)
+    .executeTakeFirst();
+  if (!row) return former;
+  const outgoing = row.approver_login;
+  const earlier = row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [];
+  if (earlier.some((p) => sameLogin(p.login, outgoing))) return former;
+  const shown = await db
+    .selectFrom('announcements')
+    .select('id')
+    .where('id', '=', announcementId(djbh, 'approver-dm', undefined, fromTerm))
+    .where('state', '=', 'sent')
+    .where('sent_ts', 'is not', null)
+    .where('sent_ts', '<>', '')
+    .executeTakeFirst();
+  return shown ? former : former.filter((p) => !sameLogin(p.login, outgoing));
 }

@@ -678,7 +678,8 @@ for (const database of TEST_DATABASES) {
           approverSlackId: null,
           approverTerm: 1,
           approverSince: later(3),
-          formerApprovers: [{ login: 'maria.lopez@corp.example', chatId: 'U0MARIA' }],
+          // Her DM never went out: she was shown nothing, and may not see it from now on.
+          formerApprovers: [],
           remindersSent: 0,
           lastRemindedAt: null,
           escalatedAt: null,
@@ -706,6 +707,30 @@ for (const database of TEST_DATABASES) {
         // Alex's list has it, Maria's no longer.
         expect((await store.waitingFor('alex.kim@corp.example', 10)).total).toBe(1);
         expect((await store.waitingFor('maria.lopez@corp.example', 10)).total).toBe(0);
+      });
+
+      it('keeps as a former approver only one whose DM went out, however often it is handed on', async () => {
+        await store.createApproval(approval('AAAAAAAAAAAa'), T0);
+        // Maria's DM went out: she was shown the approval.
+        const dm = (await store.pendingAnnouncements(10)).find((a) => a.kind === 'approver-dm');
+        if (!dm) throw new Error('no DM');
+        const claimedDm = await store.claimAnnouncement(dm, later(1), 30_000);
+        if (!claimedDm) throw new Error('DM not claimed');
+        await store.markAnnouncementSent(claimedDm, { channel: 'D0MARIA', ts: '1.1' }, later(1));
+        const handOn = async (to: string, at: number) => {
+          const [claimed] = await store.claimDue(later(at), 10, 60_000);
+          if (!claimed) throw new Error('not claimed');
+          const status = { decision: 'pending', unknown: false, ended: false, approver: to };
+          const handover = handoverOf(claimed, status);
+          if (!handover) throw new Error('no handover');
+          const next = { ...handover, now: later(at), nextCheckAt: later(at + 1) };
+          expect(await store.recordHandover('AAAAAAAAAAAa', next, claimed.checkClaim)).toBe(true);
+          return (await store.getApproval('AAAAAAAAAAAa'))?.formerApprovers.map((p) => p.login);
+        };
+        // To Alex, whose DM never goes out, then on to Chen, then back to Maria.
+        expect(await handOn('alex.kim@corp.example', 2)).toEqual(['maria.lopez@corp.example']);
+        expect(await handOn('chen.hao@corp.example', 4)).toEqual(['maria.lopez@corp.example']);
+        expect(await handOn('maria.lopez@corp.example', 6)).toEqual([]);
       });
     },
   );
