@@ -567,8 +567,10 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-021-approver-handover': {
     // The service may give an approval to someone else (approvals/handover.ts): the current
     // approver replaces the recorded one, numbered by term (0: the one it was requested from),
-    // with those before kept: they read its title in their DM, and may still see it. Expand only: the
-    // previous release ignores these columns and keeps following the approver it recorded.
+    // with those before who were sent their DM kept: they read its title there, and may still see
+    // it. Expand only: the previous release ignores these columns, and during a rolling deploy it
+    // reads the approver a new replica recorded, but neither its term nor the `handed-over` kind
+    // (its delivery of that note fails, and a new replica sends it once the lease runs out).
     async up(db: Kysely<unknown>) {
       await db.schema
         .alterTable('tracked_approvals')
