@@ -12,7 +12,13 @@ import {
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
-import { announcementRow, insertAnnouncement, insertAnnouncements } from './outbox-store.ts';
+import {
+  announcementRow,
+  findApproval,
+  insertAnnouncement,
+  insertAnnouncements,
+  sentPost,
+} from './outbox-store.ts';
 import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
@@ -536,15 +542,6 @@ export async function markApproverReachable(db: Db, login: string, now: Date): P
   return cleared.length;
 }
 
-export async function findApproval(db: Db, djbh: string): Promise<TrackedApproval | undefined> {
-  const row = await db
-    .selectFrom('tracked_approvals')
-    .selectAll()
-    .where('djbh', '=', djbh)
-    .executeTakeFirst();
-  return row ? toApproval(row) : undefined;
-}
-
 type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
 
 async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page> {
@@ -576,23 +573,10 @@ async function formerWhoWereShown(
   fromTerm: number,
   former: readonly Person[],
 ): Promise<readonly Person[]> {
-  const row = await db
-    .selectFrom('tracked_approvals')
-    .select(['approver_login', 'former_approvers'])
-    .where('djbh', '=', djbh)
-    .where('approver_term', '=', fromTerm)
-    .executeTakeFirst();
-  if (!row) return former;
-  const outgoing = row.approver_login;
-  const earlier = row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [];
-  if (earlier.some((p) => sameLogin(p.login, outgoing))) return former;
-  const shown = await db
-    .selectFrom('announcements')
-    .select('id')
-    .where('id', '=', announcementId(djbh, 'approver-dm', undefined, fromTerm))
-    .where('state', '=', 'sent')
-    .where('sent_ts', 'is not', null)
-    .where('sent_ts', '<>', '')
-    .executeTakeFirst();
+  const current = await findApproval(db, djbh);
+  if (current?.approverTerm !== fromTerm) return former;
+  const outgoing = current.approverLogin;
+  if (current.formerApprovers.some((p) => sameLogin(p.login, outgoing))) return former;
+  const shown = await sentPost(db, announcementId(djbh, 'approver-dm', undefined, fromTerm));
   return shown ? former : former.filter((p) => !sameLogin(p.login, outgoing));
 }

@@ -4,7 +4,11 @@ import { ruleOf } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { type LaneSubject, laneOf } from '../approvals/conversation.ts';
 import type { Outbox } from '../approvals/outbox.ts';
-import { type AnnouncementKind, announcementId } from '../approvals/tracked-approval.ts';
+import {
+  type AnnouncementKind,
+  announcementId,
+  type TrackedApproval,
+} from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { claimLane, laneHeads, releaseLane } from './lane-store.ts';
@@ -278,17 +282,7 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       });
     },
 
-    async sentPost(id) {
-      const row = await db
-        .selectFrom('announcements')
-        .select(['sent_channel', 'sent_ts'])
-        .where('id', '=', id)
-        .where('state', '=', 'sent')
-        .executeTakeFirst();
-      return row?.sent_channel && row.sent_ts
-        ? { channel: row.sent_channel, ts: row.sent_ts }
-        : undefined;
-    },
+    sentPost: (id) => sentPost(db, id),
 
     async failedAnnouncements(limit) {
       const rows = await db
@@ -337,7 +331,7 @@ export async function insertAnnouncement(
   detail?: string,
 ): Promise<void> {
   const djbh = typeof of === 'string' ? of : of.djbh;
-  const approval = typeof of === 'string' ? await approvalOf(db, of) : of;
+  const approval = typeof of === 'string' ? await findApproval(db, of) : of;
   await insertAnnouncements(db, [
     announcementRow(djbh, approval, kind, decision, now, occurrence, detail),
   ]);
@@ -403,7 +397,7 @@ export function announcementRow(
  * asked): its pending announcements take the lanes of where they go now.
  */
 async function relane(db: Db, djbh: string): Promise<void> {
-  const approval = await approvalOf(db, djbh);
+  const approval = await findApproval(db, djbh);
   if (!approval) return;
   const pending = await db
     .selectFrom('announcements')
@@ -435,7 +429,7 @@ async function fillMissingLanes(db: Db): Promise<void> {
     .limit(500)
     .execute();
   for (const row of rows) {
-    const approval = await approvalOf(db, row.djbh);
+    const approval = await findApproval(db, row.djbh);
     if (!approval) continue;
     await db
       .updateTable('announcements')
@@ -446,11 +440,28 @@ async function fillMissingLanes(db: Db): Promise<void> {
   }
 }
 
-async function approvalOf(db: Db, djbh: string) {
+/** The approval as recorded now, or undefined. */
+export async function findApproval(db: Db, djbh: string): Promise<TrackedApproval | undefined> {
   const row = await db
     .selectFrom('tracked_approvals')
     .selectAll()
     .where('djbh', '=', djbh)
     .executeTakeFirst();
   return row ? toApproval(row) : undefined;
+}
+
+/** Where the announcement `id` was posted, if it was sent and Slack gave it a place. */
+export async function sentPost(
+  db: Db,
+  id: string,
+): Promise<{ channel: string; ts: string } | undefined> {
+  const row = await db
+    .selectFrom('announcements')
+    .select(['sent_channel', 'sent_ts'])
+    .where('id', '=', id)
+    .where('state', '=', 'sent')
+    .executeTakeFirst();
+  return row?.sent_channel && row.sent_ts
+    ? { channel: row.sent_channel, ts: row.sent_ts }
+    : undefined;
 }
