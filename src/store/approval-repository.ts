@@ -19,6 +19,7 @@ import {
   insertAnnouncements,
   sentPost,
 } from './outbox-store.ts';
+import { PREPARED } from './postgres-prepared.ts';
 import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
@@ -447,6 +448,8 @@ async function insertWithAnnouncements(
       announcements.map((row) => ({ ...row, djbh: sql<string>`(select djbh from approval)` })),
     )
     .onConflict((oc) => oc.column('id').doNothing())
+    // The same text for every approval: parsed and planned once per connection.
+    .modifyEnd(PREPARED)
     .execute();
 }
 

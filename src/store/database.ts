@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { redactText, redactUrl } from '../redact.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
+import { withPreparedStatements } from './postgres-prepared.ts';
 import type { Database } from './schema.ts';
 import {
   claimSqliteFile,
@@ -188,7 +189,12 @@ function openPostgres(
     },
   });
   pool.on('error', (error) => options.onConnectionError?.(error));
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+  return {
+    db: new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    }),
+    pool,
+  };
 }
 
 function openSqlite(path: string, options: { mustExist: boolean }): Kysely<Database> {
