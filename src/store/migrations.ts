@@ -602,7 +602,40 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable('tracked_approvals').dropColumn(column).execute();
     },
   },
+  '2026-11-25-022-unused-indexes': {
+    // Contract: indexes no query of this release or the previous one uses, each one more entry
+    // to write with every new approval and every announcement sent (a state change moves the row).
+    // The exact-case login indexes were kept by 015 for the release before it; every lookup now
+    // goes through lower(login) (login-match.ts). An approval's few announcements are all found
+    // through (djbh, seq); the (djbh, kind) and (djbh, state) indexes only narrowed a handful of
+    // rows further. A rollback to the previous release runs on this unchanged.
+    async up(db: Kysely<unknown>) {
+      for (const index of UNUSED_INDEXES)
+        await db.schema.dropIndex(index.name).ifExists().execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const { name, table, columns } of UNUSED_INDEXES)
+        await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
+    },
+  },
 };
+
+/** Dropped by 022, as the migrations before it had made them. */
+const UNUSED_INDEXES = [
+  {
+    name: 'tracked_approvals_approver',
+    table: 'tracked_approvals',
+    columns: ['approver_login', 'created_at'],
+  },
+  {
+    name: 'tracked_approvals_requester',
+    table: 'tracked_approvals',
+    columns: ['requester_login', 'created_at'],
+  },
+  { name: 'linked_accounts_login', table: 'linked_accounts', columns: ['login'] },
+  { name: 'announcements_approval', table: 'announcements', columns: ['djbh', 'kind'] },
+  { name: 'announcements_approval_state', table: 'announcements', columns: ['djbh', 'state'] },
+];
 
 /** Postgres or SQLite, for the few statements the two spell differently (triggers). */
 function isPostgres(db: Kysely<unknown>): boolean {

@@ -46,6 +46,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-019-conversation-lanes',
           '2026-11-25-020-recorded-order',
           '2026-11-25-021-approver-handover',
+          '2026-11-25-022-unused-indexes',
         ]);
       });
 
@@ -55,7 +56,8 @@ for (const database of TEST_DATABASES) {
         await repository.createApproval(approval('AAAAAAAAAAAa'), T0);
         await repository.createApproval(approval('BBBBBBBBBBBb'), new Date(T0.getTime() - 1000));
         // As the release before numbering left them: no numbers, ordered by when, then by id
-        // (down through the handover's migration, then the numbering's).
+        // (down through the indexes', the handover's, then the numbering's migration).
+        await migrateDownOnce(db as never);
         await migrateDownOnce(db as never);
         await migrateDownOnce(db as never);
         await db
