@@ -76,6 +76,12 @@ describe('the compiled build', () => {
         APPROVAL_APP_KEY: 'sandbox-app-key',
         DATABASE_URL: join(dir, 'approvals.db'),
         STATUS_POLL_CRON: '* * * * * *',
+        // A check claimed by the process killed below stays claimed for its lease (the pass's
+        // budget + 3 × the call timeout + 2 s: 52 s by default, 9 s here) before the restarted one may
+        // check it: short here, so the decision is found within the wait below whenever the kill
+        // lands (it once landed mid-pass under a loaded machine and the test waited in vain).
+        POLL_PASS_BUDGET_SECONDS: '1',
+        APPROVAL_TIMEOUT_MS: '2000',
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
       },
@@ -108,7 +114,7 @@ describe('the compiled build', () => {
       await app.kill();
       await app.start();
       sim.decide(approval.djbh, 'agree');
-      await waitFor(() => replies('Approved').length === 1, 10_000, 'the decision reply');
+      await waitFor(() => replies('Approved').length === 1, 25_000, 'the decision reply');
       expect(await app.stop()).toEqual({ code: 0, signal: null });
       expect(app.output.join('')).not.toMatch(/Assertion failed|Abort/i);
     } finally {
@@ -117,5 +123,5 @@ describe('the compiled build', () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 90_000);
 });
