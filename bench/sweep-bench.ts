@@ -18,21 +18,18 @@ export interface SweepResult {
   cpuUsPerCheck: number;
   /** The process's peak resident set during the pass, MB. */
   peakRssMb: number;
-  /** The process's first pass after its start (the warm-up approvals): cold code, new connections. */
+  /** The process's first pass after its start, over the same approvals: cold code, new connections. */
   first: { tookMs: number; checked: number; cpuUsPerCheck: number };
 }
-
-/** Approvals each pass process sweeps first, as a running app has swept before (sweep-pass.mjs). */
-export const WARM_UP_PER_REPLICA = 1_000;
 
 /**
  * One poll pass over `count` due approvals against the simulator answering after `latencyMs`,
  * with `concurrency` checks in flight, on SQLite (a fresh file) or on `databaseUrl` (Postgres: a
  * scratch database, emptied). The floor is N·L/c (every check waits on the service). The pass
  * runs compiled, in a process of its own (bench/sweep-pass.mjs: build first), so CPU and memory
- * are the app's; that process first sweeps WARM_UP_PER_REPLICA other approvals, as an app that
- * has been running has (its first pass is reported apart). With `profileTo`, a CPU profile of the
- * measured pass alone is written there.
+ * are the app's. That process sweeps the approvals at two ticks: the first after its start
+ * (reported apart), then the next, measured, as every later tick of a running app is. With
+ * `profileTo`, a CPU profile of the measured pass alone is written there.
  */
 export async function sweep(
   count: number,
@@ -59,15 +56,11 @@ export async function sweep(
   const store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
   // Approvals the simulator knows, pending with their approver, as a real sweep finds them: each
-  // check reads a whole answer (its entries, the approver) and decides on it. The warm-up ones are
-  // a day old and due a minute before the measured ones; once checked, they are not due again for
-  // an hour (check-schedule.ts), so the measured pass finds only its own.
-  const dayAgo = new Date(now.getTime() - 86_400_000);
-  const warmAt = String(now.getTime() - 60_000);
-  const measured = await startInSimulator(sim.url, count);
-  const warmUp = await startInSimulator(sim.url, WARM_UP_PER_REPLICA * replicas);
-  for (const djbh of measured) await store.createApproval(sweepApproval(djbh, now), now);
-  for (const djbh of warmUp) await store.createApproval(sweepApproval(djbh, dayAgo), dayAgo);
+  // check reads a whole answer (its entries, the approver) and decides on it. Young, so each is
+  // due again at the next tick (check-schedule.ts): the pass process sweeps them at two ticks a
+  // second apart, as a running app sweeps the same open approvals tick after tick.
+  const due = await startInSimulator(sim.url, count);
+  for (const djbh of due) await store.createApproval(sweepApproval(djbh, now), now);
   await analyzeScratchDatabase(db);
   await fetch(`${sim.url}/simulator/api/faults`, {
     method: 'POST',
@@ -77,11 +70,13 @@ export async function sweep(
   const dbUrl = databaseUrl ?? db.location;
   // The pass runs as the app would, in a process of its own (SQLite: one process owns the file).
   await db.close();
-  const tick = String(Date.now());
+  // Whole seconds, as the schedule's ticks are (poll-schedule.ts), the same for every replica.
+  const firstTick = Math.ceil(Date.now() / 1000) * 1000;
+  const ticks = [String(firstTick), String(firstTick + 1000)];
   const processes = Array.from({ length: replicas }, () =>
-    passProcess([dbUrl, sim.url, String(concurrency), warmAt, tick, profileTo ?? '']),
+    passProcess([dbUrl, sim.url, String(concurrency), ...ticks, profileTo ?? '']),
   );
-  // The replicas' measured passes start together, once every one has swept its warm-up.
+  // The replicas' measured passes start together, once every one has swept the first tick.
   await Promise.all(processes.map((p) => p.warm));
   for (const p of processes) p.go();
   const passes = await Promise.all(processes.map((p) => p.result));
@@ -114,7 +109,7 @@ export const APP_NODE_FLAGS: string[] =
   ).scripts.start.match(/--[\w-]+=\S+/g) ?? [];
 
 /**
- * `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags: `warm` once its warm-up
+ * `bench/sweep-pass.mjs` on the compiled app, with the app's Node flags: `warm` once its first
  * pass is done, `go()` to start the measured one, `result` its last line of JSON.
  */
 function passProcess(args: string[]): {
