@@ -19,7 +19,7 @@ import {
   insertAnnouncements,
   sentPost,
 } from './outbox-store.ts';
-import { PREPARED } from './postgres-prepared.ts';
+import { prepared } from './postgres-prepared.ts';
 import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
@@ -439,18 +439,35 @@ async function insertWithAnnouncements(
     await insertApproval(db, a, now);
     return insertAnnouncements(db, announcements);
   }
-  await db
-    .with('approval', (qb) =>
-      qb.insertInto('tracked_approvals').values(approvalRow(a, now)).returning('djbh'),
-    )
-    .insertInto('announcements')
-    .values(
-      announcements.map((row) => ({ ...row, djbh: sql<string>`(select djbh from approval)` })),
-    )
-    .onConflict((oc) => oc.column('id').doNothing())
-    // The same text for every approval: parsed and planned once per connection.
-    .modifyEnd(PREPARED)
-    .execute();
+  // Built by hand rather than by Kysely's builder, whose parsing of the rows' values cost more
+  // than Postgres's running the statement (140 µs of a 1 ms budget); the rows are the typed ones
+  // the builder would take, their columns in their own order.
+  const row = approvalRow(a, now);
+  // Unset (undefined) values are left to the column's default, as the builder leaves them.
+  const columns = (Object.keys(row) as (keyof TrackedApprovalRow)[]).filter(
+    (c) => row[c] !== undefined,
+  );
+  const parameters: unknown[] = columns.map((c) => row[c]);
+  const first = announcements[0] ?? ({} as AnnouncementRow);
+  const announcementColumns = (Object.keys(first) as (keyof AnnouncementRow)[]).filter(
+    (c) => c !== 'djbh' && first[c] !== undefined,
+  );
+  const tuples = announcements.map((announcement) => {
+    const values = announcementColumns.map((c) => {
+      parameters.push(announcement[c]);
+      return `$${parameters.length}`;
+    });
+    return `((select djbh from approval), ${values.join(', ')})`;
+  });
+  const names = (list: readonly string[]) => list.map((c) => `"${c}"`).join(', ');
+  // The same text for every approval: prepared once per connection.
+  await db.executeQuery(
+    prepared(
+      `with approval as (insert into tracked_approvals (${names(columns)}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning djbh) ` +
+        `insert into announcements ("djbh", ${names(announcementColumns)}) values ${tuples.join(', ')} on conflict ("id") do nothing`,
+      parameters,
+    ),
+  );
 }
 
 export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
