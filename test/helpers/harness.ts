@@ -225,6 +225,28 @@ export function isRequestMessage(
   return !m.threadTs && m.metadata?.event_payload.announcement_id === `${djbh}:request`;
 }
 
+/** The kind (with occurrence and term) of the announcement a message carries: `reminder:1@1`. */
+export function kindOf(m: { metadata?: { event_payload: Record<string, unknown> } }): string {
+  return String(m.metadata?.event_payload.announcement_id ?? '').replace(/^[^:]*:/, '');
+}
+
+/**
+ * Messages in the app's DM with `login` carrying an announcement of `kind`: exactly that
+ * (`reminder:1@1`, `approver-dm`), or any occurrence of it (`escalation` finds `escalation:1`).
+ */
+export function dmsTo(hh: Harness, login: string, kind: string) {
+  const id = hh.user(login);
+  return hh.workspace.messages.filter((m) => {
+    const channel = hh.workspace.channels.get(m.channel);
+    const carried = kindOf(m);
+    return (
+      channel?.kind === 'im' &&
+      channel.members.has(id) &&
+      (carried === kind || carried.startsWith(`${kind}:`))
+    );
+  });
+}
+
 /** Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(
   condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SlackApiError } from '../../src/sandbox/workspace.ts';
 import {
+  dmsTo,
   type Harness,
   type HarnessOptions,
   harnessPerTest,
   isRequestMessage,
+  kindOf,
   waitFor,
 } from '../helpers/harness.ts';
 
@@ -35,21 +37,7 @@ const ESCALATING: HarnessOptions = {
 
 const text = (x: unknown) => JSON.stringify(x ?? {});
 
-/** The kind (with its occurrence, if any) of the announcement a message carries: `reminder:2`. */
-const kindOf = (m: { metadata?: { event_payload: Record<string, unknown> } }) =>
-  String(m.metadata?.event_payload.announcement_id ?? '').replace(/^[^:]*:/, '');
-
-/** Messages posted in the DM of the app with `login`, carrying an announcement of `kind`. */
-function dmsTo(hh: Harness, login: string, kind: string) {
-  const id = hh.user(login);
-  return hh.workspace.messages.filter(
-    (m) =>
-      hh.workspace.channels.get(m.channel)?.members.has(id) &&
-      hh.workspace.channels.get(m.channel)?.kind === 'im' &&
-      (kindOf(m) === kind || kindOf(m).startsWith(`${kind}:`)),
-  );
-}
-
+/** Every escalation DM, to whoever. */
 const escalationDms = (hh: Harness) =>
   hh.workspace.messages.filter((m) => kindOf(m).startsWith('escalation:'));
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Harness, type HarnessOptions, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import {
+  dmsTo,
+  type Harness,
+  type HarnessOptions,
+  harnessPerTest,
+  kindOf,
+  waitFor,
+} from '../helpers/harness.ts';
 
 // The approval service gives an approval to someone else: from the next check on, the app's
 // approver is the one the service names. Everything through the app's real boundaries: the
@@ -14,21 +21,6 @@ const ALEX = 'alex.kim@corp.example';
 const REMINDING: HarnessOptions = {
   env: { REMINDER_AFTER_HOURS: '1', REMINDER_INTERVAL_HOURS: '1', REMINDER_MAX: '3' },
 };
-
-/** The kind (with occurrence and term) of the announcement a message carries: `reminder:1@1`. */
-const kindOf = (m: { metadata?: { event_payload: Record<string, unknown> } }) =>
-  String(m.metadata?.event_payload.announcement_id ?? '').replace(/^[^:]*:/, '');
-
-/** Messages in the app's DM with `login` that carry an announcement of exactly `kind`. */
-function dmsTo(hh: Harness, login: string, kind: string) {
-  const id = hh.user(login);
-  return hh.workspace.messages.filter(
-    (m) =>
-      hh.workspace.channels.get(m.channel)?.kind === 'im' &&
-      hh.workspace.channels.get(m.channel)?.members.has(id) &&
-      kindOf(m) === kind,
-  );
-}
 
 const handoverNotes = (hh: Harness, parent: { channel: string; ts: string }) =>
   hh.workspace
