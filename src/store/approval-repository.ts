@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
 import { type Person, sameLogin } from '../approvals/person.ts';
@@ -441,32 +448,32 @@ async function insertWithAnnouncements(
   }
   // Built by hand rather than by Kysely's builder, whose parsing of the rows' values cost more
   // than Postgres's running the statement (140 µs of a 1 ms budget); the rows are the typed ones
-  // the builder would take, their columns in their own order.
+  // the builder would take. As the builder does: a column left undefined gets its default.
   const row = approvalRow(a, now);
-  // Unset (undefined) values are left to the column's default, as the builder leaves them.
   const columns = (Object.keys(row) as (keyof TrackedApprovalRow)[]).filter(
     (c) => row[c] !== undefined,
   );
   const parameters: unknown[] = columns.map((c) => row[c]);
-  const first = announcements[0] ?? ({} as AnnouncementRow);
-  const announcementColumns = (Object.keys(first) as (keyof AnnouncementRow)[]).filter(
-    (c) => c !== 'djbh' && first[c] !== undefined,
-  );
+  if (announcements.length === 0) throw new Error('an approval starts with its announcements');
+  const announcementColumns = [
+    ...new Set(announcements.flatMap((n) => Object.keys(n) as (keyof AnnouncementRow)[])),
+  ].filter((c) => c !== 'djbh');
   const tuples = announcements.map((announcement) => {
     const values = announcementColumns.map((c) => {
+      if (announcement[c] === undefined) return 'default';
       parameters.push(announcement[c]);
       return `$${parameters.length}`;
     });
     return `((select djbh from approval), ${values.join(', ')})`;
   });
   const names = (list: readonly string[]) => list.map((c) => `"${c}"`).join(', ');
-  // The same text for every approval: prepared once per connection.
+  const text =
+    `with approval as (insert into tracked_approvals (${names(columns)}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning djbh) ` +
+    `insert into announcements ("djbh", ${names(announcementColumns)}) values ${tuples.join(', ')} on conflict ("id") do nothing`;
+  // The same text for every approval: prepared once per connection, unless a transaction is open
+  // around it (postgres-prepared.ts).
   await db.executeQuery(
-    prepared(
-      `with approval as (insert into tracked_approvals (${names(columns)}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning djbh) ` +
-        `insert into announcements ("djbh", ${names(announcementColumns)}) values ${tuples.join(', ')} on conflict ("id") do nothing`,
-      parameters,
-    ),
+    db.isTransaction ? CompiledQuery.raw(text, parameters) : prepared(text, parameters),
   );
 }
 

@@ -13,20 +13,27 @@ import type pg from 'pg';
  * starting an approval (three rows in one statement) spent a third of its time being parsed and
  * planned again (1.2 ms unnamed, 0.85 ms prepared, bench/README). Never one that reads `*`: a
  * column added by a later release changes its result, and Postgres refuses to run such a plan.
+ * Only a statement that runs on its own, outside a transaction: a failed prepare (below) aborts
+ * the transaction around it, and the statement could not run again unnamed.
  */
 export function prepared(text: string, parameters: readonly unknown[]): CompiledQuery {
   return CompiledQuery.raw(`${text}${MARK}`, [...parameters]);
 }
 const MARK = ' /* prepared */';
 
-/** SQLSTATE 26000: the server does not know the statement (a pooler that moves sessions). */
-const UNKNOWN_STATEMENT = '26000';
+/**
+ * What a pooler that hands each transaction another server connection (PgBouncer before 1.21, or
+ * with `max_prepared_statements = 0`) answers a named statement with: 26000, the server the
+ * statement reached does not know it; 42P05, that server already has it, prepared there by
+ * another of our connections (or another replica, or a process before a restart). Both come from
+ * the Parse or the Bind, before the statement ran.
+ */
+const POOLER_ANSWERS = new Set(['26000', '42P05']);
 
 /**
- * The pool as Kysely uses it, with marked statements run as named (prepared) ones. Behind a
- * pooler that hands each transaction another server connection (PgBouncer before 1.21, or with
- * `max_prepared_statements = 0`) a named statement is not found there: that statement runs again
- * unnamed (it failed before it ran) and this process prepares nothing from then on.
+ * The pool as Kysely uses it, with marked statements run as named (prepared) ones. When a pooler
+ * answers one as above, that statement runs again unnamed and this process prepares nothing from
+ * then on (test/store/postgres-prepared.test.ts runs it through PgBouncer).
  */
 export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
@@ -48,15 +55,26 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
       return client
         .query({ name: nameOf(text), text, values: values as unknown[] })
         .catch((error: { code?: string }) => {
-          if (error?.code !== UNKNOWN_STATEMENT) throw error;
+          if (!POOLER_ANSWERS.has(error?.code ?? '')) throw error;
           prepare = false;
           return unnamed();
         }) as Promise<PostgresQueryResult<unknown>>;
     },
     release: () => client.release(),
   });
+  // One wrapper per pooled connection: Kysely keeps its own connection object per client it is
+  // given, so a new wrapper at every checkout would make it build another each time.
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
-    connect: async () => wrap(await pool.connect()),
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrapped.get(client);
+      if (!wrapper) {
+        wrapper = wrap(client);
+        wrapped.set(client, wrapper);
+      }
+      return wrapper;
+    },
     end: () => pool.end(),
   };
 }
