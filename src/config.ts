@@ -66,6 +66,11 @@ export interface Config {
     timeoutMs: number;
     /** Characters the service's note column holds: 20,000, or 5,000 on installs that missed an update. */
     noteLimit: number;
+    /**
+     * The forward proxy's variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, either case), as set in
+     * the environment or `.env`: every call to the service takes its proxy from these.
+     */
+    proxyEnv: Record<string, string>;
   };
   databaseUrl: string;
   /** Postgres only: connections in the pool, and how long one statement may run. */
@@ -298,6 +303,15 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.sh
  * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
  * as unset. Every problem is reported at once, in one ConfigError naming each variable.
  */
+const PROXY_VARIABLES = new Set([
+  'HTTP_PROXY',
+  'http_proxy',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'NO_PROXY',
+  'no_proxy',
+]);
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const set = Object.fromEntries(
     Object.entries(env).filter(
@@ -414,6 +428,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webListPath: e.APPROVAL_WEB_LIST_PATH,
       timeoutMs: e.APPROVAL_TIMEOUT_MS,
       noteLimit: e.APPROVAL_NOTE_LIMIT,
+      // Read here with the rest, so a proxy named only in `.env` is used too (the client read
+      // the process's environment, where `.env` never goes). Empty is unset, as Node reads it.
+      proxyEnv: Object.fromEntries(
+        Object.entries(set).filter(([name]) => PROXY_VARIABLES.has(name)),
+      ),
     },
     // The sandbox's simulator and workspace live in memory, so it keeps its rows apart (and starts
     // them afresh: see sandbox.ts) instead of mixing them with a real deployment's.

@@ -34,7 +34,8 @@ export interface ApprovalServiceClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /**
    * Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read: every call (axios's and the status GET)
-   * goes through the proxy they name. Default: the process's environment, which axios always read.
+   * goes through the proxy they name. The app passes config's (the environment and `.env`);
+   * default, for tools beside it: the process's environment.
    */
   proxyEnv?: NodeJS.ProcessEnv;
 }

@@ -41,6 +41,7 @@ export function createObservedService(
         appKey: config.approval.appKey,
         timeoutMs: config.approval.timeoutMs,
         noteLimit: config.approval.noteLimit,
+        proxyEnv: config.approval.proxyEnv,
       }),
     (endpoint, outcome, ms) => {
       metrics.serviceCall(endpoint, outcome, ms);

@@ -4,6 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
 import { prepareApproval } from '../../src/approvals/approval-request.ts';
+import { createObservedService, createServiceHealth } from '../../src/composition/service.ts';
+import { loadConfig, withEnvFile } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { Metrics } from '../../src/metrics.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
 import { freePort } from '../helpers/app-process.ts';
 
@@ -328,23 +332,7 @@ describe('approval status', () => {
   });
 
   it('checks status through the HTTP proxy the environment names, as it starts approvals', async () => {
-    // A forward proxy, the only way to the service (its name resolves nowhere else): it passes
-    // each request on to the simulator.
-    const seen: string[] = [];
-    const proxy = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      const target = new URL(req.url ?? '/');
-      const onward = httpRequest(
-        `${sim.url}${target.pathname}${target.search}`,
-        { method: req.method, headers: { ...req.headers, host: new URL(sim.url).host } },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(onward);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { proxy, seen } = await forwardProxy();
     try {
       const { port } = proxy.address() as AddressInfo;
       // Set as an operator would; axios always read it, so starting went through the proxy.
@@ -368,6 +356,44 @@ describe('approval status', () => {
       expect(seen).toHaveLength(2);
     } finally {
       delete process.env.HTTP_PROXY;
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('takes the proxy the app was configured with, also from .env alone', async () => {
+    const { proxy, seen } = await forwardProxy();
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      // As main.ts reads its settings: the environment with `.env` over it. The process's own
+      // environment names no proxy (the client read only that one before).
+      expect(process.env.HTTP_PROXY ?? process.env.http_proxy).toBeUndefined();
+      const config = loadConfig(
+        withEnvFile(
+          {
+            SLACK_BOT_TOKEN: 'xoxb-1-bot',
+            SLACK_SIGNING_SECRET: 'signing-secret-value',
+            APPROVAL_BASE_URL: 'http://approvals.corp.invalid',
+            APPROVAL_APP_NAME: CREDENTIALS.appName,
+            APPROVAL_APP_KEY: CREDENTIALS.appKey,
+          },
+          `HTTP_PROXY=http://127.0.0.1:${port}\nNO_PROXY=\n`,
+        ),
+      );
+      const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+      const service = createObservedService(
+        config,
+        undefined,
+        { serviceCall() {} } as unknown as Metrics,
+        createServiceHealth(quiet),
+      );
+      const { djbh } = await service.startApproval(request);
+      expect((await service.getStatus(djbh)).decision).toBe('pending');
+      expect(seen).toEqual([
+        'POST http://approvals.corp.invalid/api/job/to3part/v1/approval',
+        `GET http://approvals.corp.invalid/api/job/to3part/v1/approval?djbh=${djbh}`,
+      ]);
+    } finally {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
     }
@@ -515,3 +541,26 @@ describe('profile', () => {
     expect(String(error.cause ?? '')).not.toContain(token);
   });
 });
+
+/**
+ * A forward proxy, the only way to the service in the proxy tests (its name resolves nowhere
+ * else): it passes each request on to the simulator, and notes what it was asked.
+ */
+async function forwardProxy() {
+  const seen: string[] = [];
+  const proxy = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url ?? '/');
+    const onward = httpRequest(
+      `${sim.url}${target.pathname}${target.search}`,
+      { method: req.method, headers: { ...req.headers, host: new URL(sim.url).host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(onward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return { proxy, seen };
+}
