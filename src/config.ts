@@ -303,6 +303,16 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.sh
  * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
  * as unset. Every problem is reported at once, in one ConfigError naming each variable.
  */
+/** Whether `value` is a URL a forward proxy can have: http or https, with a host. */
+function isProxyUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 const PROXY_VARIABLES = new Set([
   'HTTP_PROXY',
   'http_proxy',
@@ -332,6 +342,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.success ? parsed.data : undefined;
   const has = (name: string) => set[name] !== undefined;
+  // Node's agent refuses a malformed proxy URL at start, quoting it password and all: said here
+  // instead, the URL shown without its password.
+  for (const name of PROXY_VARIABLES) {
+    const value = set[name];
+    if (value === undefined || /^no_proxy$/i.test(name)) continue;
+    if (!isProxyUrl(value))
+      problems.push(
+        `${name}: not a proxy URL (http://host:port or https://host:port); was ${redactUrl(value)}`,
+      );
+  }
 
   const slackNamed =
     has('SLACK_BOT_TOKEN') || has('SLACK_SIGNING_SECRET') || has('SLACK_APP_TOKEN');
@@ -521,6 +541,13 @@ export function redactConfig(config: Config): Record<string, unknown> {
       appKey: mask(config.approval.appKey),
       baseUrl: url(config.approval.baseUrl),
       webUrl: url(config.approval.webUrl),
+      // A proxy's URL may carry its basic auth; NO_PROXY is a list of hosts.
+      proxyEnv: Object.fromEntries(
+        Object.entries(config.approval.proxyEnv).map(([name, value]) => [
+          name,
+          /^no_proxy$/i.test(name) ? value : redactUrl(value),
+        ]),
+      ),
     },
     databaseUrl: redactUrl(config.databaseUrl),
   };

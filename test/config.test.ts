@@ -455,4 +455,27 @@ describe('withEnvFile', () => {
     expect(env).toMatchObject({ PORT: '4000', LOG_LEVEL: 'debug' });
     expect(withEnvFile({ PORT: '1' }, undefined)).toEqual({ PORT: '1' });
   });
+  it('hides a proxy’s password in the configuration it logs, and refuses a proxy that is no URL without showing it', () => {
+    const names = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
+    for (const name of names) {
+      const config = loadConfig({
+        ...slackHttp,
+        [name]: 'http://alice:s3cret-proxy@proxy.corp.example:3128',
+        NO_PROXY: 'localhost,.corp.example',
+      });
+      expect(config.approval.proxyEnv[name]).toBe(
+        'http://alice:s3cret-proxy@proxy.corp.example:3128',
+      );
+      const logged = JSON.stringify(redactConfig(config));
+      expect(logged).not.toContain('s3cret-proxy');
+      expect(logged).toContain('proxy.corp.example:3128');
+      expect(logged).toContain('localhost,.corp.example');
+      const refused = problemsOf({ ...slackHttp, [name]: 'http://alice:s3cret-proxy@[bad' });
+      expect(refused).toEqual([expect.stringMatching(new RegExp(`^${name}: not a proxy URL`))]);
+      expect(refused.join('\n')).not.toContain('s3cret-proxy');
+    }
+    expect(problemsOf({ ...slackHttp, HTTPS_PROXY: 'proxy.corp.example:3128' })).toEqual([
+      expect.stringContaining('HTTPS_PROXY: not a proxy URL'),
+    ]);
+  });
 });

@@ -22,6 +22,13 @@ export async function openAppDatabase(config: Config, logger: Logger): Promise<D
       startLogContext({}, () =>
         logger.warn({ error: describe(error) }, 'database connection lost; it will reconnect'),
       ),
+    onPreparedStatementsOff: (code) =>
+      startLogContext({}, () =>
+        logger.warn(
+          { sqlstate: code },
+          'a pooler in front of Postgres moves sessions between server connections: statements are no longer prepared (a create takes a few hundred µs more); PgBouncer 1.21+ with max_prepared_statements keeps them',
+        ),
+      ),
   });
   logger.info({ dialect: database.dialect, location: database.location }, 'database ready');
   if (database.schemaAhead.length > 0)

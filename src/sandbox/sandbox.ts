@@ -162,7 +162,13 @@ async function startClaimed(
       },
       // The simulator serves the service's web UI too: "Open in approval service" leads to the
       // approver's list there (sign in as the approver first, as with the real service).
-      approval: { ...config.approval, baseUrl: simulator.url, webUrl: `${simulator.url}/` },
+      // On this machine: never through a proxy a `.env` copied from production may name.
+      approval: {
+        ...config.approval,
+        baseUrl: simulator.url,
+        webUrl: `${simulator.url}/`,
+        proxyEnv: {},
+      },
     },
     { logger, seed: ({ templates }) => seedTemplates(templates, workspace) },
   );

@@ -35,7 +35,11 @@ const POOLER_ANSWERS = new Set(['26000', '42P05']);
  * answers one as above, that statement runs again unnamed and this process prepares nothing from
  * then on (test/store/postgres-prepared.test.ts runs it through PgBouncer).
  */
-export function withPreparedStatements(pool: pg.Pool): PostgresPool {
+export function withPreparedStatements(
+  pool: pg.Pool,
+  /** Told once, when a pooler's answer turned preparing off (the SQLSTATE it answered). */
+  onStopped: (code: string) => void = () => {},
+): PostgresPool {
   const names = new Map<string, string>();
   let prepare = true;
   const nameOf = (text: string): string => {
@@ -55,7 +59,9 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
       return client
         .query({ name: nameOf(text), text, values: values as unknown[] })
         .catch((error: { code?: string }) => {
-          if (!POOLER_ANSWERS.has(error?.code ?? '')) throw error;
+          const code = error?.code ?? '';
+          if (!POOLER_ANSWERS.has(code)) throw error;
+          if (prepare) onStopped(code);
           prepare = false;
           return unnamed();
         }) as Promise<PostgresQueryResult<unknown>>;

@@ -146,4 +146,25 @@ describe('the sandbox server', () => {
     });
     expect(approvals.approver).toBe('liu.yang@corp.example');
   });
+  it('talks to its own simulator directly, whatever proxy a .env copied from production names', async () => {
+    // A proxy nobody listens at: a call sent there fails, and the form would say the service
+    // cannot be reached instead of suggesting an approver.
+    const proxied = await startTestSandbox({}, { HTTP_PROXY: 'http://127.0.0.1:9' });
+    try {
+      const alex = proxied.sandbox.workspace.userByLogin('alex.kim@corp.example').id;
+      await proxied.post('/sandbox/api/message', {
+        user: alex,
+        channel: proxied.sandbox.workspace.channelByName('general').id,
+        text: '/approve Monitor',
+      });
+      const view = await waitFor(async () =>
+        (await proxied.state(alex)).views.find((v) =>
+          JSON.stringify(v.view).includes('Suggested approver'),
+        ),
+      );
+      expect(view).toBeDefined();
+    } finally {
+      await proxied.close();
+    }
+  });
 });

@@ -90,7 +90,11 @@ describe.skipIf(postgres.skipReason)(
       ).rows.map((r) => r.name);
       await one.close();
       expect(name).toMatch(/^sa_/);
-      const other = await openDatabase(created.url, { poolSize: 1 });
+      const stopped: string[] = [];
+      const other = await openDatabase(created.url, {
+        poolSize: 1,
+        onPreparedStatementsOff: (code) => stopped.push(code),
+      });
       try {
         // Another connection's statement under the same name, as a pooler's server connection
         // keeps it for whichever client comes next: the driver does not know it is there.
@@ -106,6 +110,8 @@ describe.skipIf(postgres.skipReason)(
         const names = await sql<{ name: string; statement: string }>`
           select name, statement from pg_prepared_statements`.execute(other.db);
         expect(names.rows).toEqual([{ name, statement: `prepare "${name}" as select 1` }]);
+        // Said once (the app logs it), however many creates follow.
+        expect(stopped).toEqual(['42P05']);
       } finally {
         await other.close();
       }
