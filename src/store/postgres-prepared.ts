@@ -13,6 +13,8 @@ import type pg from 'pg';
  * starting an approval (three rows in one statement) spent a third of its time being parsed and
  * planned again (1.2 ms unnamed, 0.85 ms prepared, bench/README). Never one that reads `*`: a
  * column added by a later release changes its result, and Postgres refuses to run such a plan.
+ * A prepared statement keeps its parameters' types: a migration that changed the type of a column
+ * it writes would need the app restarted (migrations here only expand: docs/deploying.md).
  * Only a statement that runs on its own, outside a transaction: a failed prepare (below) aborts
  * the transaction around it, and the statement could not run again unnamed.
  */
