@@ -26,9 +26,11 @@ export const DEFAULT_WORKING_HOURS: WorkingHours = {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-// A working period is looked for this many days ahead at most: with at least one working day a
-// week there is always one within 8; more means the hours name no day at all.
-const MAX_DAYS_AHEAD = 8;
+// A working period is looked for this many days ahead at most. With one working day a week there
+// is one within 8, unless a clock change skips that day's hours (Santiago's clocks went from 00:00
+// to 01:00 on Sunday 7 September 2014: hours of 00:00–00:15 on Sundays did not happen that week);
+// clock changes are months apart, so the next week's does. More means the hours name no day.
+const MAX_DAYS_AHEAD = 15;
 
 /** What a wall clock in `timeZone` shows at an instant. */
 interface LocalClock {
