@@ -299,10 +299,6 @@ const envSchema = z.object({
 /** Every variable loadConfig reads; each is documented in .env.example and docs/configuration.md's settings table. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
-/**
- * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
- * as unset. Every problem is reported at once, in one ConfigError naming each variable.
- */
 /** Whether `value` is a URL a forward proxy can have: http or https, with a host. */
 function isProxyUrl(value: string): boolean {
   try {
@@ -313,15 +309,15 @@ function isProxyUrl(value: string): boolean {
   }
 }
 
-const PROXY_VARIABLES = new Set([
-  'HTTP_PROXY',
-  'http_proxy',
-  'HTTPS_PROXY',
-  'https_proxy',
-  'NO_PROXY',
-  'no_proxy',
-]);
+/** The variables naming the forward proxy (a URL, maybe with its password), either case. */
+const PROXY_URL_VARIABLES = new Set(['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']);
+/** Those and the hosts the proxy is not used for. */
+const PROXY_VARIABLES = new Set([...PROXY_URL_VARIABLES, 'NO_PROXY', 'no_proxy']);
 
+/**
+ * Reads the configuration from an environment (process.env in main.ts). An empty variable counts
+ * as unset. Every problem is reported at once, in one ConfigError naming each variable.
+ */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const set = Object.fromEntries(
     Object.entries(env).filter(
@@ -344,10 +340,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const has = (name: string) => set[name] !== undefined;
   // Node's agent refuses a malformed proxy URL at start, quoting it password and all: said here
   // instead, the URL shown without its password.
-  for (const name of PROXY_VARIABLES) {
+  for (const name of PROXY_URL_VARIABLES) {
     const value = set[name];
-    if (value === undefined || /^no_proxy$/i.test(name)) continue;
-    if (!isProxyUrl(value))
+    if (value !== undefined && !isProxyUrl(value))
       problems.push(
         `${name}: not a proxy URL (http://host:port or https://host:port); was ${redactUrl(value)}`,
       );
@@ -545,7 +540,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
       proxyEnv: Object.fromEntries(
         Object.entries(config.approval.proxyEnv).map(([name, value]) => [
           name,
-          /^no_proxy$/i.test(name) ? value : redactUrl(value),
+          PROXY_URL_VARIABLES.has(name) ? redactUrl(value) : value,
         ]),
       ),
     },
