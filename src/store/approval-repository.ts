@@ -449,26 +449,26 @@ async function insertWithAnnouncements(
   // Built by hand rather than by Kysely's builder, whose parsing of the rows' values cost more
   // than Postgres's running the statement (140 µs of a 1 ms budget); the rows are the typed ones
   // the builder would take. As the builder does: a column left undefined gets its default.
-  const row = approvalRow(a, now);
-  const columns = (Object.keys(row) as (keyof TrackedApprovalRow)[]).filter(
-    (c) => row[c] !== undefined,
-  );
-  const parameters: unknown[] = columns.map((c) => row[c]);
   if (announcements.length === 0) throw new Error('an approval starts with its announcements');
+  const parameters: unknown[] = [];
+  const valuesOf = <R>(row: R, columns: readonly (keyof R)[]) =>
+    columns.map((c) => {
+      if (row[c] === undefined) return 'default';
+      parameters.push(row[c]);
+      return `$${parameters.length}`;
+    });
+  const names = (list: readonly string[]) => list.map((c) => `"${c}"`).join(', ');
+  const row = approvalRow(a, now);
+  const columns = Object.keys(row) as (keyof TrackedApprovalRow)[];
   const announcementColumns = [
     ...new Set(announcements.flatMap((n) => Object.keys(n) as (keyof AnnouncementRow)[])),
   ].filter((c) => c !== 'djbh');
-  const tuples = announcements.map((announcement) => {
-    const values = announcementColumns.map((c) => {
-      if (announcement[c] === undefined) return 'default';
-      parameters.push(announcement[c]);
-      return `$${parameters.length}`;
-    });
-    return `((select djbh from approval), ${values.join(', ')})`;
-  });
-  const names = (list: readonly string[]) => list.map((c) => `"${c}"`).join(', ');
+  const approvalValues = valuesOf(row, columns).join(', ');
+  const tuples = announcements.map(
+    (n) => `((select djbh from approval), ${valuesOf(n, announcementColumns).join(', ')})`,
+  );
   const text =
-    `with approval as (insert into tracked_approvals (${names(columns)}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning djbh) ` +
+    `with approval as (insert into tracked_approvals (${names(columns)}) values (${approvalValues}) returning djbh) ` +
     `insert into announcements ("djbh", ${names(announcementColumns)}) values ${tuples.join(', ')} on conflict ("id") do nothing`;
   // The same text for every approval: prepared once per connection, unless a transaction is open
   // around it (postgres-prepared.ts).

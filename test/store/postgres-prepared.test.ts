@@ -31,10 +31,11 @@ describe.skipIf(postgres.skipReason)(
       await handle?.close();
       await created?.drop();
     });
-    const prepared = async () =>
-      (
-        await sql<{ name: string }>`select name from pg_prepared_statements`.execute(handle.db)
-      ).rows.map((r) => r.name);
+    /** The statements prepared on the (one) connection of `db`. */
+    const prepared = async (db = handle.db) =>
+      (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(db)).rows.map(
+        (r) => r.name,
+      );
     const stored = async () =>
       (
         await handle.db
@@ -44,6 +45,8 @@ describe.skipIf(postgres.skipReason)(
           .orderBy('seq')
           .execute()
       ).map((r) => `${r.djbh} ${r.seq}`);
+    /** `djbh`'s announcements as stored: its number and each one's place. */
+    const storedOf = async (djbh: string) => (await stored()).filter((r) => r.startsWith(djbh));
 
     it('prepares the approval-and-announcements statement once, and runs it again as prepared', async () => {
       const repository = createApprovalRepository(handle.db, 'postgres');
@@ -70,12 +73,8 @@ describe.skipIf(postgres.skipReason)(
       await repository.createApproval(approval('PREP0000004a'), T0);
       await repository.createApproval(approval('PREP0000005a'), T0);
       expect(await prepared()).toEqual([]);
-      const rows = await stored();
-      expect(rows.filter((r) => r.startsWith('PREP0000004a'))).toEqual([
-        'PREP0000004a 1',
-        'PREP0000004a 2',
-      ]);
-      expect(rows.filter((r) => r.startsWith('PREP0000005a'))).toHaveLength(2);
+      expect(await storedOf('PREP0000004a')).toEqual(['PREP0000004a 1', 'PREP0000004a 2']);
+      expect(await storedOf('PREP0000005a')).toHaveLength(2);
     });
 
     it('runs a statement the server already has under its name again unnamed (as after a pooler handed over a session)', async () => {
@@ -85,9 +84,7 @@ describe.skipIf(postgres.skipReason)(
         approval('PREP0000007b'),
         T0,
       );
-      const [name] = (
-        await sql<{ name: string }>`select name from pg_prepared_statements`.execute(one.db)
-      ).rows.map((r) => r.name);
+      const [name] = await prepared(one.db);
       await one.close();
       expect(name).toMatch(/^sa_/);
       const stopped: string[] = [];
@@ -115,12 +112,8 @@ describe.skipIf(postgres.skipReason)(
       } finally {
         await other.close();
       }
-      const rows = await stored();
-      expect(rows.filter((r) => r.startsWith('PREP0000008a'))).toEqual([
-        'PREP0000008a 1',
-        'PREP0000008a 2',
-      ]);
-      expect(rows.filter((r) => r.startsWith('PREP0000009a'))).toHaveLength(2);
+      expect(await storedOf('PREP0000008a')).toEqual(['PREP0000008a 1', 'PREP0000008a 2']);
+      expect(await storedOf('PREP0000009a')).toHaveLength(2);
     });
 
     it('never prepares inside a transaction (request again): a failed prepare there could not run again', async () => {
@@ -153,7 +146,7 @@ describe.skipIf(postgres.skipReason)(
         await sql`alter table tracked_approvals add column later_release text`.execute(fresh.db);
         await sql`alter table announcements add column later_release text`.execute(fresh.db);
         await repository.createApproval(approval('PREP0000007a'), T0);
-        expect((await stored()).filter((r) => r.startsWith('PREP0000007a'))).toHaveLength(2);
+        expect(await storedOf('PREP0000007a')).toHaveLength(2);
       } finally {
         await fresh.close();
       }
