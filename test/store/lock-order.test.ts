@@ -3,14 +3,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTHING_POSTED } from '../../src/approvals/announcer.ts';
 import { handoverOf } from '../../src/approvals/handover.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { approval, later, T0 } from '../helpers/store-fixtures.ts';
 
 // One lock order for an approval and its announcements (outbox-store.ts, lockApprovalFirst): a
 // handover (the approval's row, then its approver's pending announcements) and a delivery that
 // finds the approver unreachable (its announcement, then the approval's row) took them in
-// opposite orders, and on Postgres one of the two was killed as a deadlock (40P01). SQLite has one
-// writer at a time and cannot deadlock; only Postgres runs here.
+// opposite orders, and on Postgres one of the two was killed as a deadlock (40P01); the retention
+// purge deleted an approval's announcements before its row. SQLite has one writer at a time and
+// cannot deadlock; only Postgres runs here.
 
 const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
 if (!postgres) throw new Error('no Postgres in TEST_DATABASES');
@@ -92,8 +94,12 @@ describe.skipIf(postgres.skipReason)(
     }
 
     /** Resolves once `count` other sessions wait for a lock (asked outside any transaction, whose snapshot of the activity would not move). */
-    async function lockWaiters(client: pg.Client, count: number): Promise<void> {
-      for (;;) {
+    async function lockWaiters(
+      client: pg.Client,
+      count: number,
+      gaveUp: () => boolean = () => false,
+    ): Promise<void> {
+      while (!gaveUp()) {
         const { rows } = await client.query<{ n: number }>(
           `select count(*)::int as n from pg_stat_activity
            where datname = current_database() and wait_event_type = 'Lock'`,
@@ -149,6 +155,45 @@ describe.skipIf(postgres.skipReason)(
         expect(outcomes).toEqual(outcomes.map(() => ({ status: 'fulfilled', value: true })));
         for (const race of races) await expectConsistent(race.djbh);
       }
+    });
+
+    it('lets the purge pass over an ended approval someone is changing, instead of deadlocking with them', async () => {
+      const djbh = 'ENDED0000001';
+      await store.createApproval(approval(djbh), T0);
+      const db = testDb.handle.db;
+      await db
+        .updateTable('tracked_approvals')
+        .set({ tracking: 'finished', updated_at: T0.getTime() })
+        .execute();
+      await db.updateTable('announcements').set({ state: 'sent' }).execute();
+      const purge = () =>
+        createRetentionStore(db, testDb.handle.dialect).deleteEndedApprovals(later(1), 10);
+      // Someone changes the approval as everyone does: its row, then its announcements. (A
+      // request again of it, an operator's fix.)
+      const holder = new pg.Client({ connectionString: testDb.url });
+      const watcher = new pg.Client({ connectionString: testDb.url });
+      await holder.connect();
+      await watcher.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('update tracked_approvals set updated_at = updated_at where djbh = $1', [
+          djbh,
+        ]);
+        // A purge that took the announcements first would wait here for the row.
+        let settled = false;
+        const purged = purge().finally(() => {
+          settled = true;
+        });
+        await Promise.race([purged, lockWaiters(watcher, 1, () => settled)]);
+        await holder.query('update announcements set last_error = null where djbh = $1', [djbh]);
+        await holder.query('commit');
+        expect(await purged).toEqual({ approvals: 0, announcements: 0 });
+      } finally {
+        await holder.end();
+        await watcher.end();
+      }
+      // Taken at the next purge.
+      expect(await purge()).toEqual({ approvals: 1, announcements: 2 });
     });
   },
 );
