@@ -121,6 +121,9 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
 
     async markAnnouncementSent(claim, posted, now, laneWaitMs = 0) {
       return db.transaction().execute(async (trx) => {
+        // What the delivery found may change the approval and record announcements (which
+        // number themselves on its row): its row is taken first, as everywhere.
+        await lockApprovalFirst(trx, dialect, claim.id);
         await releaseLane(trx, dialect, claim, laneWaitMs);
         const row = await trx
           .updateTable('announcements')
@@ -314,6 +317,37 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
       return Number((await query.executeTakeFirst()).numUpdatedRows);
     },
   };
+}
+
+/**
+ * The one lock order, on Postgres, for an approval and what is recorded about it: **the approval's
+ * row first, then the lanes, then its announcements' rows.** Recording an announcement locks its
+ * approval's row (the trigger numbering it updates the row), and a check's decision, handover,
+ * reminder or escalation updates the row before its announcements; a handover then takes the
+ * approver's pending announcements. A transaction that starts from an announcement (a delivery's
+ * outcome) takes the approval's row here before anything else; otherwise a handover (row, then
+ * announcement) and a delivery finding the approver unreachable (announcement, then row) wait for
+ * each other and Postgres kills one (40P01). The retention purge keeps it too
+ * (retention-store.ts). SQLite has one writer at a time and needs no order.
+ */
+export async function lockApprovalFirst(
+  db: Db,
+  dialect: DialectName,
+  announcementId: string,
+): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await db
+    .selectFrom('tracked_approvals')
+    .select('djbh')
+    .where(
+      'djbh',
+      '=',
+      db.selectFrom('announcements').select('djbh').where('id', '=', announcementId),
+    )
+    // The lock an UPDATE of the row takes, no stronger: announcements recorded meanwhile only
+    // need the key (their foreign key), which this leaves them.
+    .forNoKeyUpdate()
+    .execute();
 }
 
 export async function insertAnnouncement(

@@ -33,6 +33,9 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
             ),
           )
           .limit(limit)
+          // The approvals' rows before their announcements', as everywhere (outbox-store.ts,
+          // lockApprovalFirst); one someone is working on now waits for the next purge.
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
           .execute();
         const ids = rows.map((r) => r.djbh);
         if (ids.length === 0) return { approvals: 0, announcements: 0 };

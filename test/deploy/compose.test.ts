@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { composeEnv, composeServices, filledEnvExample } from '../helpers/deploy-files.ts';
 
 // compose.yaml's replicas and the Prometheus beside them agree with each other and with the app's
-// own settings: the scrape reaches every replica's admin port, under the job the alerts expect.
+// own settings: the scrape reaches every replica's admin port, with the alert rules loaded.
 
 const exec = promisify(execFile);
 const prometheusFile = new URL('../../deploy/prometheus/prometheus.yml', import.meta.url).pathname;

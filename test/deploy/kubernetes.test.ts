@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv, promisify } from 'node:util';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -7,7 +8,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { loadConfig } from '../../src/config.ts';
 import { imageEnv } from '../helpers/deploy-files.ts';
 
@@ -75,6 +76,140 @@ const appConfig = () =>
   });
 const portNamed = (name: unknown) =>
   typeof name === 'number' ? name : app?.ports?.find((p) => p.name === name)?.containerPort;
+
+const promtool = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
+
+/** The variables docs/configuration.md's "What a production install sets" names, and where each goes. */
+function productionSettings(): Array<{ name: string; where: string }> {
+  const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+  const section = /\n## What a production install sets\n([\s\S]*?)\n## /.exec(doc)?.[1] ?? '';
+  return [...section.matchAll(/^\| `([A-Z_]+)` \|.*\| (ConfigMap|Secret) \|$/gm)].map((m) => ({
+    name: m[1] as string,
+    where: m[2] as string,
+  }));
+}
+
+interface PodMonitor {
+  metadata: { name: string };
+  spec: {
+    jobLabel?: string;
+    selector: { matchLabels: Record<string, string> };
+    podMetricsEndpoints: Array<{ port: string; path: string }>;
+  };
+}
+type Labels = Record<string, string>;
+const NAMESPACE = 'approvals';
+
+/**
+ * The target labels of the usual `kubernetes-pods` job (Prometheus' example configuration and the
+ * community chart): the job's own name, the address the annotations name, the pod's labels mapped.
+ */
+function annotationScrapeLabels(ip: string, pod: string, podLabels: Labels): Labels {
+  const port = deployment.spec?.template.metadata?.annotations?.['prometheus.io/port'];
+  const mapped = Object.entries(podLabels).map(([k, v]) => [k.replace(/[^a-zA-Z0-9_]/g, '_'), v]);
+  return {
+    job: 'kubernetes-pods',
+    instance: `${ip}:${port}`,
+    namespace: NAMESPACE,
+    pod,
+    ...Object.fromEntries(mapped),
+  };
+}
+
+/** The target labels the Prometheus Operator gives a PodMonitor's target. */
+function podMonitorScrapeLabels(
+  monitor: PodMonitor,
+  ip: string,
+  pod: string,
+  podLabels: Labels,
+  port: number | undefined,
+): Labels {
+  const job =
+    (monitor.spec.jobLabel && podLabels[monitor.spec.jobLabel]) ||
+    `${NAMESPACE}/${monitor.metadata.name}`;
+  return {
+    job,
+    instance: `${ip}:${port}`,
+    namespace: NAMESPACE,
+    pod,
+    container: 'app',
+    endpoint: monitor.spec.podMetricsEndpoints[0]?.port ?? '',
+  };
+}
+
+/** A rule's annotations, its templates filled in with `values`. */
+function annotationsOf(alert: string, values: Record<string, string>): Labels {
+  const rules = parseYaml(
+    readFileSync(new URL('../../deploy/prometheus/alerts.yml', import.meta.url), 'utf8'),
+  ) as { groups: Array<{ rules: Array<{ alert: string; annotations: Labels }> }> };
+  const rule = rules.groups.flatMap((g) => g.rules).find((r) => r.alert === alert);
+  return Object.fromEntries(
+    Object.entries(rule?.annotations ?? {}).map(([k, v]) => [
+      k,
+      v.replace(/\{\{ ([^}]+) \}\}/g, (_, name: string) => values[name] ?? ''),
+    ]),
+  );
+}
+
+const series = (name: string, labels: Labels, values: string) => ({
+  series: `${name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`,
+  values,
+});
+
+/**
+ * deploy/prometheus/alerts.yml under promtool, on two replicas scraped with these labels: both up,
+ * one whose delivery stalls with work due. The stalled one pages; nothing says the app is absent
+ * or a replica down.
+ */
+async function promtoolTest(
+  stuck: Labels,
+  fine: Labels,
+): Promise<{ code: number; output: string }> {
+  const test = {
+    rule_files: [new URL('../../deploy/prometheus/alerts.yml', import.meta.url).pathname],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: [
+          ...[stuck, fine].flatMap((labels) => [
+            series('up', labels, '1x20'),
+            series('slack_approvals_service_up', labels, '1x20'),
+          ]),
+          series('slack_approvals_delivery_stalled_seconds', stuck, '0 60+60x19'),
+          series('slack_approvals_delivery_stalled_seconds', fine, '0x20'),
+        ],
+        alert_rule_test: [
+          {
+            eval_time: '10m',
+            alertname: 'SlackApprovalsDeliveryStalled',
+            exp_alerts: [
+              {
+                exp_labels: { severity: 'page', instance: stuck.instance },
+                // Stalled 10 minutes at 10m; promtool compares the annotations too.
+                exp_annotations: annotationsOf('SlackApprovalsDeliveryStalled', {
+                  '$labels.instance': stuck.instance ?? '',
+                  '$value | humanizeDuration': '10m 0s',
+                }),
+              },
+            ],
+          },
+          ...['SlackApprovalsAbsent', 'SlackApprovalsReplicaDown'].map((alertname) => ({
+            eval_time: '10m',
+            alertname,
+            exp_alerts: [],
+          })),
+        ],
+      },
+    ],
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'alerts-')), 'kubernetes.test.yml');
+  writeFileSync(file, stringifyYaml(test));
+  const run = spawnSync(promtool, ['test', 'rules', file], { encoding: 'utf8' });
+  return { code: run.status ?? -1, output: `${run.stdout}${run.stderr}` };
+}
 
 describe('deploy/kubernetes', () => {
   it('validates every resource against Kubernetes’ schemas', () => {
@@ -167,6 +302,59 @@ describe('deploy/kubernetes', () => {
       expect(c.resources?.limits?.memory, c.name).toBeDefined();
     }
   });
+
+  it('keeps a replica in service through one slow readiness answer', () => {
+    // /readyz asks the database through the pool every replica shares with its work: one slow
+    // answer is every replica's at once, and one miss allowed would empty the Service.
+    const probe = app?.readinessProbe;
+    expect(probe?.failureThreshold).toBeGreaterThanOrEqual(3);
+    expect(probe?.timeoutSeconds).toBeGreaterThan(1);
+    // Still out of service within half a minute of a database that really does not answer.
+    expect((probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3)).toBeLessThanOrEqual(30);
+  });
+
+  it('sets every setting docs/configuration.md says a production install sets, where it says', () => {
+    const documented = productionSettings();
+    expect(documented.map((s) => s.name)).toContain('APPROVAL_WEB_URL');
+    for (const { name, where } of documented) {
+      const holder = where === 'Secret' ? secret : configMap.data;
+      expect(holder?.[name], `${name} in the ${where}`).toBeTruthy();
+    }
+    // And the ConfigMap holds nothing the table does not name: what it sets is documented there.
+    expect(Object.keys(configMap.data ?? {}).sort()).toEqual(
+      documented
+        .filter((s) => s.where === 'ConfigMap')
+        .map((s) => s.name)
+        .sort(),
+    );
+    expect(appConfig().approval.webUrl).toBe(configMap.data?.APPROVAL_WEB_URL);
+  });
+
+  it.skipIf(!promtool && !process.env.CI)(
+    `fires the alerts, and not SlackApprovalsAbsent, on the series Prometheus scrapes from these pods${promtool ? '' : ' (skipped: no promtool; Debian package prometheus)'}`,
+    async () => {
+      expect(promtool, 'promtool on PATH').not.toBe('');
+      const annotations = deployment.spec?.template.metadata?.annotations ?? {};
+      const podMonitor = parseYaml(read('podmonitor.yaml')) as PodMonitor;
+      // Whatever selects the pods must select these pods, on a port they open.
+      const podLabels = deployment.spec?.template.metadata?.labels ?? {};
+      expect(podMonitor.spec.selector.matchLabels).toEqual(podLabels);
+      const endpoint = podMonitor.spec.podMetricsEndpoints[0];
+      expect(portNamed(endpoint?.port)).toBe(appConfig().admin?.port);
+      expect(endpoint?.path).toBe(annotations['prometheus.io/path']);
+      const scrapes = {
+        annotations: (ip: string, pod: string) => annotationScrapeLabels(ip, pod, podLabels),
+        podMonitor: (ip: string, pod: string) =>
+          podMonitorScrapeLabels(podMonitor, ip, pod, podLabels, portNamed(endpoint?.port)),
+      };
+      for (const [how, labelsOf] of Object.entries(scrapes)) {
+        const stuck = labelsOf('10.0.0.1', 'slack-approvals-1');
+        const fine = labelsOf('10.0.0.2', 'slack-approvals-2');
+        const result = await promtoolTest(stuck, fine);
+        expect(result.code, `${how}:\n${result.output}`).toBe(0);
+      }
+    },
+  );
 
   const kubectl = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).stdout.trim();
   it.skipIf(!kubectl)(

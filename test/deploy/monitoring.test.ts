@@ -64,6 +64,13 @@ describe('deploy/ monitoring', () => {
     }
   });
 
+  it('never selects by a scrape job’s name, which differs between compose and Kubernetes', () => {
+    // compose's job is slack-approvals; Kubernetes' pod annotations scrape under kubernetes-pods,
+    // a PodMonitor under its own: a rule tied to one job fires nowhere else.
+    for (const { where, expr } of expressions)
+      expect(expr, where).not.toMatch(/\bjob\s*(=|!=|=~|!~)/);
+  });
+
   it.skipIf(!promtool && !process.env.CI)(
     `passes promtool check rules and its rule tests${promtool ? '' : ' (skipped: no promtool; Debian package prometheus)'}`,
     async () => {
