@@ -7,6 +7,7 @@ import type {
 import type { ApprovalService } from './approvals/approval-types.ts';
 import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
+import { cacheDepartments } from './approvals/service-directory.ts';
 import { type AdminRoutes, createAdminRoutes } from './composition/admin-routes.ts';
 import { createDelivery } from './composition/delivery.ts';
 import { createSchedules, type Schedules } from './composition/schedules.ts';
@@ -252,7 +253,8 @@ function slackDepsOf(
 ): SlackDeps {
   const { stores } = parts;
   return {
-    service: parts.service,
+    // The form walks the requester's chain and then checks the approver picked from it: one lookup each.
+    service: cacheDepartments(parts.service),
     mayStart,
     store: stores.approvals,
     dispatcher,

@@ -1,6 +1,7 @@
 import type { ApprovalService } from './approval-types.ts';
 import type { Away } from './away-rule.ts';
 import { loginKey } from './person.ts';
+import { knownToService } from './service-directory.ts';
 import { departmentChain, leadersOf } from './suggest-approver.ts';
 
 /** What the app can say about who should approve, and why. */
@@ -68,8 +69,7 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
     const department = await deps.service.getDepartment(requesterLogin);
     const chain = departmentChain(department);
     const leader = leadersOf(department, requesterLogin)[0];
-    // The service invents an empty record for people it does not know.
-    if (chain.length === 0 && !leader) return { kind: 'unknown-person' };
+    if (!knownToService(department, requesterLogin)) return { kind: 'unknown-person' };
     if (!leader) return { kind: 'no-leader', chain };
     const chatId = await deps.findChatUser(leader);
     if (!chatId) return { kind: 'leader-not-in-chat', chain, approverLogin: leader };

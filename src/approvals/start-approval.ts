@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts';
 import { addLogField } from '../log-context.ts';
 import type { ApprovalRepository } from './approval-repository.ts';
 import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
+import { checkApprover, UnknownApproverError } from './service-directory.ts';
 
 export interface StartRequest {
   input: StartApprovalInput;
@@ -47,13 +48,16 @@ export class StoppingError extends AppError {
 
 /**
  * Starts the approval in the service, then records it with its announcements in one transaction.
+ * Throws UnknownApproverError (nothing started) when the service's directory does not know the
+ * approver: nobody could ever decide such an approval. Entry points check earlier (see
+ * checkApprover) to say so on the form; this is the guarantee that no such login is sent.
  * Throws ApprovalServiceError when the service refuses (nothing stored), NotSavedError when the
  * store fails after the service accepted, StoppingError (nothing started) when `mayStart` says
  * this replica is stopping too soon to see the start through.
  */
 export async function startTrackedApproval(
   deps: {
-    service: Pick<ApprovalService, 'startApproval'>;
+    service: Pick<ApprovalService, 'startApproval' | 'getDepartment'>;
     store: Pick<ApprovalRepository, 'createApproval'>;
     now: () => Date;
     /** False once a stop leaves too little time for a call to the service and its recording. */
@@ -62,6 +66,8 @@ export async function startTrackedApproval(
   request: StartRequest,
 ): Promise<{ djbh: string }> {
   if (deps.mayStart && !deps.mayStart()) throw new StoppingError();
+  if ((await checkApprover(deps.service, request.input.approver)) === 'unknown')
+    throw new UnknownApproverError(request.input.approver);
   const { djbh } = await deps.service.startApproval(request.input);
   // From here on, every line this request writes names the approval.
   addLogField('djbh', djbh);

@@ -247,6 +247,8 @@ const en = {
   approverWithoutEmail:
     'This person has no e-mail address in Slack that the app can read, so they cannot be found in the approval service.',
   approverIsBot: 'Choose a person, not an app.',
+  approverUnknownToService: (login: string) =>
+    `The approval service does not know ${login}, so nobody could ever decide this request there. Choose someone with an account in the approval service, or ask an admin to link this person's Slack account to their login.`,
   templateApproverDeactivated: (name: string) =>
     `${name}’s Slack account is deactivated, so requests from this template could not reach them. Choose someone else, or no one.`,
   templateNoteShown: (skeleton: string) => `Note starts as:\n${skeleton}`,
@@ -603,6 +605,8 @@ const zh: Messages = {
         : '不能审批自己的申请，请选择其他人。',
   approverWithoutEmail: '应用无法读取此人在 Slack 中的邮箱，因此无法在审批系统中找到他。',
   approverIsBot: '请选择一个人，而不是应用。',
+  approverUnknownToService: (login) =>
+    `审批系统中没有 ${login} 这个账号，这个申请将无人能够审批。请选择在审批系统中有账号的人，或请管理员把此人的 Slack 账号关联到其审批系统账号。`,
   templateApproverDeactivated: (name) =>
     `${name} 的 Slack 账号已停用，使用此模板的申请无法送达此人。请选择其他人，或不选。`,
   templateNoteShown: (skeleton) => `说明预填：\n${skeleton}`,

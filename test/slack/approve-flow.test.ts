@@ -340,6 +340,51 @@ describe('the request message', () => {
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  it('refuses an approver picked in Slack whom the approval service does not know, in words, starting nothing', async () => {
+    const hh = await harness();
+    // "Sam T": a Slack account whose e-mail is a personal address the service has never heard of.
+    const personal = hh.workspace.users.get(hh.user('chen.hao@corp.example'));
+    if (!personal) throw new Error('no Slack user for chen.hao');
+    personal.email = 'sam@personal.example';
+    const view = await hh.openModal('sam.taylor@corp.example');
+    const { errors } = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_select: personal.id,
+    });
+    expect(errors).toEqual({
+      approver: expect.stringContaining(
+        'The approval service does not know sam@personal.example, so nobody could ever decide this request there.',
+      ),
+    });
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
+  it('refuses a typed approver login the service does not know, and takes one it does', async () => {
+    const hh = await harness({ notOnSlack: ['maria.lopez@corp.example'] });
+    const view = await hh.openModal('sam.taylor@corp.example');
+    const unknown = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_login_input: 'nobody@corp.example',
+    });
+    expect(unknown.errors).toEqual({
+      approver_login: expect.stringContaining('does not know nobody@corp.example'),
+    });
+    // The lookup script refuses a one-character login outright: it is never sent either.
+    const refused = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_login_input: 'x',
+    });
+    expect(refused.errors).toEqual({ approver_login: expect.stringContaining('does not know x') });
+    expect(hh.sim.approvals()).toEqual([]);
+    const known = await hh.slack.submitView(view.id, {
+      note_input: 'n',
+      approver_login_input: 'chen.hao@corp.example',
+    });
+    expect(known.errors).toBeUndefined();
+    await waitFor(() => hh.sim.approvals().length === 1);
+    expect(hh.sim.approvals()[0]?.approver).toBe('chen.hao@corp.example');
+  });
+
   it('asks for an approver when the leader is not on Slack and the login was cleared', async () => {
     const hh = await harness({ notOnSlack: ['maria.lopez@corp.example'] });
     const view = await hh.openModal('sam.taylor@corp.example');

@@ -371,6 +371,18 @@ describe('the Workflow Builder step', () => {
     expect(execution?.error).toContain('Approver: You cannot approve your own request');
   });
 
+  it('ends the step with an error naming an approver the approval service does not know, starting nothing', async () => {
+    const hh = await harness();
+    const personal = hh.workspace.users.get(hh.user(MARIA));
+    if (!personal) throw new Error('no Slack user for Maria');
+    personal.email = 'maria@personal.example';
+    const { executionId } = await runConfirmed(hh, inputs(hh));
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step failed');
+    expect(execution?.error).toContain('The approval service does not know maria@personal.example');
+    expect(hh.sim.approvals()).toEqual([]);
+  });
+
   it('starts one approval when Slack delivers the same step event twice', async () => {
     const hh = await harness();
     const execution = hh.workspace.startFunction(STEP, inputs(hh));
@@ -754,7 +766,8 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(execution?.error).toBe(
       'The requester did not confirm within 30 minutes, so no approval was started in their name.',
     );
-    expect(JSON.stringify(asked.blocks)).toContain('No answer in time');
+    // The confirmation is edited by the outbox after the pass: wait for it, not for a fast machine.
+    await waitFor(() => JSON.stringify(asked.blocks).includes('No answer in time'));
     await click(hh, SAM, 'start', asked, executionId);
     await new Promise((r) => setTimeout(r, 200));
     expect(hh.sim.approvals()).toEqual([]);

@@ -138,6 +138,17 @@ describe('/approve templates', () => {
       template_approver_select: hh.user('gao.yu@corp.example'),
     });
     expect(gone.errors?.template_approver).toContain('Slack account is deactivated');
+    // Every request from it would go to someone the approval service has never heard of.
+    const personal = hh.workspace.users.get(hh.user('chen.hao@corp.example'));
+    if (!personal) throw new Error('no Slack user for chen.hao');
+    personal.email = 'chen@personal.example';
+    const unknown = await hh.slack.submitView(editor.id, {
+      template_name_input: 'Outside',
+      template_approver_select: personal.id,
+    });
+    expect(unknown.errors?.template_approver).toContain(
+      'The approval service does not know chen@personal.example',
+    );
     const names = text(await openTemplates(hh, SAM));
     expect(names).toContain('1 of at most 20');
 

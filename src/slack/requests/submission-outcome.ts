@@ -1,4 +1,5 @@
 import { ApprovalServiceError } from '../../approval-service/approval-service-error.ts';
+import { UnknownApproverError } from '../../approvals/service-directory.ts';
 import { StoppingError } from '../../approvals/start-approval.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import { escapeMrkdwn } from '../blocks/request-message.ts';
@@ -22,6 +23,8 @@ export function where(approval: TrackedApproval | undefined, asked: string, t: M
 /** The words a person needs when the service did not start their approval. */
 export function explain(error: unknown, t: Messages, webUrl?: string): string {
   if (error instanceof StoppingError) return t.appRestarting;
+  if (error instanceof UnknownApproverError)
+    return t.approverUnknownToService(escapeMrkdwn(error.login));
   if (!(error instanceof ApprovalServiceError)) return t.somethingWrong;
   switch (error.kind) {
     case 'unavailable':

@@ -9,6 +9,7 @@ import {
   type TemplateField,
   type TemplateProblem,
 } from '../../../approvals/request-templates.ts';
+import { checkApprover } from '../../../approvals/service-directory.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
@@ -17,7 +18,10 @@ import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
 
-type Deps = Pick<SlackDeps, 'templates' | 'people' | 'access' | 'logger' | 'now'>;
+type Deps = Pick<
+  SlackDeps,
+  'templates' | 'people' | 'identities' | 'service' | 'access' | 'logger' | 'now'
+>;
 type Args = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 const FIELD_BLOCKS: Record<TemplateField, string> = {
@@ -62,7 +66,7 @@ export function templateSubmission(deps: Deps) {
       values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
     // The channel in the metadata is a claim: the verdict is about that channel, for this person.
     // Each undefined when not known within SAVE_CHECK_WAIT_MS.
-    const [verdict, approver] = await Promise.all([
+    const [verdict, approver, unknownLogin] = await Promise.all([
       settleWithin(
         deps.access.templates(metadata.channelId, userId, context.botUserId),
         SAVE_CHECK_WAIT_MS,
@@ -74,6 +78,11 @@ export function templateSubmission(deps: Deps) {
             SAVE_CHECK_WAIT_MS,
           )
         : null,
+      // Every request from the template would go to them: the service must know them. A slow or
+      // failed lookup saves (the form checks again when the template is used).
+      approverChatId
+        ? settleWithin(unknownToService(deps, approverChatId), SAVE_CHECK_WAIT_MS)
+        : undefined,
     ]);
     if (verdict === undefined)
       return ack({
@@ -118,6 +127,11 @@ export function templateSubmission(deps: Deps) {
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: t.templateApproverDeactivated(approver.name) },
       });
+    if (unknownLogin)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateApprover]: t.approverUnknownToService(unknownLogin) },
+      });
     const now = deps.now();
     const written = metadata.templateId
       ? await ownTemplate(deps, metadata.templateId, metadata.channelId).then((id) =>
@@ -154,4 +168,14 @@ async function ownTemplate(
 
 export function registerTemplateView(app: App, deps: Deps): void {
   app.view(CALLBACK.templateEditor, templateSubmission(deps));
+}
+
+/** The approver's login when the approval service's directory does not know it, else undefined. */
+async function unknownToService(
+  deps: Pick<Deps, 'identities' | 'service'>,
+  chatId: string,
+): Promise<string | undefined> {
+  const login = await deps.identities.loginOf(chatId).catch(() => null);
+  if (!login) return undefined;
+  return (await checkApprover(deps.service, login)) === 'unknown' ? login : undefined;
 }
