@@ -12,6 +12,7 @@ import { sampleApproval } from '../test/helpers/outbox-seed.ts';
 // `npm run bench`: how long the hot paths take at realistic volumes, printed as a table.
 // BENCH_POSTGRES_URL adds the store on Postgres: a scratch database, whose tables are emptied. Figures are for this machine; compare runs, not machines.
 
+import { decisionLatencyBench } from './decision-latency-bench.ts';
 import { deliveryBench } from './delivery-bench.ts';
 import { restartBench } from './restart-bench.ts';
 import { analyzeScratchDatabase, emptyScratchDatabase } from './scratch-database.ts';
@@ -97,6 +98,13 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
 
 async function pollBench(count: number): Promise<void> {
   const sim = await createSimulator({ port: 0 });
+  // Issue 39's targets: a decision in the thread within seconds when the approver went from Slack
+  // to decide, within minutes in working hours without a signal, for at most a tenth of 30-s polling.
+  decisionLatencyBench(
+    5000,
+    { clickedP95Ms: 15_000, clickedMaxMs: 30_000, quietP95Ms: 5 * 60_000 },
+    { weekShare: 0.1, giveUpShare: 0.05 },
+  );
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const db = await openDatabase(join(dir, 'poll.db'));
   const store = createApprovalStores(db.db, db.dialect);

@@ -68,6 +68,8 @@ export interface Application {
    * moments; tests want it done when this returns).
    */
   poll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
+  /** One hot pass at `now` (HOT_POLL_CRON's), then what it recorded delivered. */
+  hotPoll(now?: Date): Promise<PollCounts & { delivered: DispatchCounts }>;
   /** Delivers what is deliverable at `now` and waits until that is done. */
   deliver(now?: Date): Promise<DispatchCounts>;
   /** The retention purge at `now`, if no replica ran it in this period; what it deleted. */
@@ -200,6 +202,10 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     async poll(at = now()) {
       const counts = await schedules.pollOnce(at);
       await sweepSteps(at);
+      return { ...counts, delivered: await dispatcher.drain(at) };
+    },
+    async hotPoll(at = now()) {
+      const counts = await schedules.hotPass(at);
       return { ...counts, delivered: await dispatcher.drain(at) };
     },
     deliver: (at = now()) => dispatcher.drain(at),

@@ -79,6 +79,8 @@ export interface Config {
   sandboxDataDir?: string;
   poll: {
     cron: string;
+    /** The hot pass's beat: approvals whose approver just went to decide; undefined: off. */
+    hotCron: string | undefined;
     concurrency: number;
     /** The longest pause between two checks of one old approval. */
     maxIntervalMs: number;
@@ -255,6 +257,10 @@ const envSchema = z.object({
     .string()
     .refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"')
     .optional(),
+  HOT_POLL_CRON: z
+    .string()
+    .refine((v) => v === 'off' || validCron(v), 'must be a node-cron expression or off')
+    .default('*/5 * * * * *'),
   POLL_CONCURRENCY: integer(1, 64).default(4),
   POLL_MAX_INTERVAL_MINUTES: integer(1, 24 * 60).default(60),
   POLL_GIVE_UP_DAYS: integer(1, 3650).default(30),
@@ -459,6 +465,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     poll: {
       // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
       cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),
+      hotCron: e.HOT_POLL_CRON === 'off' ? undefined : e.HOT_POLL_CRON,
       concurrency: e.POLL_CONCURRENCY,
       maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
       giveUpAfterMs: e.POLL_GIVE_UP_DAYS * 24 * 3_600_000,

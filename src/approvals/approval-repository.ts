@@ -28,7 +28,18 @@ export interface ApprovalRepository {
    * (`checkClaim`); given to those methods, it fences them: they record nothing (and answer
    * false) once another pass has claimed the approval.
    */
-  claimDue(now: Date, limit: number, leaseMs: number): Promise<TrackedApproval[]>;
+  claimDue(
+    now: Date,
+    limit: number,
+    leaseMs: number,
+    filter?: { hotOnly?: boolean },
+  ): Promise<TrackedApproval[]>;
+  /**
+   * Marks the approvals waiting for `approverLogin` (at most `atMost`, the newest) hot until
+   * `until`, and due now: their approver went to decide (check-schedule.ts's HOT). Answers how
+   * many were marked.
+   */
+  markHot(approverLogin: string, now: Date, until: Date, atMost: number): Promise<number>;
   /** A check that found nothing new (or failed): when to look again. Ends the claim. */
   recordCheck(
     djbh: string,

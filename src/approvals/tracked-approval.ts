@@ -49,6 +49,8 @@ export interface TrackedApproval {
   updatedAt: Date;
   lastCheckedAt: Date | null;
   nextCheckAt: Date;
+  /** Until when it is checked every few seconds: its approver followed a link to decide (check-schedule.ts). */
+  hotUntil?: Date | null;
   checkFailures: number;
   remindersSent: number;
   lastRemindedAt: Date | null;

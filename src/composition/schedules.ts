@@ -1,6 +1,7 @@
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import { awayOf } from '../approvals/away-rule.ts';
+import { ATTENTIVE_DEFAULTS, HOT } from '../approvals/check-schedule.ts';
 import { escalationTarget } from '../approvals/escalation.ts';
 import type { PurgeCounts } from '../approvals/retention.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
@@ -54,19 +55,29 @@ export function createSchedules(config: Config, deps: ScheduleDeps) {
         },
         now,
       );
+      // Approvals whose approver just went to the service to decide, every few seconds (HOT).
+      const hotCron = config.poll.hotCron;
+      const hotChecks = hotCron
+        ? [startPollSchedule(pollDeps, { ...pollOptions, cron: hotCron, hotOnly }, now)]
+        : [];
       retention = startRetentionSchedule(
         { store: deps.stores.retention, logger, onPurge: metrics.purged },
         { retentionDays: config.retentionDays },
         now,
       );
-      return [checks, retention, reprobeService(service, logger, deps.lastServiceOk)];
+      return [checks, ...hotChecks, retention, reprobeService(service, logger, deps.lastServiceOk)];
     },
     pollOnce: (at: Date): Promise<PollCounts> => pollOnce(pollDeps, pollOptions, at),
+    /** One hot pass at `at`, as the hot schedule runs it. */
+    hotPass: (at: Date): Promise<PollCounts> => pollOnce(pollDeps, { ...pollOptions, hotOnly }, at),
     purge: async (at: Date): Promise<PurgeCounts | undefined> => retention?.runOnce(at),
   };
 }
 
 export type Schedules = ReturnType<typeof createSchedules>;
+
+/** A hot pass checks at most HOT.perPass approvals: a burst of clicks cannot starve the rest. */
+const hotOnly = { atMost: HOT.perPass };
 
 function pollDepsOf(deps: ScheduleDeps) {
   const { service, now } = deps;
@@ -78,6 +89,8 @@ function pollDepsOf(deps: ScheduleDeps) {
     announce: deps.dispatcher.wake,
     approverTimeZone: async (approval: TrackedApproval) =>
       approval.approverSlackId ? (await people.get(approval.approverSlackId)).timeZone : undefined,
+    approverZoneKnown: (approval: TrackedApproval) =>
+      approval.approverSlackId ? people.cached(approval.approverSlackId)?.timeZone : undefined,
     escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
       escalationTarget(
         {
@@ -100,7 +113,12 @@ function pollOptionsOf(config: Config) {
     // A check may take three timeouts (two retries) and a little backoff.
     leaseMs: config.poll.passBudgetMs + 3 * config.approval.timeoutMs + 2000,
     ...(config.reminders.max > 0 ? { reminders: config.reminders } : {}),
-    ...(config.workingHours ? { workingHours: config.workingHours } : {}),
+    ...(config.workingHours
+      ? {
+          workingHours: config.workingHours,
+          attentive: { hours: config.workingHours, ...ATTENTIVE_DEFAULTS },
+        }
+      : {}),
     ...(config.escalateAfterReminders > 0 && config.reminders.max > 0
       ? {
           escalation: {

@@ -2,6 +2,7 @@ import { ApprovalServiceError } from '../approval-service/approval-service-error
 import type { ApprovalRepository, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
+  type AttentiveOptions,
   nextCheckAfterFailure,
   nextCheckAt,
   type ReminderOptions,
@@ -25,6 +26,13 @@ import { startLogContext } from '../log-context.ts';
 export interface PollOptions {
   concurrency: number;
   maxIntervalMs: number;
+  /** Young approvals checked often inside their approver's working hours (check-schedule.ts). */
+  attentive?: AttentiveOptions;
+  /**
+   * A hot pass: only approvals whose approver just went to decide (hot), at most this many, so a
+   * burst of clicks cannot take the service's capacity from the regular pass.
+   */
+  hotOnly?: { atMost: number };
   giveUpAfterMs: number;
   /** A pass claims no more approvals after this long, so that it ends within its tick. */
   passBudgetMs: number;
@@ -58,6 +66,11 @@ export interface PollDeps {
   ) => Promise<EscalationTarget | undefined>;
   /** The approver's time zone (the chat's `tz`), for working hours; undefined when unknown. */
   approverTimeZone?: (approval: TrackedApproval) => Promise<string | undefined>;
+  /**
+   * The approver's time zone if known without asking anyone (a cache): the schedule reads it at
+   * every check, where a lookup each time would cost more than the check.
+   */
+  approverZoneKnown?: (approval: TrackedApproval) => string | undefined;
   /** Told when a check stored something to announce (the dispatcher's wake-up). */
   announce?: () => void;
   logger: {
@@ -149,13 +162,23 @@ export async function pollOnce(
   let unavailableInARow = 0;
   const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
   const unchanged = batchedRecorder(deps.store, now, batches.record);
+  const scheduleNext = (approval: TrackedApproval) =>
+    nextCheckAt(approval, now, options, deps.approverZoneKnown?.(approval));
+  // A hot pass claims at most its share, and only hot approvals.
+  let leftToClaim = options.hotOnly?.atMost ?? Number.POSITIVE_INFINITY;
 
   const mayClaim = () =>
-    !exhausted && !outage() && !stop?.aborted && performance.now() <= stopClaimingAt;
+    !exhausted &&
+    leftToClaim > 0 &&
+    !outage() &&
+    !stop?.aborted &&
+    performance.now() <= stopClaimingAt;
   const claimMore = () => {
+    const limit = Math.min(batches.claim, leftToClaim);
     claiming ??= deps.store
-      .claimDue(now, batches.claim, options.leaseMs)
+      .claimDue(now, limit, options.leaseMs, options.hotOnly ? { hotOnly: true } : undefined)
       .then((rows) => {
+        leftToClaim -= rows.length;
         if (rows.length === 0) exhausted = true;
         const claimedAt = performance.now();
         queue.push(...rows.map((approval) => ({ approval, claimedAt })));
@@ -251,7 +274,7 @@ export async function pollOnce(
           decidedBy: status.approver ?? approval.approverLogin,
           ended: status.ended,
           now,
-          nextCheckAt: nextCheckAt(approval.createdAt, now, options),
+          nextCheckAt: scheduleNext(approval),
         },
         approval.checkClaim,
       );
@@ -310,7 +333,7 @@ export async function pollOnce(
     if (handover) {
       counts.changed++;
       list(counts.changedDjbhs, approval.djbh);
-      const next = { ...handover, now, nextCheckAt: nextCheckAt(approval.createdAt, now, options) };
+      const next = { ...handover, now, nextCheckAt: scheduleNext(approval) };
       if (await deps.store.recordHandover(approval.djbh, next, approval.checkClaim))
         deps.logger.info(
           { djbh: approval.djbh, from: approval.approverLogin, to: handover.to.login },
@@ -350,7 +373,7 @@ export async function pollOnce(
     }
     if (escalating && heldUntil === undefined && options.escalation)
       await escalate(approval, options.escalation, claimedAt);
-    const next = nextCheckAt(approval.createdAt, now, options);
+    const next = scheduleNext(approval);
     unchanged.add({
       djbh: approval.djbh,
       claim: approval.checkClaim,

@@ -82,13 +82,36 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
 
     getApproval: (djbh) => findApproval(db, djbh),
 
-    async claimDue(now, limit, leaseMs) {
+    async markHot(approverLogin, now, until, atMost) {
+      const newest = db
+        .selectFrom('tracked_approvals')
+        .select('djbh')
+        .where('tracking', '=', 'active')
+        .where('decision', '=', 'pending')
+        .where(loginIs('approver_login', approverLogin))
+        .orderBy('created_at', 'desc')
+        .limit(atMost);
+      const at = now.getTime();
+      const result = await db
+        .updateTable('tracked_approvals')
+        .set({
+          hot_until: until.getTime(),
+          // Due now, unless due already: the next hot pass checks it.
+          next_check_at: sql<number>`case when next_check_at > ${at} then ${at} else next_check_at end`,
+        })
+        .where('djbh', 'in', newest)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async claimDue(now, limit, leaseMs, filter) {
       // One token per claim: what this pass records is fenced by it (see recordCheck).
       const token = randomUUID();
+      const hotOnly = filter?.hotOnly === true;
       const rows =
         dialect === 'postgres'
-          ? await claimOnPostgres(db, now, limit, leaseMs, token)
-          : await claimOnSqlite(db, now, limit, leaseMs, token);
+          ? await claimOnPostgres(db, now, limit, leaseMs, token, hotOnly)
+          : await claimOnSqlite(db, now, limit, leaseMs, token, hotOnly);
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
@@ -391,7 +414,7 @@ async function unansweredReminders(
   return Number(row?.n ?? 0);
 }
 
-function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
+function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number, hotOnly: boolean) {
   return db
     .selectFrom('tracked_approvals')
     .select('djbh')
@@ -401,6 +424,7 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
       eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<', now.getTime())]),
     )
     .where((eb) => leaseIsFree(eb, dialect))
+    .$if(hotOnly, (q) => q.where('hot_until', '>', now.getTime()))
     .orderBy('next_check_at')
     .limit(limit);
 }
@@ -410,21 +434,35 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number) {
  * statement (its subquery locks what it picks), so a claim is one round trip and holds its locks
  * no longer than the statement.
  */
-function claimOnPostgres(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
+function claimOnPostgres(
+  db: Db,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+  token: string,
+  hotOnly: boolean,
+) {
   return db
     .updateTable('tracked_approvals')
     .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
-    .where('djbh', 'in', dueApprovals(db, 'postgres', now, limit).forUpdate().skipLocked())
+    .where('djbh', 'in', dueApprovals(db, 'postgres', now, limit, hotOnly).forUpdate().skipLocked())
     .returningAll()
     .execute();
 }
 
 /** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
-function claimOnSqlite(db: Db, now: Date, limit: number, leaseMs: number, token: string) {
+function claimOnSqlite(
+  db: Db,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+  token: string,
+  hotOnly: boolean,
+) {
   return db
     .updateTable('tracked_approvals')
     .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}`, check_token: token })
-    .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit))
+    .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit, hotOnly))
     .returningAll()
     .execute();
 }
@@ -526,6 +564,7 @@ function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
     approver_from_seq: 0,
     approver_since: null,
     former_approvers: null,
+    hot_until: null,
   };
 }
 

@@ -618,6 +618,17 @@ const migrations: Record<string, Migration> = {
         await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
     },
   },
+  '2026-11-27-027-hot-checks': {
+    // Until when an approval is checked every few seconds: its approver followed a link from
+    // Slack to the service and is likely deciding now (check-schedule.ts). Expand only: the
+    // previous release ignores it and checks on its own schedule; a mark it misses only waits.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').addColumn('hot_until', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('tracked_approvals').dropColumn('hot_until').execute();
+    },
+  },
 };
 
 /** Dropped by 022, as the migrations before it had made them. */

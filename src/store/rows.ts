@@ -52,6 +52,7 @@ export function toApproval(row: TrackedApprovalRow): TrackedApproval {
     updatedAt: new Date(row.updated_at),
     lastCheckedAt: row.last_checked_at === null ? null : new Date(row.last_checked_at),
     nextCheckAt: new Date(row.next_check_at),
+    hotUntil: row.hot_until == null ? null : new Date(Number(row.hot_until)),
     checkFailures: row.check_failures,
     remindersSent: row.reminders_sent,
     lastRemindedAt: row.last_reminded_at === null ? null : new Date(row.last_reminded_at),

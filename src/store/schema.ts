@@ -53,6 +53,8 @@ export interface TrackedApprovalRow {
   approver_since: number | null;
   /** Who had it before the current approver, oldest first: JSON `[{ login, chatId }]`; null: nobody. */
   former_approvers: string | null;
+  /** Until when it is checked every few seconds (its approver went to decide); null when not. */
+  hot_until: number | null;
 }
 
 export interface RequestTemplateRow {

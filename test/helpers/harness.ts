@@ -91,6 +91,8 @@ export async function startHarness(options: HarnessOptions = {}) {
     DATABASE_URL: databaseUrl,
     // Tests run passes themselves (app.poll); the schedule is tested on its own.
     STATUS_POLL_CRON: '0 0 1 1 *',
+    // Nor the hot pass (HOT_POLL_CRON): tests run it themselves (app.hotPoll) or turn it on.
+    HOT_POLL_CRON: 'off',
     LOG_LEVEL: 'info',
     // Tests that count reminders in hours from now run at any hour of any day; those of working
     // hours turn them on (and fix the app's clock).

@@ -46,6 +46,8 @@ export async function startSocketModeApp(env: Record<string, string> = {}): Prom
     DATABASE_URL: join(dir, 'a.db'),
     // Tests run passes themselves (app.poll).
     STATUS_POLL_CRON: '0 0 1 1 *',
+    // Nor the hot pass (HOT_POLL_CRON): tests run it themselves (app.hotPoll) or turn it on.
+    HOT_POLL_CRON: 'off',
     LOG_LEVEL: 'info',
     ...env,
   });

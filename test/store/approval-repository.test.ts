@@ -175,6 +175,43 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it('marks hot only the newest approvals waiting for one approver (any case of the login), due now', async () => {
+        const djbhs = ['H0000000001x', 'H0000000002x', 'H0000000003x'];
+        for (const [i, djbh] of djbhs.entries())
+          await store.createApproval(approval(djbh, { createdAt: later(i * 1000) }), T0);
+        await store.createApproval(
+          approval('OTHERAPPROVx', { approverLogin: 'chen.hao@corp.example' }),
+          T0,
+        );
+        await store.createApproval(approval('DECIDEDAPPRx'), T0);
+        await store.recordDecision('DECIDEDAPPRx', {
+          decision: 'approved',
+          decidedBy: 'maria.lopez@corp.example',
+          ended: true,
+          now: T0,
+          nextCheckAt: later(60_000),
+        });
+        // Checked and not due for an hour, as an old approval is.
+        for (const djbh of [...djbhs, 'OTHERAPPROVx'])
+          await store.recordCheck(djbh, { now: T0, nextCheckAt: later(3_600_000), failed: false });
+        const now = later(10_000);
+        const until = later(10_000 + 900_000);
+        expect(await store.markHot('Maria.Lopez@corp.example', now, until, 2)).toBe(2);
+        // Only hot ones are claimed by a hot pass; the newest two, due at the mark.
+        const hot = await store.claimDue(later(10_001), 10, 30_000, { hotOnly: true });
+        expect(hot.map((a) => a.djbh).sort()).toEqual(['H0000000002x', 'H0000000003x']);
+        expect(hot.map((a) => a.hotUntil)).toEqual([until, until]);
+        expect(hot.map((a) => a.nextCheckAt)).toEqual([now, now]);
+        // Nothing else is hot or due: not the oldest, not another approver's, not a decided one.
+        expect(await store.claimDue(later(10_001), 10, 30_000)).toEqual([]);
+        expect((await store.getApproval('H0000000001x'))?.hotUntil).toBeNull();
+        expect((await store.getApproval('OTHERAPPROVx'))?.hotUntil).toBeNull();
+        // A mark never makes a due check later.
+        await store.createApproval(approval('DUEALREADYYx', { createdAt: later(5000) }), T0);
+        await store.markHot('maria.lopez@corp.example', later(20_000), until, 1);
+        expect((await store.getApproval('DUEALREADYYx'))?.nextCheckAt).toEqual(T0);
+      });
+
       it('gives each of two replicas claiming at once a different set of approvals', async () => {
         const djbhs = Array.from({ length: 20 }, (_, i) => `R${String(i).padStart(10, '0')}x`);
         for (const djbh of djbhs) await store.createApproval(approval(djbh), T0);

@@ -2,9 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalRepository } from '../../src/store/approval-repository.ts';
 import { openDatabase } from '../../src/store/database.ts';
-import { migrateDownOnce, migrateToLatest } from '../../src/store/migrations.ts';
+import { appliedMigrations, migrateDownOnce, migrateToLatest } from '../../src/store/migrations.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { approval, T0 } from '../helpers/store-fixtures.ts';
+
+/** The last migration before announcements were numbered (020). */
+const BEFORE_NUMBERING = '2026-11-25-019-conversation-lanes';
 
 for (const database of TEST_DATABASES) {
   describe.skipIf(database.skipReason)(
@@ -47,6 +50,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-020-recorded-order',
           '2026-11-25-021-approver-handover',
           '2026-11-25-022-unused-indexes',
+          '2026-11-27-027-hot-checks',
         ]);
       });
 
@@ -56,10 +60,9 @@ for (const database of TEST_DATABASES) {
         await repository.createApproval(approval('AAAAAAAAAAAa'), T0);
         await repository.createApproval(approval('BBBBBBBBBBBb'), new Date(T0.getTime() - 1000));
         // As the release before numbering left them: no numbers, ordered by when, then by id
-        // (down through the indexes', the handover's, then the numbering's migration).
-        await migrateDownOnce(db as never);
-        await migrateDownOnce(db as never);
-        await migrateDownOnce(db as never);
+        // (down through every later migration, then the numbering's).
+        while ((await appliedMigrations(db as never)).sort().at(-1) !== BEFORE_NUMBERING)
+          await migrateDownOnce(db as never);
         await db
           .updateTable('announcements')
           .set({ created_at: T0.getTime() - 5000 })

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../slack-deps.ts';
 import { registerApproverPick } from './actions/approver-pick.ts';
+import { registerLinkFollowed } from './actions/link-followed.ts';
 import { registerRequestAgain } from './actions/request-again.ts';
 import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
 import { registerTemplateActions } from './actions/template-actions.ts';
@@ -30,10 +31,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerTemplateActions(app, deps);
   registerTemplatePick(app, deps);
   registerTemplateView(app, deps);
-  // Link buttons open their URL in the browser; Slack still sends the click, which needs an ack.
-  // They change nothing and show nothing the person does not already see, so there is nothing
-  // for the access policy to decide (the link's target checks its own readers).
-  app.action(/^(open_in_service|view_thread)/, async ({ ack }) => {
-    await ack();
-  });
+  registerLinkFollowed(app, deps);
 }
