@@ -76,8 +76,11 @@ function pollDepsOf(deps: ScheduleDeps) {
     service,
     logger: deps.logger,
     announce: deps.dispatcher.wake,
-    approverTimeZone: async (approval: TrackedApproval) =>
-      approval.approverSlackId ? (await people.get(approval.approverSlackId)).timeZone : undefined,
+    // The approver's account now (a link may have moved them since the approval started).
+    approverTimeZone: async (approval: TrackedApproval) => {
+      const chatId = await identities.slackUserOf(approval.approverLogin);
+      return chatId ? (await people.get(chatId)).timeZone : undefined;
+    },
     escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
       escalationTarget(
         {
