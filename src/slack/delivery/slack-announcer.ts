@@ -214,6 +214,25 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   }
 
   /**
+   * Whether the account the approval recorded for its approver is deactivated: Slack's lookup by
+   * e-mail no longer finds a deactivated account, and the requester is told "deactivated" rather
+   * than "not on Slack". Only for those words: nothing is ever addressed to a recorded account.
+   */
+  async function recordedAccountDeactivated(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+  ): Promise<boolean> {
+    const recorded = approval.approverSlackId;
+    if (!recorded) return false;
+    attempt.check();
+    const account = await call('users.info', () => people.get(recorded)).catch((error) => {
+      if (classOf(error) === 'pause') throw error;
+      return undefined;
+    });
+    return account?.presence.deactivated === true;
+  }
+
+  /**
    * The requester as they can be reached now. Not on Slack any more under their login (unlinked,
    * ACCOUNT_LINKING changed): nobody may be sent their DM in their place, so nothing is posted.
    */
@@ -639,7 +658,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         return replyOrDm(attempt, approval, (t) => buildEndedReply(approval, t), a);
       case 'approver-unreachable': {
         // Never on Slack, or on Slack but deactivated or hidden: the requester is told which.
-        const onSlack = Boolean(await slackUserOf(attempt, approval));
+        const onSlack =
+          Boolean(await slackUserOf(attempt, approval)) ||
+          (await recordedAccountDeactivated(attempt, approval));
         return replyOrDm(
           attempt,
           approval,
