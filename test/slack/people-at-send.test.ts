@@ -147,6 +147,38 @@ describe('people resolved when a message is sent', () => {
     }
   });
 
+  it('takes an account for its Slack e-mail alone once ACCOUNT_LINKING is off: what waits for the login it was linked to is neither shown nor sent to it', async () => {
+    const { hh, links, later, close } = await start();
+    try {
+      const andy = hh.user(ANDY);
+      await links.add(ANDY, MARIA);
+      hh.workspace.addChannel('hr', 'private', new Set([hh.user(SAM), hh.workspace.botUserId]));
+      const { approval } = await hh.startApproval(SAM, 'hr', 'Termination of J. Doe');
+      // Andy was Maria for the app: he was sent her DM, and status shows it to him.
+      expect(dmsOf(hh, andy).map(kindOf)).toEqual(['approver-dm']);
+      const ask = async (text: string) => {
+        const seen = hh.workspace.ephemeral(andy).length;
+        await hh.slack.command(andy, hh.channel('general'), text);
+        return JSON.stringify(await waitFor(() => hh.workspace.ephemeral(andy)[seen], 5000, text));
+      };
+      expect(await ask(`status ${approval.djbh}`)).toContain('Termination of J. Doe');
+
+      // Links are turned off: Andy is his Slack e-mail again, which nothing waits for.
+      (hh.env as Record<string, string>).ACCOUNT_LINKING = 'off';
+      await hh.restart();
+      const offAt = hh.workspace.messages.length;
+      expect(await ask(`status ${approval.djbh}`)).not.toContain('Termination of J. Doe');
+      const list = await ask('list');
+      expect(list).toContain('Waiting for you: 0');
+      expect(list).not.toContain('Termination of J. Doe');
+      await later();
+      await hh.app.deliver();
+      expect(dmsOf(hh, andy, offAt)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('never tells someone an approval only escalated to them is waiting for them', async () => {
     const { hh, later, close } = await start({ ESCALATE_AFTER_REMINDERS: '1' });
     try {
