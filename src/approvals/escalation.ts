@@ -130,3 +130,15 @@ async function isAway(deps: Pick<EscalationDeps, 'awayOf'>, chatId: string): Pro
     return false;
   }
 }
+
+/**
+ * Whether an approval waits for the person with `login` only because it was escalated to them: it
+ * waits for its approver, whom only they can be reminded of. A list that shows it to them says so
+ * ("waiting for Maria for 3 days"), never that it waits for them; a digest does not list it.
+ */
+export function escalatedOnlyTo(
+  approval: Pick<TrackedApproval, 'approverLogin' | 'escalatedTo'>,
+  login: string | null,
+): boolean {
+  return !sameLogin(approval.approverLogin, login) && sameLogin(approval.escalatedTo?.login, login);
+}

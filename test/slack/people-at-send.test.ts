@@ -188,6 +188,25 @@ describe('people resolved when a message is sent', () => {
       await hh.app.deliver();
       expect((await later()).escalated).toBe(1);
       await hh.app.deliver();
+      // Her list and her Home show it as escalated to her, waiting for Liu, not as hers.
+      const priya = hh.user(PRIYA);
+      const seen = hh.workspace.ephemeral(priya).length;
+      await hh.slack.command(priya, hh.channel('general'), 'list');
+      const list = JSON.stringify(
+        await waitFor(() => hh.workspace.ephemeral(priya)[seen], 5000, 'the list'),
+      );
+      expect(list).toContain(`escalated to you: waiting for <@${hh.user(LIU)}> for 2 hours`);
+      const published = hh.workspace.callsOf('views.publish').length;
+      await hh.slack.event({
+        type: 'app_home_opened',
+        user: priya,
+        channel: 'D0HOME',
+        tab: 'home',
+      });
+      await waitFor(() => hh.workspace.callsOf('views.publish').length > published, 5000, 'Home');
+      const home = JSON.stringify(hh.workspace.homes.get(priya));
+      expect(home).toContain('Console redesign');
+      expect(home).toContain(`escalated to you: waiting for <@${hh.user(LIU)}> for 2 hours`);
       // Liu asks Priya, who has one approval to decide (and one she was told of as Liu's leader).
       const { approval } = await hh.startApproval(LIU, 'general', 'Billing audit');
       const before = hh.workspace.messages.length;

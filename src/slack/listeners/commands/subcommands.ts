@@ -31,6 +31,7 @@ type Deps = Pick<
   | 'logger'
   | 'access'
   | 'templates'
+  | 'now'
 >;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
@@ -140,7 +141,7 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
     (await deps.store.openRequestsBy(login, OPEN_REQUESTS_READ)).approvals,
   );
   const waiting = await visiblePage(deps.access, userId, await deps.store.waitingFor(login, 10));
-  return reply(args, buildListMessage(open, waiting, t));
+  return reply(args, buildListMessage(open, waiting, t, { login, now: deps.now() }));
 }
 
 /**
