@@ -801,6 +801,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     async afterDelivered(a, approval) {
       // What people see on their Home tab changed with a new request or a change of state: the
       // Home of whoever is each of its people now.
+      const home = options.home;
+      // Without Home tabs nobody is looked up: this runs beside the next delivery, not in it.
+      if (!home) return;
       if (a.kind === 'request' || a.kind === 'parent-update' || a.kind === 'handed-over') {
         const logins = [
           approval.requesterLogin,
@@ -813,7 +816,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
             login ? options.identities.slackUserOf(login).catch(() => null) : null,
           ),
         );
-        await options.home?.refresh(found);
+        await home.refresh(found);
       }
     },
   };
