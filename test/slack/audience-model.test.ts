@@ -31,7 +31,8 @@ import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
 // is changed or removed (by an admin, or by Andy), and ACCOUNT_LINKING is changed (a restart).
 // Whoever reads a message is the login the app should take them for at that moment (their link,
 // unless links are off; else their e-mail), so a DM to an account that no longer is the approver
-// fails the invariant; a message naming several approvals (the digest) is checked for each.
+// fails the invariant; a message naming several approvals (the digest) is checked for each; and
+// Andy is shown by /approve status exactly what the login he is now may see.
 
 const HOUR = 3_600_000;
 const SAM = 'sam.taylor@corp.example'; // approver: Maria Lopez, whose leader is Chen Hao
@@ -539,6 +540,24 @@ class Run {
       for (const k of this.about(m)) await this.checkMessage(m, k, escalated);
     }
     await this.checkToldInDm(escalated);
+    await this.checkMovingAccount(escalated);
+  }
+
+  /**
+   * Andy's account, whose login moves with his links and ACCOUNT_LINKING: the app shows him an
+   * approval exactly when the model lets the login he is now see it, neither more (an account
+   * unlinked from a login, or taken for its e-mail once links are off, is no longer that person)
+   * nor less.
+   */
+  private async checkMovingAccount(escalated: Map<string, string>): Promise<void> {
+    const andy = this.hh.user(ANDY);
+    const login = this.loginOf(andy);
+    for (const k of this.known) {
+      const shown = await this.appShows(k, andy);
+      expect(shown, `Andy (${login}) asks /approve status of “${k.title}” (${k.djbh})`).toBe(
+        this.modelMaySee(k, andy, login, escalated.get(k.djbh)),
+      );
+    }
   }
 
   /** The invariant for one message and one approval it names. */
