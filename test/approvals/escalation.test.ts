@@ -130,6 +130,16 @@ describe('escalationTarget', () => {
     });
   });
 
+  it('knows the requester and the approver by their accounts now, not by those recorded as it started', async () => {
+    // The approver's recorded account is the leader's (a link made by mistake, since removed).
+    const stale = { ...approval, approverSlackId: 'U0BOSS' };
+    const { service } = chain({ appr: 'boss', boss: 'top' });
+    expect(await escalationTarget({ service, findChatUser }, stale)).toEqual({
+      login: 'boss',
+      chatId: 'U0BOSS',
+    });
+  });
+
   it('is nobody at the top of the chain, or when only the requester is above', async () => {
     expect(await escalationTarget({ service: chain({}).service, findChatUser }, approval)).toBe(
       undefined,
