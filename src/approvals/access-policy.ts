@@ -126,23 +126,29 @@ export type Verdict = 'allowed' | 'denied' | 'unsure';
 
 /**
  * The parties of an approval the app started and follows; `currentApprover` is the approver the
- * service names now, when it was asked (it may have given the approval to someone else).
+ * service names now, when it was asked (it may have given the approval to someone else). Its
+ * people are their logins alone: the chat accounts it recorded as it started are who they were
+ * then, and a link changed or removed since must not let the old account pass for them (person.ts,
+ * Identities). Who asks is compared by the login the identities give them now.
  */
 export function partiesOf(approval: TrackedApproval, currentApprover?: string): ApprovalParties {
   return {
-    requesterChatId: approval.requesterSlackId,
+    requesterChatId: null,
     requesterLogin: approval.requesterLogin,
-    approverChatId: approval.approverSlackId,
+    approverChatId: null,
     approverLogin: approval.approverLogin,
     ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
       ? { currentApproverLogin: currentApprover }
       : {}),
-    formerApprovers: approval.formerApprovers,
-    escalatedTo: approval.escalatedTo
-      ? { chatId: approval.escalatedTo.chatId, login: approval.escalatedTo.login }
-      : null,
+    formerApprovers: approval.formerApprovers.map((p) => byLogin(p)),
+    escalatedTo: approval.escalatedTo ? byLogin(approval.escalatedTo) : null,
     postedIn: approval.messageTs ? approval.channelId : null,
   };
+}
+
+/** A recorded person by their login only (see partiesOf); by chat id only when no login is known. */
+function byLogin(p: { chatId: string | null; login: string | null }): Person {
+  return p.login ? { chatId: null, login: p.login } : { chatId: p.chatId, login: null };
 }
 
 /**

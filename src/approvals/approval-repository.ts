@@ -151,6 +151,11 @@ export interface ApprovalRepository {
   waitingFor(login: string, limit: number): Promise<Page>;
   /** Approvals this person requested, newest first, and how many there are in all. */
   requestedBy(login: string, limit: number): Promise<Page>;
+  /**
+   * Approvals this person requested that are still open (pending and followed), newest first, and
+   * how many there are in all: found among all of them, however many closed ones are newer.
+   */
+  openRequestsBy(login: string, limit: number): Promise<Page>;
 }
 
 export interface Page {

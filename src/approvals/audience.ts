@@ -4,10 +4,12 @@ import {
   type ConversationMembership,
   channelParties,
   decide,
+  partiesOf,
   type Verdict,
 } from './access-policy.ts';
 import { type AnnouncementKind, ruleOf } from './announcement-rules.ts';
 import type { Person } from './person.ts';
+import type { TrackedApproval } from './tracked-approval.ts';
 
 /**
  * Who can read where a message goes, checked against who may see the approval it is about
@@ -43,6 +45,21 @@ export function askerOf(person: Person, lookUpLogin?: () => Promise<string | nul
   return {
     chatId: person.chatId ?? '',
     login: async () => person.login ?? (lookUpLogin ? lookUpLogin() : null),
+  };
+}
+
+/** What mayReach reads of an approval: its people (by login, partiesOf), where it was asked. */
+export function audienceOf(approval: TrackedApproval): {
+  parties: ApprovalParties;
+  conversation: string;
+  requester: Asker;
+} {
+  return {
+    parties: partiesOf(approval),
+    conversation: approval.channelId,
+    // Asked about only for a conversation other than the approval's own (is the requester a
+    // member there now?), which no announcement posts to today.
+    requester: askerOf({ chatId: approval.requesterSlackId, login: approval.requesterLogin }),
   };
 }
 

@@ -76,8 +76,11 @@ export function conversationOf(lane: LaneType, approval: LaneSubject): Conversat
 
 /**
  * A conversation's lane: `post:<channel>` for a channel and its threads (the chat paces the
- * channel, threads included), `dm:<chat id>` for a DM, or `dm:login:<login>` while the person's
- * chat id is not known (logins compared without case, as the service does).
+ * channel, threads included), `dm:login:<login>` for a DM with a person (logins compared without
+ * case, as the service does), or `dm:<chat id>` for someone whose login is not known. A person is
+ * their login: their chat account is found when the message goes (person.ts, Identities), so the
+ * lane is one whether the approval knew their account as it started or not, and stays one when a
+ * link moves them to another account.
  */
 export function conversationLane(conversation: Conversation): string {
   switch (conversation.kind) {
@@ -87,7 +90,7 @@ export function conversationLane(conversation: Conversation): string {
       return `post:${conversation.channelId}`;
     case 'dm': {
       const { chatId, login } = conversation.person;
-      return chatId ? `dm:${chatId}` : `dm:login:${loginKey(login ?? '')}`;
+      return login ? `dm:login:${loginKey(login)}` : `dm:${chatId ?? ''}`;
     }
   }
 }

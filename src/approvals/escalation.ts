@@ -88,16 +88,20 @@ const MAX_LEVELS = 4;
  */
 export async function escalationTarget(
   deps: EscalationDeps,
-  approval: Pick<
-    TrackedApproval,
-    'approverLogin' | 'approverSlackId' | 'requesterLogin' | 'requesterSlackId'
-  >,
+  approval: Pick<TrackedApproval, 'approverLogin' | 'requesterLogin'>,
   signal?: AbortSignal,
 ): Promise<EscalationTarget | undefined> {
   const key = loginKey;
   const requester = key(approval.requesterLogin);
-  // A login that differs from theirs may still be them on the chat (a linked account).
-  const parties = new Set([approval.requesterSlackId, approval.approverSlackId]);
+  // A login that differs from theirs may still be them on the chat (a linked account): their
+  // accounts now, as the identities give them (person.ts), not those recorded as it started.
+  const parties = new Set(
+    await Promise.all([
+      deps.findChatUser(approval.requesterLogin),
+      deps.findChatUser(approval.approverLogin),
+    ]),
+  );
+  parties.delete(null);
   const seen = new Set([key(approval.approverLogin)]);
   let current = approval.approverLogin;
   for (let level = 0; level < MAX_LEVELS; level++) {
@@ -129,4 +133,16 @@ async function isAway(deps: Pick<EscalationDeps, 'awayOf'>, chatId: string): Pro
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether an approval waits for the person with `login` only because it was escalated to them: it
+ * waits for its approver, whom only they can be reminded of. A list that shows it to them says so
+ * ("waiting for Maria for 3 days"), never that it waits for them; a digest does not list it.
+ */
+export function escalatedOnlyTo(
+  approval: Pick<TrackedApproval, 'approverLogin' | 'escalatedTo'>,
+  login: string | null,
+): boolean {
+  return !sameLogin(approval.approverLogin, login) && sameLogin(approval.escalatedTo?.login, login);
 }

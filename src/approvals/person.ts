@@ -45,3 +45,18 @@ export function person(
 ): Person {
   return { chatId: chatId ?? null, login: login ?? null };
 }
+
+/**
+ * Who a person is on the chat right now, declared once: the service's login is the person, and
+ * their chat account is only the way to reach them today, found through the identities (their
+ * link, unless ACCOUNT_LINKING=off; else their chat e-mail). Every message the app addresses to a
+ * person, and every answer to who is asking, goes through this port at that moment. The chat ids
+ * an approval recorded as it started are never trusted to reach anyone: a link made, changed or
+ * removed since, or a change of ACCOUNT_LINKING, has moved the person.
+ */
+export interface Identities {
+  /** The service login of a chat account, or null when neither a link nor an e-mail gives one. */
+  loginOf(chatId: string): Promise<string | null>;
+  /** The chat account of a service login now, or null when they are not on the chat. */
+  slackUserOf(login: string): Promise<string | null>;
+}

@@ -1,3 +1,6 @@
+import { sameLogin } from './person.ts';
+import type { TrackedApproval } from './tracked-approval.ts';
+
 /**
  * One reminder a day per approver: an approver with several approvals waiting gets one digest at
  * the start of their working day (every approval waiting for them, who asked, how long it has
@@ -48,3 +51,20 @@ export function reminderDelivery(input: {
 
 /** At most this many approvals are listed in a digest; the rest are counted ("and 3 more"). */
 export const DIGEST_LISTED = 10;
+
+/** How many of the approvals waiting for someone a digest reads, to list its DIGEST_LISTED. */
+export const DIGEST_SCAN = 100;
+
+/**
+ * What a digest to the person with `login` lists of the approvals the store finds for them (those
+ * they approve, and those escalated to them), in order: only those waiting for them to decide.
+ * One only escalated to them waits for its approver, whom only they can be reminded of; the
+ * escalation DM told them of it, and "waiting for you" would be untrue. Each listed approval must
+ * also pass the audience check on its own (audience.ts): that is the caller's, who knows the chat.
+ */
+export function digestEntries(
+  waiting: readonly TrackedApproval[],
+  login: string,
+): TrackedApproval[] {
+  return waiting.filter((a) => sameLogin(a.approverLogin, login));
+}

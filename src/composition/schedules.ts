@@ -87,8 +87,13 @@ function pollDepsOf(deps: ScheduleDeps) {
     service,
     logger: deps.logger,
     announce: deps.dispatcher.wake,
-    approverTimeZone: async (approval: TrackedApproval) =>
-      approval.approverSlackId ? (await people.get(approval.approverSlackId)).timeZone : undefined,
+    // The approver's account now (a link may have moved them since the approval started).
+    approverTimeZone: async (approval: TrackedApproval) => {
+      const chatId = await identities.slackUserOf(approval.approverLogin);
+      return chatId ? (await people.get(chatId)).timeZone : undefined;
+    },
+    // A hint for how often to check, never an address: the zone of the account the approval last
+    // recorded (kept current on link and unlink), if Slack's answer is cached; else the default.
     approverZoneKnown: (approval: TrackedApproval) =>
       approval.approverSlackId ? people.cached(approval.approverSlackId)?.timeZone : undefined,
     escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>

@@ -318,6 +318,9 @@ const en = {
   digestLine: (title: string, djbh: string, requester: string, waited: string) =>
     `${title} (${djbh}) from ${requester}, waiting ${waited}`,
   digestMore: (n: number) => `…and ${n} more: see the app’s Home tab.`,
+  /** In a list of what waits for someone, an approval only escalated to them. */
+  escalatedToYou: (approver: string, waited: string) =>
+    `:arrow_up: escalated to you: waiting for ${approver} for ${waited}`,
   requestAgainHint: 'You can *Request again* from someone else.',
   /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
   waited: (ms: number) => {
@@ -666,6 +669,7 @@ const zh: Messages = {
   digestLine: (title, djbh, requester, waited) =>
     `${title}（${djbh}），${requester} 发起，已等待 ${waited}`,
   digestMore: (n) => `……还有 ${n} 个：见本应用的首页（Home）标签。`,
+  escalatedToYou: (approver, waited) => `:arrow_up: 已上报给你：等待 ${approver} 审批已 ${waited}`,
   requestAgainHint: '你可以 *重新发起*，改请他人审批。',
   waited: (ms) => {
     const [n, unit] = wholeUnits(ms);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
 import { sameLogin } from '../approvals/person.ts';
-import { markApproverReachable } from './approval-repository.ts';
+import { forgetApproverAccount, markApproverReachable } from './approval-repository.ts';
 import { loginIs } from './login-match.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
 
@@ -29,15 +29,20 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           )
           .execute();
         // With the link, the app can now reach an approver it found nobody on Slack for.
-        await markApproverReachable(trx, account.login, account.linkedAt);
+        await markApproverReachable(trx, account.login, account.linkedAt, account.slackUserId);
       });
     },
     async unlink(slackUserId) {
-      const result = await db
-        .deleteFrom('linked_accounts')
-        .where('slack_user_id', '=', slackUserId)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return db.transaction().execute(async (trx) => {
+        const removed = await trx
+          .deleteFrom('linked_accounts')
+          .where('slack_user_id', '=', slackUserId)
+          .returning('login')
+          .executeTakeFirst();
+        if (!removed) return false;
+        await forgetApproverAccount(trx, slackUserId, removed.login);
+        return true;
+      });
     },
     async get(slackUserId) {
       const row = await db

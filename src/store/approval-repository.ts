@@ -6,6 +6,8 @@ import {
   type Kysely,
   type SqlBool,
   sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
 } from 'kysely';
 import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
@@ -345,6 +347,14 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
         ]),
       ),
     requestedBy: (login, limit) => page(db, limit, () => loginIs('requester_login', login)),
+    openRequestsBy: (login, limit) =>
+      page(db, limit, (eb) =>
+        eb.and([
+          loginIs('requester_login', login),
+          eb('tracking', '=', 'active'),
+          eb('decision', '=', 'pending'),
+        ]),
+      ),
   };
 }
 
@@ -575,25 +585,40 @@ async function insertStepCompletion(db: Db, approval: TrackedApproval, now: Date
 }
 
 /**
- * A Slack user just linked `login` (`/approve link`): pending approvals waiting for that login
- * that were marked unreachable while the app found nobody on Slack for it are reachable again, so
- * their reminders (and escalation) resume; the request message drops its Request again. Only those
- * that recorded no Slack account for the approver: one recorded (and found deactivated or gone) is
- * still who the app would message, link or not. The login is matched as the link is looked up
- * (AccountLinks.findByLogin, case-insensitively: person.ts): a mark cleared for a link that is never
- * found would only be set again. Run in the link's own transaction.
+ * A Slack user just linked `login` (`/approve link`, or an admin): pending approvals waiting for
+ * that login that were marked unreachable are reachable again, whatever account they recorded as
+ * they started: messages go to whoever the identities give for the login as they are sent
+ * (approvals/person.ts), and that is now the linked account. Their reminders (and escalation)
+ * resume; the request message drops its Request again. The account the approvals record for the
+ * approver becomes the linked one, for a previous release that still addresses by it during a
+ * rolling deploy (this one does not). The login is matched as the link is looked up
+ * (AccountLinks.findByLogin, case-insensitively: person.ts): a mark cleared for a link that is
+ * never found would only be set again. Run in the link's own transaction.
  */
-export async function markApproverReachable(db: Db, login: string, now: Date): Promise<number> {
+export async function markApproverReachable(
+  db: Db,
+  login: string,
+  now: Date,
+  chatId?: string,
+): Promise<number> {
+  const waiting = (qb: ApprovalUpdate) =>
+    qb
+      .where(() => loginIs('approver_login', login))
+      .where('decision', '=', 'pending')
+      .where('tracking', '=', 'active');
   const cleared = await db
     .updateTable('tracked_approvals')
     .set({ approver_unreachable_since: null, updated_at: now.getTime() })
-    .where(() => loginIs('approver_login', login))
-    .where('approver_slack_id', 'is', null)
+    .$call(waiting)
     .where('approver_unreachable_since', 'is not', null)
-    .where('decision', '=', 'pending')
-    .where('tracking', '=', 'active')
     .returning('djbh')
     .execute();
+  if (chatId)
+    await db
+      .updateTable('tracked_approvals')
+      .set({ approver_slack_id: chatId })
+      .$call(waiting)
+      .execute();
   // Named by when, so that a mark set again later and cleared again edits the message again.
   for (const { djbh } of cleared)
     await insertAnnouncement(
@@ -607,6 +632,29 @@ export async function markApproverReachable(db: Db, login: string, now: Date): P
     );
   return cleared.length;
 }
+
+/**
+ * A Slack user's link to `login` was removed: the approvals waiting for that login that record
+ * their account stop recording it, for a previous release that still addresses by it during a
+ * rolling deploy (this one finds the approver by login as each message goes, approvals/person.ts).
+ */
+export async function forgetApproverAccount(db: Db, chatId: string, login: string): Promise<void> {
+  await db
+    .updateTable('tracked_approvals')
+    .set({ approver_slack_id: null })
+    .where('approver_slack_id', '=', chatId)
+    .where(() => loginIs('approver_login', login))
+    .where('decision', '=', 'pending')
+    .where('tracking', '=', 'active')
+    .execute();
+}
+
+type ApprovalUpdate = UpdateQueryBuilder<
+  Database,
+  'tracked_approvals',
+  'tracked_approvals',
+  UpdateResult
+>;
 
 type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
 

@@ -25,15 +25,21 @@ describe('the lane of an announcement', () => {
   });
 
   it('names a DM by the person it is with, whichever way the app got there', () => {
-    // A request asked in the requester's DM, its thread, the thread's fallback, their approver DM.
-    expect(lane('request', { channelId: 'D9' })).toBe('dm:U1');
-    expect(lane('decision', { channelId: 'D9' })).toBe('dm:U1');
-    expect(lane('decision', { messageTs: null })).toBe('dm:U1');
-    expect(lane('reminder', { approverSlackId: 'U1' })).toBe('dm:U1');
-    expect(lane('escalation', { escalatedTo: { login: 'sam@corp.example', chatId: 'U1' } })).toBe(
-      'dm:U1',
+    // A request asked in the requester's DM, its thread, the thread's fallback, their approver DM
+    // (Sam approving someone's request) and an escalation to them: one lane, Sam's.
+    const sam = 'dm:login:sam@corp.example';
+    expect(lane('request', { channelId: 'D9' })).toBe(sam);
+    expect(lane('decision', { channelId: 'D9' })).toBe(sam);
+    expect(lane('decision', { messageTs: null })).toBe(sam);
+    expect(lane('reminder', { approverSlackId: 'U1', approverLogin: 'Sam@corp.example' })).toBe(
+      sam,
     );
-    // Not known on the chat yet: by login, compared without case.
+    expect(lane('escalation', { escalatedTo: { login: 'sam@corp.example', chatId: 'U1' } })).toBe(
+      sam,
+    );
+    // By login, compared without case, whether or not the approval knew their chat account: a
+    // link may move them to another account before the message goes (person.ts, Identities).
     expect(lane('approver-dm', { approverSlackId: null })).toBe('dm:login:maria@corp.example');
+    expect(lane('approver-dm')).toBe('dm:login:maria@corp.example');
   });
 });

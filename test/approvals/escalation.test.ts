@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Department } from '../../src/approvals/approval-types.ts';
-import { escalationDue, escalationTarget } from '../../src/approvals/escalation.ts';
+import {
+  escalatedOnlyTo,
+  escalationDue,
+  escalationTarget,
+} from '../../src/approvals/escalation.ts';
 
 const T0 = new Date('2026-11-25T09:00:00Z');
 const HOUR = 3_600_000;
@@ -126,6 +130,16 @@ describe('escalationTarget', () => {
     });
   });
 
+  it('knows the requester and the approver by their accounts now, not by those recorded as it started', async () => {
+    // The approver's recorded account is the leader's (a link made by mistake, since removed).
+    const stale = { ...approval, approverSlackId: 'U0BOSS' };
+    const { service } = chain({ appr: 'boss', boss: 'top' });
+    expect(await escalationTarget({ service, findChatUser }, stale)).toEqual({
+      login: 'boss',
+      chatId: 'U0BOSS',
+    });
+  });
+
   it('is nobody at the top of the chain, or when only the requester is above', async () => {
     expect(await escalationTarget({ service: chain({}).service, findChatUser }, approval)).toBe(
       undefined,
@@ -150,5 +164,27 @@ describe('escalationTarget', () => {
     await expect(escalationTarget({ service, findChatUser }, approval)).rejects.toThrow(
       'service down',
     );
+  });
+});
+
+describe('escalatedOnlyTo', () => {
+  const LIU = 'liu.yang@corp.example';
+  const PRIYA = 'priya.nair@corp.example';
+  const escalated = { approverLogin: LIU, escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } };
+  it.each([
+    ['the leader it was escalated to', escalated, PRIYA, true],
+    ['the leader, spelled otherwise', escalated, 'Priya.Nair@corp.example', true],
+    ['its approver', escalated, LIU, false],
+    ['someone else', escalated, 'sam.taylor@corp.example', false],
+    ['nobody (no login)', escalated, null, false],
+    ['the leader of one not escalated', { approverLogin: LIU, escalatedTo: null }, PRIYA, false],
+    [
+      'an approver it was escalated to as well',
+      { approverLogin: PRIYA, escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } },
+      PRIYA,
+      false,
+    ],
+  ])('is true for %s only when it waits for another approver', (_, approval, login, expected) => {
+    expect(escalatedOnlyTo(approval, login)).toBe(expected);
   });
 });

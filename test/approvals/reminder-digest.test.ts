@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reminderDelivery } from '../../src/approvals/reminder-digest.ts';
+import { digestEntries, reminderDelivery } from '../../src/approvals/reminder-digest.ts';
+import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
 
 const at = (iso: string) => new Date(iso);
 // Days in UTC for these cases; the announcer passes the approver's own zone.
@@ -39,5 +40,25 @@ describe('the reminder of the day', () => {
         sameDay,
       }),
     ).toEqual({ as: 'single' });
+  });
+});
+
+describe('what a digest lists', () => {
+  const waiting = (djbh: string, approverLogin: string, escalatedTo: string | null) =>
+    ({
+      djbh,
+      approverLogin,
+      escalatedTo: escalatedTo ? { login: escalatedTo, chatId: 'U0ANY' } : null,
+    }) as unknown as TrackedApproval;
+  const MARIA = 'maria.lopez@corp.example';
+
+  it.each([
+    ['theirs to decide', waiting('A', MARIA, null), true],
+    ['theirs, spelled otherwise', waiting('B', 'Maria.Lopez@Corp.example', null), true],
+    ['theirs, also escalated above them', waiting('C', MARIA, 'chen.hao@corp.example'), true],
+    ['only escalated to them', waiting('D', 'li.wei@corp.example', MARIA), false],
+    ['someone else’s', waiting('E', 'li.wei@corp.example', null), false],
+  ])('lists an approval %s: %s', (_, approval, listed) => {
+    expect(digestEntries([approval], MARIA)).toEqual(listed ? [approval] : []);
   });
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { sameLogin } from '../../src/approvals/person.ts';
 import type { Message } from '../../src/sandbox/workspace.ts';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createTemplateStore } from '../../src/store/template-store.ts';
 import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
@@ -24,6 +26,13 @@ import { type Harness, startHarness, waitFor } from '../helpers/harness.ts';
 // histories are always tried first: the Request again after leaving, the escalation of a
 // private channel's request, and a request the service hands on twice (each approver gets its DM,
 // and who had it before may still see it: WHO_MAY's former approver). A failure prints fast-check's seed and the history.
+// People move between Slack accounts too: Andy, whose Slack e-mail the service does not know, is
+// linked to someone's login (by an admin, or by himself with a session of the service), the link
+// is changed or removed (by an admin, or by Andy), and ACCOUNT_LINKING is changed (a restart).
+// Whoever reads a message is the login the app should take them for at that moment (their link,
+// unless links are off; else their e-mail), so a DM to an account that no longer is the approver
+// fails the invariant; a message naming several approvals (the digest) is checked for each; and
+// Andy is shown by /approve status exactly what the login he is now may see.
 
 const HOUR = 3_600_000;
 const SAM = 'sam.taylor@corp.example'; // approver: Maria Lopez, whose leader is Chen Hao
@@ -34,6 +43,9 @@ const OLIVIA = 'olivia.brown@corp.example'; // the private channel's template's 
 const REQUESTERS = [SAM, ALEX] as const;
 const MEMBERS = [SAM, ALEX, PRIYA, LI] as const;
 const PLACES = ['general', 'project', 'random'] as const; // public, private, the app not in it
+const MARIA = 'maria.lopez@corp.example';
+const ANDY = 'andy@personal.example'; // a Slack account whose e-mail the service does not know
+const LINKABLE = [MARIA, PRIYA, LI, OLIVIA] as const;
 
 type Action =
   | { kind: 'start'; by: (typeof REQUESTERS)[number]; in: (typeof PLACES)[number] }
@@ -41,6 +53,9 @@ type Action =
   | { kind: 'join' | 'leave'; who: (typeof MEMBERS)[number] }
   | { kind: 'reassign'; nth: number; to: typeof PRIYA | typeof LI }
   | { kind: 'reject' | 'again'; nth: number }
+  | { kind: 'link'; to: (typeof LINKABLE)[number]; by: 'admin' | 'person' }
+  | { kind: 'unlink'; by: 'admin' | 'person' }
+  | { kind: 'linking'; mode: 'self' | 'off' }
   | { kind: 'wait' };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -78,6 +93,28 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({
+      kind: fc.constant('link' as const),
+      to: fc.constantFrom(...LINKABLE),
+      by: fc.constantFrom('admin' as const, 'person' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('unlink' as const),
+      by: fc.constantFrom('admin' as const, 'person' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('linking' as const),
+      mode: fc.constantFrom('self' as const, 'off' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
       kind: fc.constant('template' as const),
       by: fc.constantFrom(...REQUESTERS),
     }),
@@ -86,7 +123,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 const history = fc.record({
   // Who is in the private channel at first, besides the app.
   project: fc.subarray([...MEMBERS], { minLength: 1 }),
-  actions: fc.array(action, { minLength: 1, maxLength: 7 }),
+  actions: fc.array(action, { minLength: 1, maxLength: 8 }),
 });
 
 /** What the model knows of one approval the history started. */
@@ -99,7 +136,8 @@ interface Known {
   posted?: { channel: string; legit: boolean };
 }
 
-const RUNS = Number(process.env.AUDIENCE_RUNS ?? 4);
+// The five fixed histories, then one generated (fast-check counts the fixed ones among the runs).
+const RUNS = Number(process.env.AUDIENCE_RUNS ?? 6);
 
 describe('the audience of everything the app sends', () => {
   it('lets nobody read an approval’s title or note whom the policy does not let see it', async () => {
@@ -144,6 +182,41 @@ describe('the audience of everything the app sends', () => {
               ],
             },
           ],
+          // An admin links Andy to Maria's login by mistake; Sam asks in the private channel and
+          // in #general (Maria approves both), the link is removed: no reminder, no digest of
+          // the private request goes to Andy. Maria links Andy's account herself, then links are
+          // turned off: nothing more reaches Andy either.
+          [
+            {
+              project: [SAM, PRIYA],
+              actions: [
+                { kind: 'link', to: MARIA, by: 'admin' },
+                { kind: 'start', by: SAM, in: 'project' },
+                { kind: 'start', by: SAM, in: 'general' },
+                { kind: 'unlink', by: 'admin' },
+                { kind: 'wait' },
+                { kind: 'link', to: MARIA, by: 'person' },
+                { kind: 'linking', mode: 'off' },
+                { kind: 'wait' },
+              ],
+            },
+          ],
+          // Alex's request in the private channel is escalated to Priya, Liu's leader, while
+          // Andy has linked himself to Priya's login: he is told as Priya; once he unlinks
+          // himself, nothing more of it reaches him.
+          [
+            {
+              project: [ALEX, SAM, PRIYA],
+              actions: [
+                { kind: 'start', by: ALEX, in: 'project' },
+                { kind: 'link', to: PRIYA, by: 'person' },
+                { kind: 'wait' },
+                { kind: 'wait' },
+                { kind: 'unlink', by: 'person' },
+                { kind: 'wait' },
+              ],
+            },
+          ],
           // Sam asks in the private channel; the service gives it to Li, outside it, then to
           // Priya: each gets the approver's DM, and Li, who read it, may still see it.
           [
@@ -170,13 +243,18 @@ class Run {
   private seen = 0;
   private n = 0;
   private readonly known: Known[] = [];
-  /** `/approve status` answers already asked, by `<djbh> <login>`, within one step. */
+  /** Andy's link (a login) as the model knows it, and ACCOUNT_LINKING now. */
+  private linked: string | undefined;
+  private linking: 'self' | 'off' = 'self';
+  /** `/approve status` answers already asked, by `<djbh> <user id>`, within one step. */
   private shown = new Map<string, boolean>();
   /**
-   * Who was sent an approval's title in their own DM, as `<djbh> <user id>`: they keep it, so the
-   * app keeps showing it to them at every later step (a former approver, after a handover, too).
+   * Who was sent an approval's title in their own DM, as `<djbh> <login>`: that person keeps it,
+   * so the app keeps showing it to them at every later step (a former approver, after a handover,
+   * too), on the account that is theirs by e-mail. A person is their login: an account linked to
+   * it and unlinked since is no longer them.
    */
-  private readonly toldInDm = new Map<string, { k: Known; reader: string }>();
+  private readonly toldInDm = new Map<string, { k: Known; login: string }>();
   private template = '';
 
   private constructor(private readonly hh: Harness) {}
@@ -185,7 +263,9 @@ class Run {
     let run: Run | undefined;
     const hh = await startHarness({
       now: () => new Date(Date.now() + (run?.offset ?? 0)),
+      extraSlackUsers: [{ login: 'andy', name: 'Andy Wrong', email: ANDY, locale: 'en-US' }],
       env: {
+        ACCOUNT_LINKING: 'self',
         REMINDER_AFTER_HOURS: '1',
         REMINDER_INTERVAL_HOURS: '1',
         REMINDER_MAX: '3',
@@ -275,6 +355,86 @@ class Run {
         return;
       case 'again':
         return this.requestAgain(a.nth);
+      case 'link':
+        return this.link(a.to, a.by);
+      case 'unlink':
+        return this.unlink(a.by);
+      case 'linking':
+        // Changing ACCOUNT_LINKING is a restart with the new setting.
+        if (a.mode === this.linking) return;
+        (hh.env as Record<string, string>).ACCOUNT_LINKING = a.mode;
+        await hh.restart();
+        this.linking = a.mode;
+        return;
+    }
+  }
+
+  /** The login the app should take a Slack user for now: their link, unless off; their e-mail. */
+  private loginOf(userId: string): string {
+    if (userId === this.hh.user(ANDY) && this.linking !== 'off' && this.linked) return this.linked;
+    return this.hh.workspace.users.get(userId)?.email ?? userId;
+  }
+
+  /** Andy is linked to `login`: by an admin (what `npm run accounts` writes), or by himself. */
+  private async link(login: string, by: 'admin' | 'person'): Promise<void> {
+    const hh = this.hh;
+    // Links are made only where ACCOUNT_LINKING lets anyone make them.
+    if (this.linking === 'off') return;
+    const andy = hh.user(ANDY);
+    if (by === 'admin') {
+      await this.withLinks((links) =>
+        links.link({
+          slackUserId: andy,
+          teamId: hh.workspace.teamId,
+          login,
+          name: 'X',
+          linkedAt: this.now(),
+        }),
+      );
+    } else {
+      const token = hh.sim.people.find((p) => p.login === login)?.token ?? '';
+      const views = new Set(hh.workspace.views.keys());
+      await hh.slack.command(andy, hh.channel('general'), 'link');
+      const form = await waitFor(
+        () =>
+          [...hh.workspace.views.values()].find(
+            (v) => !views.has(v.id) && v.user === andy && v.view.callback_id === 'link_account',
+          ),
+        5000,
+        'the link form',
+      );
+      await hh.slack.submitView(form.id, { session_token_input: token });
+      await waitFor(
+        () => JSON.stringify(hh.workspace.views.get(form.id)?.view).includes('Linked as'),
+        8000,
+        'the link',
+      );
+    }
+    this.linked = login;
+  }
+
+  /** Andy's link is removed: by an admin, or by himself with `/approve unlink`. */
+  private async unlink(by: 'admin' | 'person'): Promise<void> {
+    const hh = this.hh;
+    if (this.linking === 'off' || !this.linked) return;
+    const andy = hh.user(ANDY);
+    if (by === 'admin') await this.withLinks((links) => links.unlink(andy));
+    else {
+      const seen = hh.workspace.ephemeral(andy).length;
+      await hh.slack.command(andy, hh.channel('general'), 'unlink');
+      await waitFor(() => hh.workspace.ephemeral(andy)[seen], 5000, 'the unlink answer');
+    }
+    this.linked = undefined;
+  }
+
+  private async withLinks<T>(
+    use: (links: ReturnType<typeof createAccountLinkStore>) => Promise<T>,
+  ): Promise<T> {
+    const db = await openDatabase(this.hh.env.DATABASE_URL);
+    try {
+      return await use(createAccountLinkStore(db.db));
+    } finally {
+      await db.close();
     }
   }
 
@@ -377,8 +537,33 @@ class Run {
     const escalated = await this.escalatedTo();
     for (const m of messages) {
       if (m.ephemeralTo || m.user !== hh.workspace.botUserId) continue;
-      const k = this.about(m);
-      if (!k) continue;
+      for (const k of this.about(m)) await this.checkMessage(m, k, escalated);
+    }
+    await this.checkToldInDm(escalated);
+    await this.checkMovingAccount(escalated);
+  }
+
+  /**
+   * Andy's account, whose login moves with his links and ACCOUNT_LINKING: the app shows him an
+   * approval exactly when the model lets the login he is now see it, neither more (an account
+   * unlinked from a login, or taken for its e-mail once links are off, is no longer that person)
+   * nor less.
+   */
+  private async checkMovingAccount(escalated: Map<string, string>): Promise<void> {
+    const andy = this.hh.user(ANDY);
+    const login = this.loginOf(andy);
+    for (const k of this.known) {
+      const shown = await this.appShows(k, andy);
+      expect(shown, `Andy (${login}) asks /approve status of “${k.title}” (${k.djbh})`).toBe(
+        this.modelMaySee(k, andy, login, escalated.get(k.djbh)),
+      );
+    }
+  }
+
+  /** The invariant for one message and one approval it names. */
+  private async checkMessage(m: Message, k: Known, escalated: Map<string, string>): Promise<void> {
+    const hh = this.hh;
+    {
       const channel = hh.workspace.channels.get(m.channel);
       expect(channel, `the channel of ${m.ts}`).toBeDefined();
       const readers = [...(channel?.members ?? [])].filter((u) => u !== hh.workspace.botUserId);
@@ -389,46 +574,51 @@ class Run {
         const requester = hh.user(k.requester);
         k.posted = { channel: m.channel, legit: readers.includes(requester) };
       }
-      if (channel?.kind === 'im')
-        for (const reader of readers) this.toldInDm.set(`${k.djbh} ${reader}`, { k, reader });
       for (const reader of readers) {
-        const login = hh.workspace.users.get(reader)?.email ?? reader;
+        const login = this.loginOf(reader);
+        if (channel?.kind === 'im') this.toldInDm.set(`${k.djbh} ${login}`, { k, login });
         const model = this.modelMaySee(k, reader, login, escalated.get(k.djbh));
         expect(
           model,
-          `${login} reads “${k.title}” (${k.djbh}) in ${channel?.kind} ${channel?.name}, which the rule does not let them see`,
+          `${reader} (${login}) reads “${k.title}” (${k.djbh}) in ${channel?.kind} ${channel?.name}, which the rule does not let them see`,
         ).toBe(true);
         expect(
-          await this.appShows(k, login),
-          `${login} was sent “${k.title}” (${k.djbh}) but /approve status does not show it to them`,
+          await this.appShows(k, reader),
+          `${reader} (${login}) was sent “${k.title}” (${k.djbh}) but /approve status does not show it to them`,
         ).toBe(true);
       }
     }
-    await this.checkToldInDm(escalated);
   }
 
   /** Everyone once told in their DM may still see it, by the model and by the app. */
   private async checkToldInDm(escalated: Map<string, string>): Promise<void> {
-    for (const { k, reader } of this.toldInDm.values()) {
-      const login = this.hh.workspace.users.get(reader)?.email ?? reader;
+    for (const { k, login } of this.toldInDm.values()) {
+      // Asked on the account that is theirs by e-mail (Andy's own login is nobody's party).
+      const reader = this.hh.user(login);
       expect(
         this.modelMaySee(k, reader, login, escalated.get(k.djbh)),
         `${login} was told of “${k.title}” (${k.djbh}) in their DM, which the rule no longer lets them see`,
       ).toBe(true);
       expect(
-        await this.appShows(k, login),
+        await this.appShows(k, reader),
         `${login} was told of “${k.title}” (${k.djbh}) in their DM, but /approve status no longer shows it to them`,
       ).toBe(true);
     }
   }
 
-  /** The approval a message is about, when it carries its title (its note goes with it). */
-  private about(m: Message): Known | undefined {
+  /**
+   * The approvals a message carries the title of (its note goes with it): the one it is about,
+   * and any other it names (a digest lists several), each by its number and title.
+   */
+  private about(m: Message): Known[] {
     const all = JSON.stringify([m.text, m.blocks]);
     const djbh = String(m.metadata?.event_payload.djbh ?? '');
-    const k =
+    const own =
       this.known.find((x) => x.djbh === djbh) ?? this.known.find((x) => all.includes(x.djbh));
-    return k && all.includes(k.title) ? k : undefined;
+    const named = this.known.filter(
+      (x) => x !== own && all.includes(x.djbh) && all.includes(x.title),
+    );
+    return [...(own && all.includes(own.title) ? [own] : []), ...named];
   }
 
   private modelMaySee(
@@ -437,19 +627,18 @@ class Run {
     login: string,
     leader: string | undefined,
   ): boolean {
-    if (login === k.requester || k.approvers.has(login) || reader === leader) return true;
+    if (login === k.requester || k.approvers.has(login) || sameLogin(login, leader)) return true;
     const posted = k.posted;
     return Boolean(
       posted?.legit && this.hh.workspace.channels.get(posted.channel)?.members.has(reader),
     );
   }
 
-  private async appShows(k: Known, login: string): Promise<boolean> {
-    const key = `${k.djbh} ${login}`;
+  private async appShows(k: Known, userId: string): Promise<boolean> {
+    const key = `${k.djbh} ${userId}`;
     const cached = this.shown.get(key);
     if (cached !== undefined) return cached;
     const hh = this.hh;
-    const userId = hh.user(login);
     const seen = hh.workspace.ephemeral(userId).length;
     await hh.slack.command(userId, hh.channel('general'), `status ${k.djbh}`);
     const answer = await waitFor(() => hh.workspace.ephemeral(userId)[seen], 5000, 'the answer');
@@ -458,16 +647,16 @@ class Run {
     return shown;
   }
 
-  /** Whom each approval was escalated to, as the app recorded it (WHO_MAY reads the same). */
+  /** Whose login each approval was escalated to, as the app recorded it (WHO_MAY reads the same). */
   private async escalatedTo(): Promise<Map<string, string>> {
     const db = await openDatabase(this.hh.env.DATABASE_URL);
     try {
       const rows = await db.db
         .selectFrom('tracked_approvals')
-        .select(['djbh', 'escalated_to_slack_id'])
-        .where('escalated_to_slack_id', 'is not', null)
+        .select(['djbh', 'escalated_to_login'])
+        .where('escalated_to_login', 'is not', null)
         .execute();
-      return new Map(rows.map((r) => [r.djbh, r.escalated_to_slack_id ?? '']));
+      return new Map(rows.map((r) => [r.djbh, r.escalated_to_login ?? '']));
     } finally {
       await db.close();
     }

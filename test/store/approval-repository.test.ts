@@ -55,7 +55,7 @@ for (const database of TEST_DATABASES) {
           .execute();
         expect(recorded).toEqual([
           { kind: 'request', seq: 1, lane_key: 'post:C2147483705' },
-          { kind: 'approver-dm', seq: 2, lane_key: 'dm:U0MARIA' },
+          { kind: 'approver-dm', seq: 2, lane_key: 'dm:login:maria.lopez@corp.example' },
           { kind: 'reminder', seq: 3, lane_key: expect.any(String) },
           { kind: 'reminder-note', seq: 4, lane_key: expect.any(String) },
         ]);
@@ -89,7 +89,7 @@ for (const database of TEST_DATABASES) {
         // Its request message is edited, in the lane of that message's edits.
         expect(old).toEqual([
           { id: 'AAAAAAAAAAAa:request', seq: 1, lane_key: 'post:C2147483705' },
-          { id: 'AAAAAAAAAAAa:approver-dm', seq: 2, lane_key: 'dm:U0MARIA' },
+          { id: 'AAAAAAAAAAAa:approver-dm', seq: 2, lane_key: 'dm:login:maria.lopez@corp.example' },
           {
             id: 'AAAAAAAAAAAa:parent-update:again:BBBBBBBBBBBb',
             seq: 3,
@@ -530,7 +530,7 @@ for (const database of TEST_DATABASES) {
         const lanes = (await store.deliverable(later(8000), { limit: 10, skipLanes: [] })).map(
           (d) => [d.announcement.kind, d.lane],
         );
-        expect(lanes).toContainEqual(['escalation', 'dm:U0CHEN']);
+        expect(lanes).toContainEqual(['escalation', 'dm:login:chen.hao@corp.example']);
         expect(lanes.map(([kind]) => kind)).not.toContain('escalation-note');
       });
 
@@ -648,7 +648,7 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
-      it('makes an approver nobody on Slack had reachable again when their login is linked, not one whose recorded account is gone', async () => {
+      it('makes an approver reachable again when their login is linked, whatever account the approval recorded, and records the linked one', async () => {
         const links = createAccountLinkStore(testDb.handle.db);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         // Not on Slack when requested; a recorded account Slack said is deactivated; someone else.
@@ -672,18 +672,29 @@ for (const database of TEST_DATABASES) {
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
           approverUnreachableSince: null,
         });
+        // The account it recorded is gone: the linked one is who the messages go to now (they
+        // are addressed by login as they go), and a previous release is told by the row.
         expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
-          approverUnreachableSince: later(1000),
+          approverUnreachableSince: null,
+          approverSlackId: 'U0MARIAHOME',
         });
         expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
           approverUnreachableSince: later(1000),
+          approverSlackId: null,
         });
-        // The request message is edited again: it no longer offers Request again.
+        // The request messages are edited again: they no longer offer Request again.
         expect(
           (await store.pendingAnnouncements(100))
             .filter((a) => a.kind === 'parent-update')
-            .map((a) => a.id),
-        ).toEqual([`AAAAAAAAAAAa:parent-update:approver-linked-${later(5000).getTime()}`]);
+            .map((a) => a.id)
+            .sort(),
+        ).toEqual([
+          `AAAAAAAAAAAa:parent-update:approver-linked-${later(5000).getTime()}`,
+          `BBBBBBBBBBBb:parent-update:approver-linked-${later(5000).getTime()}`,
+        ]);
+        // Removed again: the approvals stop recording the account, and nothing else changes.
+        expect(await links.unlink('U0MARIAHOME')).toBe(true);
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({ approverSlackId: null });
       });
 
       it('records a handover once, fenced by the claim and the term, and drops what waited for the approver before', async () => {

@@ -76,8 +76,8 @@ for (const database of TEST_DATABASES) {
           'AAAAAAAAAAAa:decision:approved': 'post:C2147483705',
           'AAAAAAAAAAAa:parent-update:approved': 'edit:post:C2147483705',
           // Posted in the requester's DM: their DM is the thread's conversation, named by person.
-          'BBBBBBBBBBBb:decision:approved': 'dm:U2147483697',
-          'BBBBBBBBBBBb:parent-update:approved': 'edit:dm:U2147483697',
+          'BBBBBBBBBBBb:decision:approved': 'dm:login:li.wei@corp.example',
+          'BBBBBBBBBBBb:parent-update:approved': 'edit:dm:login:li.wei@corp.example',
         });
       });
 
@@ -280,13 +280,16 @@ for (const database of TEST_DATABASES) {
             .map((d) => `${d.lane} ${d.announcement.kind}`)
             .sort();
         // The approver's DM never waits for the thread; its edit waits for the DM.
-        expect(await kinds()).toEqual(['dm:U0MARIA approver-dm', 'post:C2147483705 request']);
+        expect(await kinds()).toEqual([
+          'dm:login:maria.lopez@corp.example approver-dm',
+          'post:C2147483705 request',
+        ]);
         const claim = await store.claimAnnouncement(await pending('request'), later(10), 30_000);
         await store.markAnnouncementFinal(claim ?? NO_CLAIM, 'failed', 'invalid_blocks');
         // Without a thread, the decision goes to the requester's DM: that person's DM lane.
         expect(await kinds()).toEqual([
-          'dm:U0MARIA approver-dm',
-          'dm:U2147483697 decision',
+          'dm:login:li.wei@corp.example decision',
+          'dm:login:maria.lopez@corp.example approver-dm',
           'edit:post:C2147483705 parent-update',
         ]);
       });

@@ -140,7 +140,7 @@ for (const which of TEST_DATABASES) {
       expect(lanes).toEqual(
         expect.arrayContaining([
           `own:${DJBH}`,
-          `dm:${PEOPLE.leader.chatId}`,
+          `dm:login:${PEOPLE.leader.login}`,
           `dm:login:${PEOPLE.approver.login}`,
         ]),
       );

@@ -1,6 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { AccountLinking, LinkedAccount } from '../../approvals/account-links.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
+import { escalatedOnlyTo } from '../../approvals/escalation.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
@@ -79,13 +80,23 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
   const service = counterpart === 'requester' ? (s.webListUrl ?? s.webUrl) : s.webUrl;
   const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
-  const details = [
-    t.status(a.decision),
-    age(a.createdAt, s.now, t),
-    counterpart === 'requester'
-      ? personRef(a.requesterSlackId, a.requesterLogin)
-      : personRef(a.approverSlackId, a.approverLogin),
-  ];
+  // Waiting for me only because it was escalated to me: it waits for its approver, said so.
+  const escalated = counterpart === 'requester' && escalatedOnlyTo(a, s.login);
+  const details = escalated
+    ? [
+        t.escalatedToYou(
+          personRef(a.approverSlackId, a.approverLogin),
+          t.waited(s.now.getTime() - a.createdAt.getTime()),
+        ),
+        personRef(a.requesterSlackId, a.requesterLogin),
+      ]
+    : [
+        t.status(a.decision),
+        age(a.createdAt, s.now, t),
+        counterpart === 'requester'
+          ? personRef(a.requesterSlackId, a.requesterLogin)
+          : personRef(a.approverSlackId, a.approverLogin),
+      ];
   return {
     type: 'section',
     text: {

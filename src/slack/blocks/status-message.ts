@@ -1,6 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Page } from '../../approvals/approval-repository.ts';
 import type { Decision } from '../../approvals/approval-types.ts';
+import { escalatedOnlyTo } from '../../approvals/escalation.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
@@ -9,6 +10,7 @@ import {
   escapeMrkdwn,
   FIELD_MAX,
   fitMrkdwn,
+  personRef,
   SECTION_MAX,
   type SlackMessage,
 } from './request-message.ts';
@@ -52,9 +54,18 @@ export function buildListMessage(
   mine: TrackedApproval[],
   waiting: Page,
   t: Messages,
+  reader: { login: string | null; now: Date } = { login: null, now: new Date(0) },
 ): SlackMessage {
+  // One only escalated to the reader waits for its approver: said so, never as theirs to decide.
+  const state = (a: TrackedApproval) =>
+    escalatedOnlyTo(a, reader.login)
+      ? t.escalatedToYou(
+          personRef(a.approverSlackId, a.approverLogin),
+          t.waited(reader.now.getTime() - a.createdAt.getTime()),
+        )
+      : t.status(a.decision);
   const row = (a: TrackedApproval) =>
-    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.title), 80)} — ${t.status(a.decision)}`;
+    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.title), 80)} — ${state(a)}`;
   const section = (title: string, items: TrackedApproval[], total: number) => {
     const lines = items.slice(0, LIST_ROWS).map(row);
     if (lines.length === 0) lines.push(t.listNone);

@@ -23,15 +23,27 @@ const RECOVERY_MAX_PAGES = 50;
 export interface RecoverySearchDeps {
   /** The outbox's client (see SlackAnnouncerOptions.client). */
   client: WebClient;
-  /** The approver's Slack user: the one recorded, or found by their login (the announcer's). */
-  slackUserOf(attempt: AttemptClock, approval: TrackedApproval): Promise<string | null>;
+  /**
+   * The Slack user of a login of the approval (its approver's unless named) now, through the
+   * identities (the announcer's): where a post to that person went, unless a link moved them since.
+   */
+  slackUserOf(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+    login?: string,
+  ): Promise<string | null>;
 }
 
 /** The announcer's findDelivered: the announcement's post, or undefined when none was found. */
 export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findDelivered'] {
   const { client, slackUserOf } = deps;
 
-  async function dmChannel(attempt: AttemptClock, userId: string): Promise<string> {
+  async function dmChannel(
+    attempt: AttemptClock,
+    userId: string | null,
+  ): Promise<string | undefined> {
+    // Not on Slack now: there is no DM with them to look in.
+    if (!userId) return undefined;
     attempt.check();
     const opened = await call('conversations.open', () =>
       client.conversations.open({ users: userId }),
@@ -93,8 +105,11 @@ export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findD
     if (rule.repeatable) return undefined;
     const thread = replyThread(approval) ?? undefined;
     const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
-    const requesterDm = { channel: () => dmChannel(attempt, approval.requesterSlackId) };
-    const places: Array<{ channel: () => Promise<string>; thread?: string }> = [];
+    const requesterDm = {
+      channel: async () =>
+        dmChannel(attempt, await slackUserOf(attempt, approval, approval.requesterLogin)),
+    };
+    const places: Array<{ channel: () => Promise<string | undefined>; thread?: string }> = [];
     switch (rule.lane) {
       case 'channel':
         places.push({
@@ -112,7 +127,10 @@ export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findD
       }
       case 'leader-dm': {
         const to = approval.escalatedTo;
-        if (to) places.push({ channel: () => dmChannel(attempt, to.chatId) });
+        if (to)
+          places.push({
+            channel: async () => dmChannel(attempt, await slackUserOf(attempt, approval, to.login)),
+          });
         break;
       }
       case 'request-message':
@@ -126,7 +144,9 @@ export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findD
       places.push(requesterDm);
     for (const place of places) {
       try {
-        const found = await findIn(attempt, await place.channel(), a, place.thread);
+        const channel = await place.channel();
+        if (!channel) continue;
+        const found = await findIn(attempt, channel, a, place.thread);
         if (found) return found;
       } catch (error) {
         // A place we cannot read (or open) holds no post of ours we could find; anything else

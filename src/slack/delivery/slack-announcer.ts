@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { type ConversationMembership, partiesOf } from '../../approvals/access-policy.ts';
+import type { ConversationMembership } from '../../approvals/access-policy.ts';
 import { ruleOf } from '../../approvals/announcement-rules.ts';
 import {
   AnnounceError,
@@ -8,10 +8,12 @@ import {
   NOTHING_POSTED,
   type Posted,
 } from '../../approvals/announcer.ts';
-import { askerOf, carriedBy, type Destination, mayReach } from '../../approvals/audience.ts';
+import { audienceOf, carriedBy, type Destination, mayReach } from '../../approvals/audience.ts';
 import type { Person } from '../../approvals/person.ts';
 import {
   DIGEST_LISTED,
+  DIGEST_SCAN,
+  digestEntries,
   type EarlierReminder,
   reminderDelivery,
 } from '../../approvals/reminder-digest.ts';
@@ -47,7 +49,7 @@ import {
 import { buildRequestMessage, type SlackMessage } from '../blocks/request-message.ts';
 import { type Language, type Messages, messagesFor, messagesIn } from '../i18n.ts';
 import { ANNOUNCEMENT_EVENT } from '../ids.ts';
-import { type Identities, recordedSlackUser } from '../people/identities.ts';
+import type { Identities } from '../people/identities.ts';
 import type { SlackPeople } from '../people/slack-people.ts';
 import type { HomePublisher } from './home-publisher.ts';
 import { createRecoverySearch } from './recovery-search.ts';
@@ -121,30 +123,28 @@ const NO_MEMBERSHIP: ConversationMembership = {
 };
 
 /**
- * Who reads a post to `channel`: the approval's own conversation (where it was asked), or one
- * person when the channel is a user id (a DM opened by posting to them): one of the approval's
- * people when it is, else someone whose login is looked up when the policy needs it.
+ * Who reads a post to `channel`: the person it is addressed to (`reader`: found by their login
+ * through the identities as it goes), the approval's own conversation (where it was asked), or
+ * one person when the channel is a user id, whose login is looked up when the policy needs it.
  */
 function destinationOf(
   approval: TrackedApproval,
   channel: string,
+  reader: Person | undefined,
   loginOf: (chatId: string) => Promise<string | null>,
 ): Destination {
+  if (reader) return { kind: 'dm', person: reader };
   if (channel === approval.channelId || !/^[UW]/.test(channel))
     return { kind: 'conversation', id: channel };
-  const known: Person[] = [
-    { chatId: approval.requesterSlackId, login: approval.requesterLogin },
-    { chatId: approval.approverSlackId, login: approval.approverLogin },
-    ...(approval.escalatedTo ? [approval.escalatedTo] : []),
-  ];
-  const person = known.find((p) => p.chatId === channel);
-  if (person) return { kind: 'dm', person };
   return {
     kind: 'dm',
     person: { chatId: channel, login: null },
     lookUpLogin: () => loginOf(channel),
   };
 }
+
+/** A person the app addresses: their chat account now, and the login that is them. */
+type Reader = Person & { chatId: string; login: string };
 
 /** Posts announcements to Slack, each tagged with its id in message metadata. */
 export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer {
@@ -154,15 +154,17 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   const languageAt = (channel: string, approval: TrackedApproval): Messages =>
     isDirect(channel) ? messagesFor(approval.locale) : messagesIn(options.channelLanguage);
 
+  /** Posts to a conversation, or to a person (`to`: a Reader) in their DM. */
   async function post(
     attempt: AttemptClock,
     approval: TrackedApproval,
-    channel: string,
+    to: string | Reader,
     message: SlackMessage,
     a: Announcement,
     threadTs?: string,
   ): Promise<Posted> {
-    await checkAudience(attempt, approval, channel, a);
+    const channel = typeof to === 'string' ? to : to.chatId;
+    await checkAudience(attempt, approval, channel, typeof to === 'string' ? undefined : to, a);
     attempt.check();
     const result = await call('chat.postMessage', () =>
       client.chat.postMessage({
@@ -197,17 +199,50 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     }
   }
 
-  /** The Slack user of a service login of this approval (its approver, or who decided). */
+  /**
+   * The Slack user of a service login of this approval (its approver unless named) now, through
+   * the identities: never the account the approval recorded as it started, which a link changed
+   * or removed since no longer makes them.
+   */
   async function slackUserOf(
     attempt: AttemptClock,
     approval: TrackedApproval,
     login = approval.approverLogin,
   ): Promise<string | null> {
-    const recorded = recordedSlackUser(approval, login);
-    if (recorded) return recorded;
     attempt.check();
-    // Typed in as a login: they may still be on Slack under that e-mail.
     return call('users.lookupByEmail', () => options.identities.slackUserOf(login));
+  }
+
+  /**
+   * Whether the account the approval recorded for its approver is deactivated: Slack's lookup by
+   * e-mail no longer finds a deactivated account, and the requester is told "deactivated" rather
+   * than "not on Slack". Only for those words: nothing is ever addressed to a recorded account.
+   */
+  async function recordedAccountDeactivated(
+    attempt: AttemptClock,
+    approval: TrackedApproval,
+  ): Promise<boolean> {
+    const recorded = approval.approverSlackId;
+    if (!recorded) return false;
+    attempt.check();
+    const account = await call('users.info', () => people.get(recorded)).catch((error) => {
+      if (classOf(error) === 'pause') throw error;
+      return undefined;
+    });
+    return account?.presence.deactivated === true;
+  }
+
+  /**
+   * The requester as they can be reached now. Not on Slack any more under their login (unlinked,
+   * ACCOUNT_LINKING changed): nobody may be sent their DM in their place, so nothing is posted.
+   */
+  async function requesterOf(attempt: AttemptClock, approval: TrackedApproval): Promise<Reader> {
+    const chatId = await slackUserOf(attempt, approval, approval.requesterLogin);
+    if (!chatId)
+      throw new AnnounceError(`the requester of ${approval.djbh} is not on Slack now`, {
+        retryable: false,
+      });
+    return { chatId, login: approval.requesterLogin };
   }
 
   /**
@@ -221,20 +256,19 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
     approval: TrackedApproval,
     channel: string,
+    reader: Reader | undefined,
     a: Announcement,
   ): Promise<void> {
     const carries = carriedBy(a.kind);
     if (carries === 'nothing') return;
     attempt.check();
-    const to = destinationOf(approval, channel, (chatId) => options.identities.loginOf(chatId));
+    const to = destinationOf(approval, channel, reader, (chatId) =>
+      options.identities.loginOf(chatId),
+    );
     const verdict = await mayReach(
       to,
       carries,
-      {
-        parties: partiesOf(approval),
-        conversation: approval.channelId,
-        requester: askerOf({ chatId: approval.requesterSlackId, login: approval.requesterLogin }),
-      },
+      audienceOf(approval),
       options.membership ?? NO_MEMBERSHIP,
     );
     if (verdict === 'allowed') return;
@@ -267,20 +301,15 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
   }
 
   /** Tells the requester in their DM, prefixed with which request it is about. */
-  function toRequesterDm(
+  async function toRequesterDm(
     attempt: AttemptClock,
     approval: TrackedApproval,
     compose: Compose,
     a: Announcement,
   ): Promise<Posted> {
     const t = messagesFor(approval.locale);
-    return post(
-      attempt,
-      approval,
-      approval.requesterSlackId,
-      buildRequesterDm(approval, t, compose(t)),
-      a,
-    );
+    const requester = await requesterOf(attempt, approval);
+    return post(attempt, approval, requester, buildRequesterDm(approval, t, compose(t)), a);
   }
 
   /**
@@ -326,7 +355,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       return { ...NOTHING_POSTED, approverUnreachable: true };
     }
     try {
-      const posted = await toApprover(attempt, a, approval, approverId, sent);
+      const approver = { chatId: approverId, login: approval.approverLogin };
+      const posted = await toApprover(attempt, a, approval, approver, sent);
       // An approver the service handed it to, found by their login: recorded with the delivery.
       return approval.approverTerm > 0 && !approval.approverSlackId && !posted.approverUnreachable
         ? { ...posted, approverChatId: approverId }
@@ -343,20 +373,20 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
     a: Announcement,
     approval: TrackedApproval,
-    approverId: string,
+    reader: Reader,
     sent: Posted | undefined,
   ): Promise<Posted> {
     const thread = approval.messageTs ?? undefined;
     attempt.check();
-    const approver = await call('users.info', () => people.get(approverId));
+    const approver = await call('users.info', () => people.get(reader.chatId));
     // Deactivated: Slack may still take a post to an existing DM with them, which nobody reads.
     // As unreachable as a refused post: recorded with the delivery, which stops the reminders and
     // tells the requester once.
     if (approver.presence.deactivated) return { ...NOTHING_POSTED, approverUnreachable: true };
     if (a.kind === 'reminder' && options.digest) {
-      const day = await reminderOfTheDay(attempt, a, approval, approver.timeZone);
+      const day = await reminderOfTheDay(attempt, a, approval, reader, approver);
       if (day.as === 'covered') return day.by;
-      if (day.as === 'digest') return post(attempt, approval, approverId, day.message, a);
+      if (day.as === 'digest') return post(attempt, approval, reader, day.message, a);
     }
     const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
     const links = {
@@ -370,7 +400,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       links,
       waitedMs(a, approval, approver.timeZone),
     );
-    if (!sent) return post(attempt, approval, approverId, dm, a);
+    if (!sent) return post(attempt, approval, reader, dm, a);
     return edit(attempt, a, sent, dm);
   }
 
@@ -385,8 +415,12 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     a: Announcement,
     approval: TrackedApproval,
   ): Promise<Posted> {
-    const to = approval.escalatedTo;
-    if (!to) return NOTHING_POSTED;
+    const escalatedTo = approval.escalatedTo;
+    if (!escalatedTo) return NOTHING_POSTED;
+    // The leader by their login, on the account that is theirs now; none: nobody is told.
+    const chatId = await slackUserOf(attempt, approval, escalatedTo.login);
+    if (!chatId) return NOTHING_POSTED;
+    const to: Reader = { chatId, login: escalatedTo.login };
     try {
       attempt.check();
       const leader = await call('users.info', () => people.get(to.chatId));
@@ -395,9 +429,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       const thread = approval.messageTs;
       const link = thread ? await permalink(attempt, approval.channelId, thread) : undefined;
       // The wait is the approver's: counted in their working hours.
-      const approverZone = approval.approverSlackId
-        ? (people.cached(approval.approverSlackId)?.timeZone ??
-          (await people.get(approval.approverSlackId).catch(() => undefined))?.timeZone)
+      const approverId = await slackUserOf(attempt, approval).catch(() => null);
+      const approverZone = approverId
+        ? (people.cached(approverId)?.timeZone ??
+          (await people.get(approverId).catch(() => undefined))?.timeZone)
         : undefined;
       const dm = buildLeaderDm(
         a,
@@ -409,7 +444,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         },
         waitedMs(a, approval, approverZone),
       );
-      return await post(attempt, approval, to.chatId, dm, a);
+      return await post(attempt, approval, to, dm, a);
     } catch (error) {
       if (classOf(error) !== 'fallback') throw error;
       return NOTHING_POSTED;
@@ -429,12 +464,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
     attempt: AttemptClock,
     a: Announcement,
     approval: TrackedApproval,
-    timeZone: string | undefined,
+    reader: Reader,
+    approver: { timeZone: string | undefined; locale: string },
   ): Promise<
     { as: 'single' } | { as: 'covered'; by: Posted } | { as: 'digest'; message: SlackMessage }
   > {
     const digest = options.digest;
     if (!digest) return { as: 'single' };
+    const { timeZone } = approver;
     const zone = options.workingHours
       ? zoneOrDefault(timeZone, options.workingHours)
       : timeZone && isKnownTimeZone(timeZone)
@@ -442,7 +479,7 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         : 'UTC';
     const [earlier, page] = await Promise.all([
       digest.lastReminderPost(approval.approverLogin),
-      digest.waitingFor(approval.approverLogin, DIGEST_LISTED),
+      digestOf(attempt, reader),
     ]);
     const how = reminderDelivery({
       recordedAt: a.createdAt,
@@ -463,8 +500,41 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
       });
     }
-    const t = messagesFor(people.cached(approval.approverSlackId ?? '')?.locale ?? approval.locale);
+    const t = messagesFor(approver.locale);
     return { as: 'digest', message: buildReminderDigest(items, page.total, t) };
+  }
+
+  /**
+   * What a digest to `reader` lists (reminder-digest.ts, digestEntries): the approvals waiting for
+   * them to decide, each checked on its own against who may see it (a list is as private as its
+   * most private item), never the approvals only escalated to them (they cannot decide those).
+   * An approval whose check is unsure is left out: a list is never the place to fail open.
+   */
+  async function digestOf(
+    attempt: AttemptClock,
+    reader: Reader,
+  ): Promise<{ approvals: TrackedApproval[]; total: number }> {
+    const digest = options.digest;
+    if (!digest) return { approvals: [], total: 0 };
+    attempt.check();
+    const page = await digest.waitingFor(reader.login, DIGEST_SCAN);
+    const verdicts = await Promise.all(
+      page.approvals.map((w) =>
+        mayReach(
+          { kind: 'dm', person: reader },
+          'title-and-note',
+          audienceOf(w),
+          options.membership ?? NO_MEMBERSHIP,
+        ),
+      ),
+    );
+    const listed = digestEntries(
+      page.approvals.filter((_, i) => verdicts[i] === 'allowed'),
+      reader.login,
+    );
+    // Beyond what was read, counted as the store counts them: still waiting, not yet checked.
+    const unread = Math.max(0, page.total - page.approvals.length);
+    return { approvals: listed.slice(0, DIGEST_LISTED), total: listed.length + unread };
   }
 
   /** How long the approval had waited when `a` was recorded, in working time when hours are set. */
@@ -539,8 +609,14 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           );
         } catch (error) {
           if (classOf(error) !== 'fallback') throw error;
-          const dm = approval.requesterSlackId;
-          return post(attempt, approval, dm, request(languageAt(dm, approval)), a);
+          const requester = await requesterOf(attempt, approval);
+          return post(
+            attempt,
+            approval,
+            requester,
+            request(languageAt(requester.chatId, approval)),
+            a,
+          );
         }
       }
       case 'approver-dm':
@@ -552,8 +628,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         if (!thread) return NOTHING_POSTED;
         const t = languageAt(approval.channelId, approval);
         // Named, not mentioned: the reminder is the approver's DM; the thread only says it went.
-        const approver = approval.approverSlackId
-          ? await plainName(attempt, approval.approverSlackId, approval.approverLogin)
+        const approverId = await slackUserOf(attempt, approval);
+        const approver = approverId
+          ? await plainName(attempt, approverId, approval.approverLogin)
           : approval.approverLogin;
         return post(
           attempt,
@@ -581,7 +658,9 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
         return replyOrDm(attempt, approval, (t) => buildEndedReply(approval, t), a);
       case 'approver-unreachable': {
         // Never on Slack, or on Slack but deactivated or hidden: the requester is told which.
-        const onSlack = Boolean(await slackUserOf(attempt, approval));
+        const onSlack =
+          Boolean(await slackUserOf(attempt, approval)) ||
+          (await recordedAccountDeactivated(attempt, approval));
         return replyOrDm(
           attempt,
           approval,
@@ -601,7 +680,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           ));
         if (!to || !dm) return NOTHING_POSTED;
         // Named, not mentioned: a mention would notify the leader a second time, beside their DM.
-        const leader = await plainName(attempt, to.chatId, to.login);
+        const leaderId = await slackUserOf(attempt, approval, to.login);
+        const leader = leaderId ? await plainName(attempt, leaderId, to.login) : to.login;
         return replyOrDm(attempt, approval, (t) => buildEscalationNote(a, approval, t, leader), a);
       }
       case 'vanished':
@@ -618,9 +698,8 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
           return NOTHING_POSTED;
         }
         // Named, not mentioned: the new approver hears in their DM; the one before is done.
-        const from = before.chatId
-          ? await plainName(attempt, before.chatId, before.login)
-          : before.login;
+        const fromId = await slackUserOf(attempt, approval, before.login);
+        const from = fromId ? await plainName(attempt, fromId, before.login) : before.login;
         const next = await personOf(attempt, approval);
         const to = next.chatId
           ? await plainName(attempt, next.chatId, approval.approverLogin)
@@ -720,14 +799,24 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       }
     },
     async afterDelivered(a, approval) {
-      // What people see on their Home tab changed with a new request or a change of state.
+      // What people see on their Home tab changed with a new request or a change of state: the
+      // Home of whoever is each of its people now.
+      const home = options.home;
+      // Without Home tabs nobody is looked up: this runs beside the next delivery, not in it.
+      if (!home) return;
       if (a.kind === 'request' || a.kind === 'parent-update' || a.kind === 'handed-over') {
-        await options.home?.refresh([
-          approval.requesterSlackId,
-          approval.approverSlackId,
+        const logins = [
+          approval.requesterLogin,
+          approval.approverLogin,
           // Handed to someone else: it leaves the Home of the one who had it.
-          approval.formerApprovers.at(-1)?.chatId ?? null,
-        ]);
+          approval.formerApprovers.at(-1)?.login ?? null,
+        ];
+        const found = await Promise.all(
+          logins.map((login) =>
+            login ? options.identities.slackUserOf(login).catch(() => null) : null,
+          ),
+        );
+        await home.refresh(found);
       }
     },
   };

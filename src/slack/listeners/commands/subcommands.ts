@@ -3,7 +3,6 @@ import type { ModalView } from '@slack/types';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import { LINKING } from '../../../approvals/account-links.ts';
-import type { TrackedApproval } from '../../../approvals/tracked-approval.ts';
 import { logFailure } from '../../../logger.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
@@ -16,7 +15,6 @@ import {
 } from '../../blocks/status-message.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { visiblePage, visibleTo } from '../../people/access.ts';
-import { recordedSlackUser } from '../../people/identities.ts';
 import { localeWithin } from '../../people/slack-people.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
@@ -33,9 +31,13 @@ type Deps = Pick<
   | 'logger'
   | 'access'
   | 'templates'
+  | 'now'
 >;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
+
+/** How many of someone's open requests `/approve list` reads (it shows the first of them). */
+const OPEN_REQUESTS_READ = 100;
 
 async function language(deps: Pick<SlackDeps, 'people'>, userId: string) {
   return messagesFor((await deps.people.get(userId)).locale);
@@ -91,7 +93,7 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     // would tell that the number exists.
     const verdict = await deps.access.check('see', parties, userId);
     if (verdict !== 'allowed') return reply(args, buildTextMessage(t.statusUnknown(djbh)));
-    const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin, tracked);
+    const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin);
     let link: string | undefined;
     if (tracked?.messageTs) {
       link = await args.client.chat
@@ -112,16 +114,13 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
   }
 }
 
-/** The approver as a mention when they are on Slack, else their service login. */
+/** The approver as a mention when they are on Slack now (the identities say who), else their login. */
 async function approverRef(
   deps: Pick<Deps, 'identities'>,
   login: string | undefined,
-  tracked: TrackedApproval | undefined,
 ): Promise<string | undefined> {
   if (!login) return undefined;
-  const recorded = tracked ? recordedSlackUser(tracked, login) : null;
-  // Someone the app did not start, or a service that names another approver: look them up.
-  const slackId = recorded ?? (await deps.identities.slackUserOf(login).catch(() => null));
+  const slackId = await deps.identities.slackUserOf(login).catch(() => null);
   return personRef(slackId, login);
 }
 
@@ -135,14 +134,14 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
   const t = await language(deps, userId);
   const login = await deps.identities.loginOf(userId);
   if (!login) return reply(args, buildTextMessage(t.noLogin(deps.accountLinking)));
-  const requested = await deps.store.requestedBy(login, 100);
+  // Open ones only, found among all of them: a heavy requester's closed ones are newer.
   const open = await visibleTo(
     deps.access,
     userId,
-    requested.approvals.filter((a) => a.tracking === 'active' && a.decision === 'pending'),
+    (await deps.store.openRequestsBy(login, OPEN_REQUESTS_READ)).approvals,
   );
   const waiting = await visiblePage(deps.access, userId, await deps.store.waitingFor(login, 10));
-  return reply(args, buildListMessage(open, waiting, t));
+  return reply(args, buildListMessage(open, waiting, t, { login, now: deps.now() }));
 }
 
 /**
