@@ -281,7 +281,7 @@ const envSchema = z.object({
     .string()
     .refine(
       (v) => parseWorkingDays(v) !== undefined,
-      'must name days or ranges of days, e.g. mon-fri, sun-thu or mon,tue,thu',
+      'must name days (mon or monday, any case) or ranges of two days joined by a hyphen, separated by commas, e.g. mon-fri, sun-thu or mon,tue,thu',
     )
     .default('mon-fri'),
   WORKING_TIME_ZONE: z
