@@ -39,6 +39,11 @@ export interface Config {
   admin?: { port: number; host: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
+   * Whether the debug lines of Slack's libraries that hold request and response bodies (titles,
+   * notes, names, e-mails) are logged (LOG_SLACK_BODIES); off, debug logs carry none.
+   */
+  logSlackBodies: boolean;
+  /**
    * The language of what the app posts where many read it (channels and their threads); what one
    * person reads (forms, DMs, ephemeral answers, Home) follows that person's Slack locale.
    */
@@ -225,6 +230,7 @@ const envSchema = z.object({
   ADMIN_PORT: integer(0, 65535).optional(),
   ADMIN_HOST: z.string().min(1).optional(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
+  LOG_SLACK_BODIES: oneOf(['true', 'false']).default('false'),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
@@ -427,6 +433,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : {}),
     // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
     logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
+    logSlackBodies: e.LOG_SLACK_BODIES === 'true',
     language: e.APP_LANGUAGE,
     slack: {
       ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
