@@ -384,11 +384,14 @@ const en = {
         off: 'Ask whoever runs this app: linking accounts is turned off here.',
       }[linking]
     }`,
-  linkByAdmin: (userId: string, login: string | null) =>
+  /** `current`: the login the app uses now, and whether an admin's link (not the e-mail) gives it. */
+  linkByAdmin: (userId: string, current: { login: string; byLink: boolean } | null) =>
     `In this workspace an admin links Slack accounts to approval-service logins; you cannot do it yourself. ${
-      login
-        ? `The app uses *${login}* (your Slack e-mail) now.`
-        : 'The app knows no login for you now (your Slack profile shows no e-mail).'
+      !current
+        ? 'The app knows no login for you now (your Slack profile shows no e-mail).'
+        : current.byLink
+          ? `The app uses *${current.login}* now: an admin linked your Slack account to it.`
+          : `The app uses *${current.login}* (your Slack e-mail) now.`
     } If that is not your login, send an admin your Slack member ID, \`${userId}\`, and your login in the approval service; they link them with \`npm run accounts -- add ${userId} <your login>\`.`,
   linkingOff: (login: string | null) =>
     `Linking accounts is turned off in this workspace: your login in the approval service is your Slack e-mail${
@@ -409,6 +412,8 @@ const en = {
   linkSsoError: (said: string) =>
     `The approval service could not check this session (${said}). Log in again and copy a fresh value.`,
   linkEmpty: 'Paste the value of the sid cookie.',
+  linkTaken: (login: string) =>
+    `*${login}* is linked to another Slack account already, and one login belongs to one person, so nothing was linked. If it is yours, ask an admin to remove that link (\`npm run accounts -- remove <member ID>\`), or unlink it there with \`/approve unlink\`, then link again.`,
   unlinked:
     'Your approval-service link is removed; the app uses your Slack e-mail as your login again.',
   nothingToUnlink: 'You have no linked approval-service account.',
@@ -722,11 +727,13 @@ const zh: Messages = {
         off: '请联系本应用的管理员：本工作区已关闭账号关联。',
       }[linking]
     }`,
-  linkByAdmin: (userId, login) =>
+  linkByAdmin: (userId, current) =>
     `在本工作区，Slack 账号与审批系统账号由管理员关联，你无法自行关联。${
-      login
-        ? `应用当前使用 *${login}*（你的 Slack 邮箱）。`
-        : '应用当前不知道你的账号（你的 Slack 资料中没有邮箱）。'
+      !current
+        ? '应用当前不知道你的账号（你的 Slack 资料中没有邮箱）。'
+        : current.byLink
+          ? `应用当前使用 *${current.login}*：管理员已将你的 Slack 账号关联到该账号。`
+          : `应用当前使用 *${current.login}*（你的 Slack 邮箱）。`
     }如果这不是你的账号，请把你的 Slack 成员 ID \`${userId}\` 和你的审批系统账号发给管理员；管理员用 \`npm run accounts -- add ${userId} <你的账号>\` 关联。`,
   linkingOff: (login) =>
     `本工作区已关闭账号关联：你的审批系统账号就是 Slack 邮箱${login ? ` *${login}*` : '（你的 Slack 资料中没有邮箱）'}。如果这不是你在审批系统中的账号，请联系本应用的管理员。`,
@@ -743,6 +750,8 @@ const zh: Messages = {
   linkNotLoggedIn: '审批系统表示该会话未登录或已过期。请重新登录审批系统网页并复制新的值。',
   linkSsoError: (said) => `审批系统无法验证该会话（${said}）。请重新登录并复制新的值。`,
   linkEmpty: '请粘贴 sid Cookie 的值。',
+  linkTaken: (login) =>
+    `*${login}* 已关联到另一个 Slack 账号；一个账号只属于一个人，因此未作关联。如果这是你的账号，请让管理员解除那个关联（\`npm run accounts -- remove <成员 ID>\`），或在那个 Slack 账号中用 \`/approve unlink\` 取消关联，然后再次关联。`,
   unlinked: '已取消关联审批系统账号；应用将重新使用你的 Slack 邮箱作为账号。',
   nothingToUnlink: '你没有关联审批系统账号。',
   homeWaiting: '等待我审批',
