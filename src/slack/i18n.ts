@@ -193,8 +193,8 @@ const en = {
     `The app is not in <#${channel}>, so it cannot post requests there, and templates would not be offered. Invite it first with /invite @Approvals.`,
   templatesNotMember: (channel: string) =>
     `Only members of <#${channel}> may change its templates. Nothing was opened or changed.`,
-  templatesNotAdmin:
-    'In this workspace only its admins and owners may change request templates. Nothing was opened or changed.',
+  templatesNotAdmin: (channel: string) =>
+    `In this workspace only its admins and owners may change request templates, each in the channels they are members of (<#${channel}> here). Nothing was opened or changed.`,
   templatesUnsure:
     'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
   templatesChecking: ':hourglass_flowing_sand: Checking this channel…',
@@ -563,7 +563,8 @@ const zh: Messages = {
     `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,
   templatesNotMember: (channel) =>
     `只有 <#${channel}> 的成员可以修改其模板。没有打开或修改任何内容。`,
-  templatesNotAdmin: '在本工作区，只有管理员和所有者可以修改申请模板。没有打开或修改任何内容。',
+  templatesNotAdmin: (channel) =>
+    `在本工作区，只有管理员和所有者可以修改申请模板，且只能在自己所在的频道（此处为 <#${channel}>）中修改。没有打开或修改任何内容。`,
   templatesUnsure: 'Slack 暂时无法确认你是否在本频道中，因此没有打开或修改任何内容。请稍后再试。',
   templatesChecking: ':hourglass_flowing_sand: 正在检查本频道…',
   templatesNotForYou: (channel) =>
