@@ -87,7 +87,10 @@ const en = {
   titleTooLong: (length: number, limit: number) =>
     `${length} characters: the approval service takes at most ${limit}. Shorten it before you submit.`,
   noteLabel: 'Note',
-  noteHint: 'What is to be approved, and why.',
+  noteHint: (limit: number) =>
+    `What is to be approved, and why. Up to ${limit.toLocaleString('en-US')} characters.`,
+  noteCut: (length: number, limit: number) =>
+    `:warning: The earlier note has ${length.toLocaleString('en-US')} characters and this field holds ${limit.toLocaleString('en-US')}, so only its first ${limit.toLocaleString('en-US')} are filled in above. Shorten it to what matters before you submit; the whole earlier note stays with the earlier approval in the approval service.`,
   approverLabel: 'Approver',
   choosePerson: 'Choose a person…',
   channelLabel: 'Post in',
@@ -482,7 +485,9 @@ const zh: Messages = {
   titleTooLong: (length, limit) =>
     `共 ${length} 个字符，审批系统最多接受 ${limit} 个。请先缩短再提交。`,
   noteLabel: '说明',
-  noteHint: '需要审批的内容和原因。',
+  noteHint: (limit) => `需要审批的内容和原因。最多 ${limit} 个字符。`,
+  noteCut: (length, limit) =>
+    `:warning: 之前的说明共 ${length} 个字符，而此栏最多 ${limit} 个，因此上面只填入了前 ${limit} 个字符。请在提交前精简为要点；完整的原说明仍保留在审批系统中的原审批里。`,
   approverLabel: '审批人',
   choosePerson: '选择一个人…',
   channelLabel: '发布到',
