@@ -327,8 +327,12 @@ const en = {
   },
   escalationDm: (requester: string, approver: string, waited: string, reminders: number) =>
     `:arrow_up: ${requester} has been waiting ${waited} for ${approver} to decide on this request, and ${approver} has not answered ${reminders === 1 ? 'a reminder' : `${reminders} reminders`}. You are told once, as their leader in the approval service; only ${approver} can decide it, there.`,
-  escalationNote: (leader: string, approver: string, reminders: number) =>
-    `:arrow_up: ${approver} did not answer ${reminders === 1 ? 'the reminder' : `${reminders} reminders`}, so this was escalated to ${leader}, their leader, once.`,
+  /**
+   * `reminders`: those that went unanswered for a full interval; `sent`: every reminder the thread
+   * has noted, which may be more (the newest had no time yet), said so the counts agree.
+   */
+  escalationNote: (leader: string, approver: string, reminders: number, sent = reminders) =>
+    `:arrow_up: ${approver} did not answer ${reminders === 1 ? 'the reminder' : `${reminders} reminders`}${sent > reminders ? ` (reminder ${sent} is too recent to count)` : ''}, so this was escalated to ${leader}, their leader, once.`,
   appRestarting:
     'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
@@ -680,8 +684,8 @@ const zh: Messages = {
   },
   escalationDm: (requester, approver, waited, reminders) =>
     `:arrow_up: ${requester} 已等待 ${approver} 审批此申请 ${waited}，${approver} 未回应 ${reminders} 次提醒。你作为其在审批系统中的上级收到此消息（仅此一次）；只有 ${approver} 能在审批系统中审批。`,
-  escalationNote: (leader, approver, reminders) =>
-    `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。`,
+  escalationNote: (leader, approver, reminders, sent = reminders) =>
+    `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。${sent > reminders ? `第 ${sent} 次提醒刚发出不久，不计在内。` : ''}`,
   appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
   help: (linking) =>

@@ -157,7 +157,12 @@ export function buildEscalationNote(
   leaderName: string,
 ): SlackMessage {
   return buildTextReply(
-    t.escalationNote(escapeMrkdwn(leaderName), approverOf(approval), a.occurrence ?? 1),
+    t.escalationNote(
+      escapeMrkdwn(leaderName),
+      approverOf(approval),
+      a.occurrence ?? 1,
+      approval.remindersSent,
+    ),
   );
 }
 
