@@ -179,13 +179,16 @@ const url = z.url({
   protocol: /^https?$/,
   error: 'must be an http(s) URL, e.g. https://approvals.example.com',
 });
+// Digits only: Number() would also take "1e3", "0x10", "0b1" or "4.0" and read them as numbers
+// the documentation never names.
 const integer = (min: number, max: number) => {
   const must = `must be a whole number from ${min} to ${max}`;
-  return z.coerce
-    .number({ error: must })
-    .int({ error: must })
-    .min(min, { error: must })
-    .max(max, { error: must });
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { error: must })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: must }).max(max, { error: must }));
 };
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {

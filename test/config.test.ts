@@ -220,6 +220,16 @@ describe('loadConfig', () => {
     expect(daysOf('sun')).toEqual([0]);
   });
 
+  it('reads whole numbers written as digits only, as documented, and refuses other ways of writing numbers', () => {
+    // Each was once read as a number: 1000, 16, 1, 4.
+    for (const value of ['1e3', '0x10', '0b1', '4.0', '+4', '-0'])
+      expect(problemsOf({ ...slackHttp, POLL_CONCURRENCY: value }), value).toEqual([
+        `POLL_CONCURRENCY: must be a whole number from 1 to 64; was "${value}"`,
+      ]);
+    expect(loadConfig({ ...slackHttp, POLL_CONCURRENCY: ' 8 ' }).poll.concurrency).toBe(8);
+    expect(loadConfig({ ...slackHttp, PORT: '0' }).port).toBe(0);
+  });
+
   it('refuses an escalation that needs more reminders than are sent, or is not a whole number', () => {
     expect(problemsOf({ ...slackHttp, ESCALATE_AFTER_REMINDERS: '4' })).toEqual([
       'ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (3), since it counts reminders that went unanswered (0 turns escalation off); was 4',
