@@ -39,6 +39,11 @@ export interface Config {
   admin?: { port: number; host: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
+   * Whether the debug lines of Slack's libraries that hold request and response bodies (titles,
+   * notes, names, e-mails) are logged (LOG_SLACK_BODIES); off, debug logs carry none.
+   */
+  logSlackBodies: boolean;
+  /**
    * The language of what the app posts where many read it (channels and their threads); what one
    * person reads (forms, DMs, ephemeral answers, Home) follows that person's Slack locale.
    */
@@ -176,13 +181,16 @@ const url = z.url({
   protocol: /^https?$/,
   error: 'must be an http(s) URL, e.g. https://approvals.example.com',
 });
+// Digits only: Number() would also take "1e3", "0x10", "0b1" or "4.0" and read them as numbers
+// the documentation never names.
 const integer = (min: number, max: number) => {
   const must = `must be a whole number from ${min} to ${max}`;
-  return z.coerce
-    .number({ error: must })
-    .int({ error: must })
-    .min(min, { error: must })
-    .max(max, { error: must });
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { error: must })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: must }).max(max, { error: must }));
 };
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {
@@ -227,6 +235,7 @@ const envSchema = z.object({
   ADMIN_PORT: integer(0, 65535).optional(),
   ADMIN_HOST: z.string().min(1).optional(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).optional(),
+  LOG_SLACK_BODIES: oneOf(['true', 'false']).default('false'),
   APPROVAL_BASE_URL: url.optional(),
   APPROVAL_APP_NAME: z.string().min(1).optional(),
   APPROVAL_APP_KEY: z.string().min(1).optional(),
@@ -287,7 +296,7 @@ const envSchema = z.object({
     .string()
     .refine(
       (v) => parseWorkingDays(v) !== undefined,
-      'must name days or ranges of days, e.g. mon-fri, sun-thu or mon,tue,thu',
+      'must name days (mon or monday, any case) or ranges of two days joined by a hyphen, separated by commas, e.g. mon-fri, sun-thu or mon,tue,thu',
     )
     .default('mon-fri'),
   WORKING_TIME_ZONE: z
@@ -301,6 +310,49 @@ const envSchema = z.object({
   ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
+
+/**
+ * The defaults that differ between a deployment and the sandbox, side by side: what a variable
+ * left unset means in each. The sandbox's are for watching the app work on one machine.
+ */
+interface ModeDefaults {
+  logLevel: Config['logLevel'];
+  pollCron: string;
+  reminderAfterMs: number;
+  reminderIntervalMs: number;
+  /** ESCALATE_AFTER_REMINDERS, given REMINDER_MAX. */
+  escalateAfterReminders: (reminderMax: number) => number;
+  drainMs: number;
+  retentionDays: number;
+}
+
+const DEPLOYMENT_DEFAULTS: ModeDefaults = {
+  logLevel: 'info',
+  pollCron: '*/30 * * * * *',
+  reminderAfterMs: 24 * 3_600_000,
+  reminderIntervalMs: 24 * 3_600_000,
+  // Off unless a workspace turns it on: a DM to someone's leader is the workspace's call, and an
+  // upgrade must not start one for approvals already waiting.
+  escalateAfterReminders: () => 0,
+  drainMs: 2000,
+  retentionDays: 400,
+};
+
+const SANDBOX_DEFAULTS: ModeDefaults = {
+  // The terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
+  logLevel: 'warn',
+  // Every 2 s, so a decision shows in the thread while you watch.
+  pollCron: '*/2 * * * * *',
+  // Minutes, not hours, so reminders and escalation can be watched: an undecided request is
+  // reminded after a minute, then every minute, and escalated after two (when that many are sent).
+  reminderAfterMs: 60_000,
+  reminderIntervalMs: 60_000,
+  escalateAfterReminders: (reminderMax) => Math.min(2, reminderMax),
+  // No load balancer to notice readiness going 503.
+  drainMs: 0,
+  // Its data is fresh at each start anyway; a day shows the purge working.
+  retentionDays: 1,
+};
 
 /** Every variable loadConfig reads; each is documented in .env.example and docs/configuration.md's settings table. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -421,6 +473,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (${e.REMINDER_MAX}), since it counts reminders that went unanswered (0 turns escalation off); was ${e.ESCALATE_AFTER_REMINDERS}`,
     );
   if (problems.length > 0 || !e) throw new ConfigError(problems);
+  const d = mode === 'sandbox' ? SANDBOX_DEFAULTS : DEPLOYMENT_DEFAULTS;
 
   return {
     mode,
@@ -431,8 +484,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.ADMIN_PORT !== undefined
       ? { admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST ?? '127.0.0.1' } }
       : {}),
-    // The sandbox's terminal shows the one line to open and any warnings; set LOG_LEVEL for more.
-    logLevel: e.LOG_LEVEL ?? (mode === 'sandbox' ? 'warn' : 'info'),
+    logLevel: e.LOG_LEVEL ?? d.logLevel,
+    logSlackBodies: e.LOG_SLACK_BODIES === 'true',
     language: e.APP_LANGUAGE,
     slack: {
       ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
@@ -463,8 +516,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : (e.DATABASE_URL ?? './data/approvals.db'),
     ...(mode === 'sandbox' ? { sandboxDataDir: e.SANDBOX_DATA_DIR ?? sandboxDataDir } : {}),
     poll: {
-      // The sandbox polls every 2 s, so a decision shows in the thread while you watch.
-      cron: e.STATUS_POLL_CRON ?? (mode === 'sandbox' ? '*/2 * * * * *' : '*/30 * * * * *'),
+      cron: e.STATUS_POLL_CRON ?? d.pollCron,
       hotCron: e.HOT_POLL_CRON === 'off' ? undefined : e.HOT_POLL_CRON,
       concurrency: e.POLL_CONCURRENCY,
       maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES * 60_000,
@@ -482,28 +534,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workflow: { confirmMs: e.WORKFLOW_CONFIRM_MINUTES * 60_000 },
     templateManagers: e.TEMPLATE_MANAGERS,
     accountLinking: e.ACCOUNT_LINKING,
-    // The sandbox counts reminders in minutes, not hours, so reminders and escalation can be
-    // watched: an undecided request is reminded after a minute, then every minute.
     reminders: {
       afterMs:
         e.REMINDER_AFTER_HOURS !== undefined
           ? e.REMINDER_AFTER_HOURS * 3_600_000
-          : mode === 'sandbox'
-            ? 60_000
-            : 24 * 3_600_000,
+          : d.reminderAfterMs,
       intervalMs:
         e.REMINDER_INTERVAL_HOURS !== undefined
           ? e.REMINDER_INTERVAL_HOURS * 3_600_000
-          : mode === 'sandbox'
-            ? 60_000
-            : 24 * 3_600_000,
+          : d.reminderIntervalMs,
       max: e.REMINDER_MAX,
     },
-    // Off unless a workspace turns it on: a DM to someone's leader is the workspace's call, and
-    // an upgrade must not start one for approvals already waiting. The sandbox shows it after two
-    // reminders (when that many are sent at all).
-    escalateAfterReminders:
-      e.ESCALATE_AFTER_REMINDERS ?? (mode === 'sandbox' ? Math.min(2, e.REMINDER_MAX) : 0),
+    escalateAfterReminders: e.ESCALATE_AFTER_REMINDERS ?? d.escalateAfterReminders(e.REMINDER_MAX),
     workingHours: workingHoursOf(e.WORKING_HOURS, e.WORKING_DAYS, e.WORKING_TIME_ZONE),
     databasePool: {
       // Every poll and delivery worker may hold a connection at once, with room for the requests
@@ -513,11 +555,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     shutdown: {
       graceMs: e.SHUTDOWN_GRACE_MS,
-      // Only a load balancer needs time to notice readiness went 503; the sandbox has none.
-      drainMs: e.SHUTDOWN_DRAIN_MS ?? (mode === 'sandbox' ? 0 : 2000),
+      // Only a load balancer needs time to notice readiness went 503.
+      drainMs: e.SHUTDOWN_DRAIN_MS ?? d.drainMs,
     },
-    // The sandbox's data is fresh at each start anyway; a day shows the purge working.
-    retentionDays: e.RETENTION_DAYS ?? (mode === 'sandbox' ? 1 : 400),
+    retentionDays: e.RETENTION_DAYS ?? d.retentionDays,
   };
 }
 

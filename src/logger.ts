@@ -47,8 +47,25 @@ const PINO_TO_BOLT: Record<string, LogLevel> = {
   info: LogLevel.INFO,
 };
 
-/** Bolt's Logger interface over pino, so Bolt's own messages are structured too. */
-export function boltLogger(logger: Logger): BoltLogger {
+/**
+ * The debug lines of Slack's libraries known to carry no body: a Web API call's start and end,
+ * its URL (a method's name; every call is a POST), that an answer came. The others write request
+ * and response bodies (titles, notes, names, everyone's e-mail in users.list), envelopes and
+ * acks, and whatever a later version adds: kept out unless LOG_SLACK_BODIES asks for them.
+ */
+const BODILESS_SLACK_DEBUG = [
+  /^apiCall\('[\w.]+'\) (start|end)$/,
+  /^http request url: \S+$/,
+  /^http response received$/,
+  /^initialized$/,
+];
+
+/**
+ * Bolt's Logger interface over pino, so Bolt's own messages (and the Web API client's and Socket
+ * Mode's, which get it too) are structured. Their debug lines that may hold a body are dropped
+ * unless `slackBodies` (LOG_SLACK_BODIES): debug logging must not write personal data.
+ */
+export function boltLogger(logger: Logger, options: { slackBodies?: boolean } = {}): BoltLogger {
   const child = logger.child({ component: 'bolt' });
   const write =
     (level: pino.Level) =>
@@ -56,7 +73,11 @@ export function boltLogger(logger: Logger): BoltLogger {
       const [first, ...rest] = msg;
       if (first instanceof Error)
         child[level]({ err: first }, rest.map(String).join(' ') || first.message);
-      else child[level](msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' '));
+      else {
+        const text = msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
+        if (level === 'debug' && !options.slackBodies && !mayLogSlackDebug(text)) return;
+        child[level](text);
+      }
     };
   return {
     debug: write('debug'),
@@ -68,6 +89,10 @@ export function boltLogger(logger: Logger): BoltLogger {
     getLevel: () => PINO_TO_BOLT[child.level] ?? LogLevel.DEBUG,
     setName: () => undefined,
   };
+}
+
+function mayLogSlackDebug(text: string): boolean {
+  return BODILESS_SLACK_DEBUG.some((pattern) => pattern.test(text));
 }
 
 /**

@@ -196,6 +196,40 @@ describe('loadConfig', () => {
     expect(problems[2]).toMatch(/^WORKING_TIME_ZONE: must be an IANA time zone/);
   });
 
+  it('refuses working days written any way the documentation does not give, naming the accepted forms', () => {
+    // Each was once accepted and read as something else: "mon tue wed thu fri" and "mon–fri" (an
+    // en dash) as Monday only, "mon-fri-sun" as Monday to Friday.
+    for (const days of [
+      'mon tue wed thu fri',
+      'mon–fri',
+      'mon-fri-sun',
+      'tues',
+      'mon,,fri',
+      'mon-',
+    ]) {
+      const problems = problemsOf({ ...slackHttp, WORKING_DAYS: days });
+      expect(problems, days).toHaveLength(1);
+      expect(problems[0]).toMatch(/^WORKING_DAYS: must name days \(mon or monday, any case\)/);
+      expect(problems[0]).toContain('joined by a hyphen, separated by commas');
+    }
+    const daysOf = (days: string) =>
+      loadConfig({ ...slackHttp, WORKING_DAYS: days }).workingHours?.days;
+    expect(daysOf('Monday-Friday')).toEqual([1, 2, 3, 4, 5]);
+    expect(daysOf('fri-mon')).toEqual([0, 1, 5, 6]);
+    expect(daysOf('mon, wed ,FRI')).toEqual([1, 3, 5]);
+    expect(daysOf('sun')).toEqual([0]);
+  });
+
+  it('reads whole numbers written as digits only, as documented, and refuses other ways of writing numbers', () => {
+    // Each was once read as a number: 1000, 16, 1, 4.
+    for (const value of ['1e3', '0x10', '0b1', '4.0', '+4', '-0'])
+      expect(problemsOf({ ...slackHttp, POLL_CONCURRENCY: value }), value).toEqual([
+        `POLL_CONCURRENCY: must be a whole number from 1 to 64; was "${value}"`,
+      ]);
+    expect(loadConfig({ ...slackHttp, POLL_CONCURRENCY: ' 8 ' }).poll.concurrency).toBe(8);
+    expect(loadConfig({ ...slackHttp, PORT: '0' }).port).toBe(0);
+  });
+
   it('refuses an escalation that needs more reminders than are sent, or is not a whole number', () => {
     expect(problemsOf({ ...slackHttp, ESCALATE_AFTER_REMINDERS: '4' })).toEqual([
       'ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (3), since it counts reminders that went unanswered (0 turns escalation off); was 4',

@@ -165,3 +165,38 @@ describe('following one approval at the default level', () => {
     expect(pass).toMatchObject({ level: 30, changed: 1, changedDjbhs: [approval.djbh] });
   });
 });
+
+describe('personal data in the logs', () => {
+  const TITLE = 'Termination of J. Doe';
+  const NOTE = 'For the Q3 expansion';
+
+  /** Every e-mail address anywhere in the log. */
+  const emailsIn = (lines: string[]) =>
+    new Set(lines.flatMap((l) => [...l.matchAll(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g)].map((m) => m[0])));
+
+  async function approvalAtDebug(env: Record<string, string>) {
+    const h = await harness({ env: { LOG_LEVEL: 'debug', ...env } });
+    const { approval } = await h.startApproval('sam.taylor@corp.example', 'general', TITLE);
+    h.sim.decide(approval.djbh, 'agree');
+    await h.app.poll();
+    await h.app.deliver();
+    return h.logs.lines;
+  }
+
+  it('writes no title, note or e-mail at debug but the login of whoever decided', async () => {
+    const lines = await approvalAtDebug({});
+    // Slack's client wrote every request and response body at debug: the title and note it posts,
+    // and the requester's e-mail it reads from users.info.
+    expect(lines.filter((l) => l.includes(TITLE) || l.includes(NOTE))).toEqual([]);
+    expect([...emailsIn(lines)]).toEqual(['maria.lopez@corp.example']);
+    expect(lines.find((l) => l.includes('decidedBy'))).toContain('maria.lopez@corp.example');
+    // The Web API's calls are still followed, by method.
+    expect(lines.some((l) => l.includes("apiCall('chat.postMessage') start"))).toBe(true);
+  });
+
+  it('writes Slack’s bodies at debug only when LOG_SLACK_BODIES asks for them', async () => {
+    const lines = await approvalAtDebug({ LOG_SLACK_BODIES: 'true' });
+    expect(lines.some((l) => l.includes(TITLE))).toBe(true);
+    expect(emailsIn(lines).has('sam.taylor@corp.example')).toBe(true);
+  });
+});

@@ -28,16 +28,23 @@ export type Action =
   | 'manage-templates'
   | 'use-templates';
 
-/** Who may do what: a table like WHO_MAY, as a deployment's settings choose it (see whoMay). */
-export type AccessRules = Readonly<Record<Action, readonly Role[]>>;
+/**
+ * Who may do what: a table like WHO_MAY, as a deployment's settings choose it (see whoMay). Each
+ * action lists what allows it: a role, or several roles held together (all of them at once).
+ */
+export type AccessRules = Readonly<Record<Action, readonly (Role | readonly Role[])[]>>;
 
 /** Who may change a channel's request templates, as TEMPLATE_MANAGERS names the choice. */
 export type TemplateManagers = 'members' | 'admins';
 
 /** The roles each TEMPLATE_MANAGERS choice stands for. */
-export const TEMPLATE_MANAGER_ROLES: Readonly<Record<TemplateManagers, readonly Role[]>> = {
+export const TEMPLATE_MANAGER_ROLES: Readonly<
+  Record<TemplateManagers, readonly (Role | readonly Role[])[]>
+> = {
   members: ['conversation-member'],
-  admins: ['workspace-admin'],
+  // Admins among the members: narrowing the members' right, never replacing it (an admin who
+  // left a private channel must not read or reroute its templates).
+  admins: [['workspace-admin', 'conversation-member']],
 };
 
 /** What a person may want to do with an approval, and which parts allow it. */
@@ -230,12 +237,33 @@ export async function decide(
   rules: AccessRules = WHO_MAY,
 ): Promise<Verdict> {
   let unsure = false;
-  for (const role of rules[what]) {
-    const holds = await plays(role, parties, asker, membership).catch(() => undefined);
+  for (const entry of rules[what]) {
+    const holds = await playsAll(
+      typeof entry === 'string' ? [entry] : entry,
+      parties,
+      asker,
+      membership,
+    );
     if (holds === true) return 'allowed';
     if (holds === undefined) unsure = true;
   }
   return unsure ? 'unsure' : 'denied';
+}
+
+/** Whether the asker plays every one of `roles`; undefined when one could not be checked. */
+async function playsAll(
+  roles: readonly Role[],
+  parties: ApprovalParties,
+  asker: Asker,
+  membership: ConversationMembership,
+): Promise<boolean | undefined> {
+  let unsure = false;
+  for (const role of roles) {
+    const holds = await plays(role, parties, asker, membership).catch(() => undefined);
+    if (holds === false) return false;
+    if (holds === undefined) unsure = true;
+  }
+  return unsure ? undefined : true;
 }
 
 async function plays(

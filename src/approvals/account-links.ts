@@ -12,14 +12,25 @@ export interface LinkedAccount {
   linkedAt: Date;
 }
 
-/** Slack user ↔ service login links. The session token used to prove one is never stored. */
+/**
+ * What a link came to: made (or replaced), or refused because another Slack person holds the login.
+ * One login is one person: two Slack accounts acting as one login would both decide, be reminded
+ * and read its approvals.
+ */
+export type LinkOutcome = { linked: true } | { linked: false; takenBy: LinkedAccount };
+
+/**
+ * Slack user ↔ service login links, one to one: a Slack user has at most one login, a login at
+ * most one Slack user. The session token used to prove one is never stored.
+ */
 export interface AccountLinks {
   /**
-   * Links, replacing an earlier link of the same Slack user. Approvals waiting for that login that
-   * were marked unreachable because nobody on Slack had it are reachable again, in the same
-   * transaction: their approver gets reminders from then on.
+   * Links, replacing an earlier link of the same Slack user, unless another Slack user is linked to
+   * that login (compared as `sameLogin`): then nothing changes and the outcome names them.
+   * Approvals waiting for that login that were marked unreachable because nobody on Slack had it
+   * are reachable again, in the same transaction: their approver gets reminders from then on.
    */
-  link(account: LinkedAccount): Promise<void>;
+  link(account: LinkedAccount): Promise<LinkOutcome>;
   /** False when there was nothing to remove. */
   unlink(slackUserId: string): Promise<boolean>;
   get(slackUserId: string): Promise<LinkedAccount | undefined>;

@@ -210,25 +210,48 @@ export function parseWorkingHours(
 }
 
 const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const FULL_DAY_NAMES = [
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+];
+
+/** A day's weekday number from its three-letter or full English name (any case); -1 otherwise. */
+function dayNumber(name: string): number {
+  const lower = name.trim().toLowerCase();
+  const short = DAY_NAMES.indexOf(lower);
+  return short >= 0 ? short : FULL_DAY_NAMES.indexOf(lower);
+}
+
+/** The days of `from-to`, wrapping past Saturday (`fri-mon` is Friday to Monday). */
+function daysFrom(from: number, to: number): number[] {
+  const days = [from];
+  for (let d = from; d !== to; ) {
+    d = (d + 1) % 7;
+    days.push(d);
+  }
+  return days;
+}
 
 /**
- * Working days from a list of day names or ranges (`mon-fri`, `sun-thu`, `mon,wed,fri`, `mon-sat`),
- * as weekday numbers; undefined when a name is unknown or nothing is named.
+ * Working days from a comma-separated list of days and ranges of two days (`mon-fri`, `sun-thu`,
+ * `mon,wed,fri`, `fri-mon`), each day its three-letter or full English name in any case, as
+ * weekday numbers; undefined for anything else. Only what docs/configuration.md documents is read:
+ * spaces between days (`mon tue`), an en dash (`mon–fri`), a three-day range (`mon-fri-sun`) or an
+ * abbreviation (`tues`) is refused rather than read as something else (once, "mon tue wed" was
+ * Monday only).
  */
 export function parseWorkingDays(text: string): number[] | undefined {
   const days = new Set<number>();
-  for (const part of text
-    .toLowerCase()
-    .split(',')
-    .map((p) => p.trim())) {
-    const [from, to] = part.split('-').map((p) => DAY_NAMES.indexOf(p.trim().slice(0, 3)));
-    if (from === undefined || from < 0 || (to !== undefined && to < 0)) return undefined;
-    if (to === undefined) days.add(from);
-    else
-      for (let d = from; ; d = (d + 1) % 7) {
-        days.add(d);
-        if (d === to) break;
-      }
+  for (const part of text.split(',')) {
+    const ends = part.split('-').map(dayNumber);
+    const [from, to] = ends;
+    if (from === undefined || ends.length > 2 || ends.some((d) => d < 0)) return undefined;
+    for (const day of to === undefined ? [from] : daysFrom(from, to)) days.add(day);
   }
   return days.size > 0 ? [...days].sort((a, b) => a - b) : undefined;
 }

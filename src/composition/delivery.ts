@@ -47,6 +47,7 @@ export function createDelivery(
       ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
       logger,
       timeoutMs: config.slack.timeoutMs,
+      slackBodies: config.logSlackBodies,
     }),
   );
   const people = createSlackPeople(background);

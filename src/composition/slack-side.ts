@@ -34,6 +34,7 @@ export async function createSlackSide(
     ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     logger,
     timeoutMs: config.slack.timeoutMs,
+    slackBodies: config.logSlackBodies,
   };
   const identity = await verifyBotToken(slackApi);
   const bolt = await createBoltApp(

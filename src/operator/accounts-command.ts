@@ -12,19 +12,24 @@ import { sameLogin } from '../approvals/person.ts';
 export const ACCOUNTS_USAGE = `Usage:
   npm run accounts -- list                          every Slack person linked to a service login
   npm run accounts -- add <Slack member ID> <login> [name]
-                                                    link one (replacing their earlier link)
+                                                    link one (replacing their earlier link;
+                                                    refused when another member has the login)
   npm run accounts -- remove <Slack member ID>…     remove links (exits 1 when none was, because
                                                     an ID is unknown)
   npm run accounts -- export [file.csv]             every link as CSV, to the file or stdout
   npm run accounts -- import <file.csv>             link everyone in the CSV; every row is checked
                                                     first, and nothing is written when one is wrong
+One login is one Slack person, and one person one login: a login linked to another member is
+refused (remove that link first), and so is a CSV naming one login twice.
 For people whose Slack e-mail is not their login in the approval service (e-mail matching stays
 the rule for everyone else). A Slack member ID is in the person's Slack profile (⋯ → Copy member
 ID), or in what \`/approve link\` tells them; it starts with U or W. A login is as the service
 spells it (letters, digits and . - _ @). The name defaults to the login's first part in upper case,
 as the service names people.
 CSV: a header row, then one row per person; columns slack_user_id and login, and optionally name
-and team_id (export also writes linked_at, which import ignores). Fields may be "quoted".
+and team_id (export also writes linked_at, which import ignores). Fields may be "quoted". Export
+puts a ' before a field starting with = + - @, a tab or a carriage return, so a spreadsheet shows
+it instead of running it as a formula; import takes that ' off again.
 ACCOUNT_LINKING=off refuses add and import (links are not used then). It reads DATABASE_URL and
 ACCOUNT_LINKING (from the environment or .env, else ./data/approvals.db), as the app does, and
 never creates or migrates a database. In the image: the same command, or
@@ -86,7 +91,11 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
         return 2;
       }
       const before = await deps.links.get(row.slackUserId);
-      await deps.links.link({ ...row, linkedAt: deps.now() });
+      const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
+      if (!outcome.linked) {
+        deps.out(takenMessage(row.login, outcome.takenBy));
+        return 1;
+      }
       deps.out(
         before
           ? `${row.slackUserId} is now linked to ${row.login} (was ${before.login})`
@@ -134,6 +143,7 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
         return 2;
       }
       const parsed = parseImport(text);
+      parsed.problems.push(...(await takenLogins(parsed.rows, deps.links)));
       if (parsed.problems.length > 0) {
         deps.out(`Nothing imported: ${file} has ${parsed.problems.length} problem(s):`);
         for (const problem of parsed.problems) deps.out(`  ${problem}`);
@@ -142,13 +152,21 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
       let added = 0;
       let changed = 0;
       let same = 0;
-      for (const row of parsed.rows) {
+      for (const { line, ...row } of parsed.rows) {
         const before = await deps.links.get(row.slackUserId);
         if (before && sameLogin(before.login, row.login) && before.name === row.name) {
           same++;
           continue;
         }
-        await deps.links.link({ ...row, linkedAt: deps.now() });
+        const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
+        // Checked above; only a link made meanwhile (another admin, /approve link) lands here.
+        if (!outcome.linked) {
+          deps.out(`line ${line}: ${takenMessage(row.login, outcome.takenBy)}`);
+          deps.out(
+            `Imported ${file} in part: ${added} added, ${changed} changed, ${same} already so`,
+          );
+          return 1;
+        }
         if (before) changed++;
         else added++;
       }
@@ -161,6 +179,24 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
 }
 
 type Row = Omit<LinkedAccount, 'linkedAt'>;
+
+function takenMessage(login: string, holder: LinkedAccount): string {
+  return `${login} is linked to ${holder.slackUserId} already, and one login is one Slack person: remove that link first (npm run accounts -- remove ${holder.slackUserId})`;
+}
+
+/** Rows whose login another member holds now (the file's own members aside), by line. */
+async function takenLogins(
+  rows: Array<Row & { line: number }>,
+  links: AccountLinks,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const row of rows) {
+    const holder = await links.findByLogin(row.login);
+    if (holder && holder.slackUserId !== row.slackUserId)
+      problems.push(`line ${row.line}: ${takenMessage(row.login, holder)}`);
+  }
+  return problems;
+}
 
 /** A row made usable (the name defaulted as the service names people), or what is wrong with it. */
 function checkRow(raw: {
@@ -192,12 +228,28 @@ function toCsv(links: LinkedAccount[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * A CSV field a spreadsheet shows as text: one starting like a formula (= + - @, a tab or a
+ * carriage return, as OWASP lists them) gets a ' in front, so opening the export runs nothing a
+ * name or login says.
+ */
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** An exported field as it was before csvField's ' (a file written by hand keeps its '). */
+function unneutralised(field: string): string {
+  return field.startsWith("'") && FORMULA_START.test(field.slice(1)) ? field.slice(1) : field;
 }
 
 /** The rows of an import file, or every problem in it (by line), header included. */
-export function parseImport(text: string): { rows: Row[]; problems: string[] } {
+export function parseImport(text: string): {
+  rows: Array<Row & { line: number }>;
+  problems: string[];
+} {
   const records = parseCsv(text.replace(/^\uFEFF/, ''));
   const problems: string[] = [];
   const [header, ...body] = records;
@@ -205,11 +257,12 @@ export function parseImport(text: string): { rows: Row[]; problems: string[] } {
   const at = (column: string) => names.indexOf(column);
   if (at('slack_user_id') < 0 || at('login') < 0)
     return { rows: [], problems: ['line 1: the header must name slack_user_id and login'] };
-  const rows: Row[] = [];
+  const rows: Array<Row & { line: number }> = [];
   const seen = new Map<string, number>();
   for (const { line, fields } of body) {
     if (fields.every((f) => f.trim() === '')) continue;
-    const get = (column: string) => (at(column) >= 0 ? (fields[at(column)] ?? '').trim() : '');
+    const get = (column: string) =>
+      at(column) >= 0 ? unneutralised((fields[at(column)] ?? '').trim()) : '';
     const row = checkRow({
       slackUserId: get('slack_user_id'),
       login: get('login'),
@@ -225,8 +278,15 @@ export function parseImport(text: string): { rows: Row[]; problems: string[] } {
       problems.push(`line ${line}: ${row.slackUserId} is on line ${earlier} too`);
       continue;
     }
+    const sameLoginRow = rows.find((r) => sameLogin(r.login, row.login));
+    if (sameLoginRow) {
+      problems.push(
+        `line ${line}: ${row.login} is on line ${sameLoginRow.line} too (for ${sameLoginRow.slackUserId}); one login is one Slack person`,
+      );
+      continue;
+    }
     seen.set(row.slackUserId, line);
-    rows.push(row);
+    rows.push({ ...row, line });
   }
   return { rows, problems };
 }

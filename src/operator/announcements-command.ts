@@ -42,7 +42,7 @@ export async function announcementsCommand(
     deps.out(`${failed.length} failed announcement${failed.length === 1 ? '' : 's'}`);
     for (const a of failed) {
       deps.out(
-        `${a.id}\t${a.createdAt.toISOString()}\t${a.attempts} attempt(s)\t${a.lastError ?? ''}`,
+        `${a.id}\t${a.createdAt.toISOString()}\t${a.attempts} attempt(s)\t${printable(a.lastError ?? '')}`,
       );
     }
     return 0;
@@ -89,11 +89,25 @@ export async function announcementsCommand(
 const at = (date: Date | null | undefined) => (date ? date.toISOString() : '-');
 
 /**
+ * Text someone typed (a title, a template's name) or another system wrote (an error), as one line
+ * of the terminal: control characters (line breaks, tabs, escape sequences) and the Unicode line
+ * and paragraph separators and direction overrides are written as escapes, so a title with line
+ * breaks cannot forge lines of the story, nor a tab its columns.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    return named[c] ?? `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`;
+  });
+}
+
+/**
  * An approval's story for a person: its facts (who asked whom, when, what was decided, reminders,
  * escalation, checks), then its announcements in recorded order with their state, attempts and
  * times, so that "was my decision posted?" has an answer without reading logs.
  */
-export function storyLines({ approval: a, announcements }: ApprovalStory): string[] {
+export function storyLines({ approval, announcements }: ApprovalStory): string[] {
+  const a = printableApproval(approval);
   const lines = [
     `Approval ${a.djbh}: ${a.title}`,
     `  requested\t${at(a.createdAt)} by ${a.requesterLogin} (${a.requesterSlackId}) in ${a.channelId}${a.templateName ? `, template "${a.templateName}"` : ''}${a.againOf ? `, again after ${a.againOf}` : ''}`,
@@ -112,11 +126,28 @@ export function storyLines({ approval: a, announcements }: ApprovalStory): strin
           ? `${n.sentChannel} ${n.sentTs}`
           : 'nothing to post'
         : n.state === 'pending'
-          ? `next attempt ${at(n.nextAttemptAt)}${n.lastError ? `; last error: ${n.lastError}` : ''}`
-          : (n.lastError ?? '');
+          ? `next attempt ${at(n.nextAttemptAt)}${n.lastError ? `; last error: ${printable(n.lastError)}` : ''}`
+          : printable(n.lastError ?? '');
     lines.push(
       `  ${at(n.createdAt)}\t${n.id}\t${n.state}\t${n.attempts} attempt(s)\t${at(n.attemptedAt)}\t${where}`,
     );
   }
   return lines;
+}
+
+/** The approval with every text a person or the service chose made printable (see printable). */
+function printableApproval(a: ApprovalStory['approval']): ApprovalStory['approval'] {
+  return {
+    ...a,
+    title: printable(a.title),
+    templateName: a.templateName ? printable(a.templateName) : a.templateName,
+    requesterLogin: printable(a.requesterLogin),
+    approverLogin: printable(a.approverLogin),
+    decidedBy: a.decidedBy === null ? null : printable(a.decidedBy),
+    formerApprovers: a.formerApprovers.map((p) => ({
+      ...p,
+      login: p.login === null ? null : printable(p.login),
+    })),
+    escalatedTo: a.escalatedTo && { ...a.escalatedTo, login: printable(a.escalatedTo.login) },
+  };
 }

@@ -87,7 +87,10 @@ const en = {
   titleTooLong: (length: number, limit: number) =>
     `${length} characters: the approval service takes at most ${limit}. Shorten it before you submit.`,
   noteLabel: 'Note',
-  noteHint: 'What is to be approved, and why.',
+  noteHint: (limit: number) =>
+    `What is to be approved, and why. Up to ${limit.toLocaleString('en-US')} characters.`,
+  noteCut: (length: number, limit: number) =>
+    `:warning: The earlier note has ${length.toLocaleString('en-US')} characters and this field holds ${limit.toLocaleString('en-US')}, so only its first ${limit.toLocaleString('en-US')} are filled in above. Shorten it to what matters before you submit; the whole earlier note stays with the earlier approval in the approval service.`,
   approverLabel: 'Approver',
   choosePerson: 'Choose a person…',
   channelLabel: 'Post in',
@@ -193,8 +196,8 @@ const en = {
     `The app is not in <#${channel}>, so it cannot post requests there, and templates would not be offered. Invite it first with /invite @Approvals.`,
   templatesNotMember: (channel: string) =>
     `Only members of <#${channel}> may change its templates. Nothing was opened or changed.`,
-  templatesNotAdmin:
-    'In this workspace only its admins and owners may change request templates. Nothing was opened or changed.',
+  templatesNotAdmin: (channel: string) =>
+    `In this workspace only its admins and owners may change request templates, each in the channels they are members of (<#${channel}> here). Nothing was opened or changed.`,
   templatesUnsure:
     'Slack could not tell right now whether you are in this channel, so nothing was opened or changed. Try again in a minute.',
   templatesChecking: ':hourglass_flowing_sand: Checking this channel…',
@@ -329,8 +332,12 @@ const en = {
   },
   escalationDm: (requester: string, approver: string, waited: string, reminders: number) =>
     `:arrow_up: ${requester} has been waiting ${waited} for ${approver} to decide on this request, and ${approver} has not answered ${reminders === 1 ? 'a reminder' : `${reminders} reminders`}. You are told once, as their leader in the approval service; only ${approver} can decide it, there.`,
-  escalationNote: (leader: string, approver: string, reminders: number) =>
-    `:arrow_up: ${approver} did not answer ${reminders === 1 ? 'the reminder' : `${reminders} reminders`}, so this was escalated to ${leader}, their leader, once.`,
+  /**
+   * `reminders`: those that went unanswered for a full interval; `sent`: every reminder the thread
+   * has noted, which may be more (the newest had no time yet), said so the counts agree.
+   */
+  escalationNote: (leader: string, approver: string, reminders: number, sent = reminders) =>
+    `:arrow_up: ${approver} did not answer ${reminders === 1 ? 'the reminder' : `${reminders} reminders`}${sent > reminders ? ` (reminder ${sent} is too recent to count)` : ''}, so this was escalated to ${leader}, their leader, once.`,
   appRestarting:
     'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
@@ -389,11 +396,14 @@ const en = {
         off: 'Ask whoever runs this app: linking accounts is turned off here.',
       }[linking]
     }`,
-  linkByAdmin: (userId: string, login: string | null) =>
+  /** `current`: the login the app uses now, and whether an admin's link (not the e-mail) gives it. */
+  linkByAdmin: (userId: string, current: { login: string; byLink: boolean } | null) =>
     `In this workspace an admin links Slack accounts to approval-service logins; you cannot do it yourself. ${
-      login
-        ? `The app uses *${login}* (your Slack e-mail) now.`
-        : 'The app knows no login for you now (your Slack profile shows no e-mail).'
+      !current
+        ? 'The app knows no login for you now (your Slack profile shows no e-mail).'
+        : current.byLink
+          ? `The app uses *${current.login}* now: an admin linked your Slack account to it.`
+          : `The app uses *${current.login}* (your Slack e-mail) now.`
     } If that is not your login, send an admin your Slack member ID, \`${userId}\`, and your login in the approval service; they link them with \`npm run accounts -- add ${userId} <your login>\`.`,
   linkingOff: (login: string | null) =>
     `Linking accounts is turned off in this workspace: your login in the approval service is your Slack e-mail${
@@ -414,6 +424,8 @@ const en = {
   linkSsoError: (said: string) =>
     `The approval service could not check this session (${said}). Log in again and copy a fresh value.`,
   linkEmpty: 'Paste the value of the sid cookie.',
+  linkTaken: (login: string) =>
+    `*${login}* is linked to another Slack account already, and one login belongs to one person, so nothing was linked. If it is yours, ask an admin to remove that link (\`npm run accounts -- remove <member ID>\`), or unlink it there with \`/approve unlink\`, then link again.`,
   unlinked:
     'Your approval-service link is removed; the app uses your Slack e-mail as your login again.',
   nothingToUnlink: 'You have no linked approval-service account.',
@@ -482,7 +494,9 @@ const zh: Messages = {
   titleTooLong: (length, limit) =>
     `共 ${length} 个字符，审批系统最多接受 ${limit} 个。请先缩短再提交。`,
   noteLabel: '说明',
-  noteHint: '需要审批的内容和原因。',
+  noteHint: (limit) => `需要审批的内容和原因。最多 ${limit} 个字符。`,
+  noteCut: (length, limit) =>
+    `:warning: 之前的说明共 ${length} 个字符，而此栏最多 ${limit} 个，因此上面只填入了前 ${limit} 个字符。请在提交前精简为要点；完整的原说明仍保留在审批系统中的原审批里。`,
   approverLabel: '审批人',
   choosePerson: '选择一个人…',
   channelLabel: '发布到',
@@ -563,7 +577,8 @@ const zh: Messages = {
     `本应用不在 <#${channel}> 中，无法在那里发布申请，也不会提供模板。请先用 /invite @Approvals 邀请本应用。`,
   templatesNotMember: (channel) =>
     `只有 <#${channel}> 的成员可以修改其模板。没有打开或修改任何内容。`,
-  templatesNotAdmin: '在本工作区，只有管理员和所有者可以修改申请模板。没有打开或修改任何内容。',
+  templatesNotAdmin: (channel) =>
+    `在本工作区，只有管理员和所有者可以修改申请模板，且只能在自己所在的频道（此处为 <#${channel}>）中修改。没有打开或修改任何内容。`,
   templatesUnsure: 'Slack 暂时无法确认你是否在本频道中，因此没有打开或修改任何内容。请稍后再试。',
   templatesChecking: ':hourglass_flowing_sand: 正在检查本频道…',
   templatesNotForYou: (channel) =>
@@ -677,8 +692,8 @@ const zh: Messages = {
   },
   escalationDm: (requester, approver, waited, reminders) =>
     `:arrow_up: ${requester} 已等待 ${approver} 审批此申请 ${waited}，${approver} 未回应 ${reminders} 次提醒。你作为其在审批系统中的上级收到此消息（仅此一次）；只有 ${approver} 能在审批系统中审批。`,
-  escalationNote: (leader, approver, reminders) =>
-    `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。`,
+  escalationNote: (leader, approver, reminders, sent = reminders) =>
+    `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。${sent > reminders ? `第 ${sent} 次提醒刚发出不久，不计在内。` : ''}`,
   appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
   help: (linking) =>
@@ -730,11 +745,13 @@ const zh: Messages = {
         off: '请联系本应用的管理员：本工作区已关闭账号关联。',
       }[linking]
     }`,
-  linkByAdmin: (userId, login) =>
+  linkByAdmin: (userId, current) =>
     `在本工作区，Slack 账号与审批系统账号由管理员关联，你无法自行关联。${
-      login
-        ? `应用当前使用 *${login}*（你的 Slack 邮箱）。`
-        : '应用当前不知道你的账号（你的 Slack 资料中没有邮箱）。'
+      !current
+        ? '应用当前不知道你的账号（你的 Slack 资料中没有邮箱）。'
+        : current.byLink
+          ? `应用当前使用 *${current.login}*：管理员已将你的 Slack 账号关联到该账号。`
+          : `应用当前使用 *${current.login}*（你的 Slack 邮箱）。`
     }如果这不是你的账号，请把你的 Slack 成员 ID \`${userId}\` 和你的审批系统账号发给管理员；管理员用 \`npm run accounts -- add ${userId} <你的账号>\` 关联。`,
   linkingOff: (login) =>
     `本工作区已关闭账号关联：你的审批系统账号就是 Slack 邮箱${login ? ` *${login}*` : '（你的 Slack 资料中没有邮箱）'}。如果这不是你在审批系统中的账号，请联系本应用的管理员。`,
@@ -751,6 +768,8 @@ const zh: Messages = {
   linkNotLoggedIn: '审批系统表示该会话未登录或已过期。请重新登录审批系统网页并复制新的值。',
   linkSsoError: (said) => `审批系统无法验证该会话（${said}）。请重新登录并复制新的值。`,
   linkEmpty: '请粘贴 sid Cookie 的值。',
+  linkTaken: (login) =>
+    `*${login}* 已关联到另一个 Slack 账号；一个账号只属于一个人，因此未作关联。如果这是你的账号，请让管理员解除那个关联（\`npm run accounts -- remove <成员 ID>\`），或在那个 Slack 账号中用 \`/approve unlink\` 取消关联，然后再次关联。`,
   unlinked: '已取消关联审批系统账号；应用将重新使用你的 Slack 邮箱作为账号。',
   nothingToUnlink: '你没有关联审批系统账号。',
   homeWaiting: '等待我审批',

@@ -21,6 +21,8 @@ export const BLOCK = {
   banner: 'banner',
   title: 'title',
   note: 'note',
+  /** Under the note: that a prefilled note was longer than the field, and what to do. */
+  noteCut: 'note_cut',
   approver: 'approver',
   approverLogin: 'approver_login',
   /** Beside the approver: whether they are away, and who is next up the chain. */

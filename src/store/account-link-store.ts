@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountLinks, LinkedAccount } from '../approvals/account-links.ts';
+import type { AccountLinks, LinkedAccount, LinkOutcome } from '../approvals/account-links.ts';
 import { sameLogin } from '../approvals/person.ts';
 import { forgetApproverAccount, markApproverReachable } from './approval-repository.ts';
 import { loginIs } from './login-match.ts';
@@ -15,7 +15,17 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
         name: account.name,
         linked_at: account.linkedAt.getTime(),
       };
-      await db.transaction().execute(async (trx) => {
+      return db.transaction().execute(async (trx): Promise<LinkOutcome> => {
+        // One login, one person: checked in the transaction that links (SQLite runs one writer at
+        // a time; on Postgres two links racing for one login is an operator's mistake twice over).
+        const holders = await trx
+          .selectFrom('linked_accounts')
+          .selectAll()
+          .where(() => loginIs('login', account.login))
+          .where('slack_user_id', '<>', account.slackUserId)
+          .execute();
+        const holder = holders.find((r) => sameLogin(r.login, account.login));
+        if (holder) return { linked: false, takenBy: toLinkedAccount(holder) };
         await trx
           .insertInto('linked_accounts')
           .values(row)
@@ -30,6 +40,7 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           .execute();
         // With the link, the app can now reach an approver it found nobody on Slack for.
         await markApproverReachable(trx, account.login, account.linkedAt, account.slackUserId);
+        return { linked: true };
       });
     },
     async unlink(slackUserId) {

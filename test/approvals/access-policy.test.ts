@@ -109,7 +109,7 @@ describe('who may change a channel’s templates', () => {
   });
 
   it('is the workspace’s admins and owners alone with TEMPLATE_MANAGERS=admins; using them stays with members', async () => {
-    const m = members({ C0PROJECT: ['U0SAM'] });
+    const m = members({ C0PROJECT: ['U0SAM', 'U0BOSS'] });
     const rules = whoMay({ templateManagers: 'admins' });
     expect(await decide('manage-templates', channel, admin('U0SAM', false), m, rules)).toBe(
       'denied',
@@ -121,5 +121,18 @@ describe('who may change a channel’s templates', () => {
       'unsure',
     );
     expect(await decide('use-templates', channel, admin('U0SAM', false), m, rules)).toBe('allowed');
+  });
+
+  it('with TEMPLATE_MANAGERS=admins narrows the members’ right: an admin who is not in the channel may not', async () => {
+    // Before, being an admin replaced being a member: an admin who left a private channel could
+    // still read and reroute its templates.
+    const m = members({ C0PROJECT: ['U0SAM'] });
+    const rules = whoMay({ templateManagers: 'admins' });
+    expect(await decide('manage-templates', channel, admin('U0BOSS', true), m, rules)).toBe(
+      'denied',
+    );
+    expect(await decide('manage-templates', channel, admin('U0BOSS', 'fails'), m, rules)).toBe(
+      'denied',
+    );
   });
 });

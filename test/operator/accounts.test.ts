@@ -157,6 +157,22 @@ describe('npm run accounts', () => {
     expect((await accounts(dbEnv(hh), 'export')).out.split('\n')[0]).toBe(csv[0]);
   });
 
+  it('with ACCOUNT_LINKING=admin tells a linked person that an admin’s link gives their login, not their e-mail', async () => {
+    const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'admin' } });
+    const sam = hh.workspace.userByLogin(PERSONAL).id;
+    await accounts(dbEnv(hh), 'add', sam, 'sam.taylor@corp.example');
+    const told = await answer(hh, PERSONAL, 'link');
+    expect(told).toContain(
+      'The app uses *sam.taylor@corp.example* now: an admin linked your Slack account to it.',
+    );
+    expect(told).not.toContain('your Slack e-mail');
+    // Unlinked, the e-mail is the login again, and said so.
+    await accounts(dbEnv(hh), 'remove', sam);
+    expect(await answer(hh, PERSONAL, 'link')).toContain(
+      `The app uses *${PERSONAL}* (your Slack e-mail) now.`,
+    );
+  });
+
   it('with ACCOUNT_LINKING=off adds nobody, uses no earlier link, and says the e-mail is the login', async () => {
     const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'admin' } });
     const sam = hh.workspace.userByLogin(PERSONAL).id;
@@ -171,6 +187,13 @@ describe('npm run accounts', () => {
       'Linking accounts is turned off in this workspace: your login in the approval service is your Slack e-mail, *sam@personal.example*',
     );
     expect(await answer(hh, PERSONAL, 'help')).toContain('linking another is turned off');
+    // Home says the same: the e-mail, not the link kept from before.
+    const published = hh.workspace.callsOf('views.publish').length;
+    await hh.slack.event({ type: 'app_home_opened', user: sam, channel: 'D0HOME', tab: 'home' });
+    await waitFor(() => hh.workspace.callsOf('views.publish').length > published);
+    const home = JSON.stringify(hh.workspace.homes.get(sam));
+    expect(home).not.toContain('Linked to the approval service');
+    expect(home).toContain(`Your approval-service login: ${PERSONAL} (from your Slack e-mail).`);
   });
 
   it('links nobody from a session-token form opened before ACCOUNT_LINKING became admin', async () => {

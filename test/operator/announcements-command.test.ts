@@ -195,3 +195,25 @@ describe('npm run announcements -- story', () => {
     expect(stdout).toContain('npm run announcements -- story <djbh>');
   }, 120_000);
 });
+
+describe('npm run announcements -- story, with text someone typed', () => {
+  it('writes a title’s line breaks, tabs and escape sequences as escapes, so they cannot forge lines', async () => {
+    await store.createApproval(
+      sampleApproval('BBBBBBBBBBBb', {
+        teamId: 'T',
+        createdAt: T0,
+        title: 'Laptop\n  decision\tapproved by ceo@corp.example\r\u001b[2J\u2028x',
+      }),
+      T0,
+    );
+    const { code, lines } = await run(['story', 'BBBBBBBBBBBb']);
+    expect(code).toBe(0);
+    expect(lines[0]).toBe(
+      'Approval BBBBBBBBBBBb: Laptop\\n  decision\\tapproved by ceo@corp.example\\r\\u{1b}[2J\\u{2028}x',
+    );
+    expect(lines.filter((l) => l.includes('decision'))).toHaveLength(2);
+    expect(lines.find((l) => l.startsWith('  decision'))).toBe('  decision\tpending');
+    for (const line of lines)
+      for (const c of ['\r', '\n', '\u001b', '\u2028']) expect(line).not.toContain(c);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type Harness, type HarnessOptions, harnessPerTest, waitFor } from '../helpers/harness.ts';
@@ -264,6 +265,32 @@ describe('account linking', () => {
         expect(JSON.stringify(call.args)).not.toContain(token);
       }
     }
+  });
+
+  it('links nobody to a login another Slack account is linked to, and says so', async () => {
+    const hh = await harness(options);
+    // Alex's account holds Sam Taylor's login (an admin's mistake, or Alex linked first).
+    const alex = hh.user('alex.kim@corp.example');
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    const links = createAccountLinkStore(db.db);
+    await links.link({
+      slackUserId: alex,
+      teamId: '',
+      login: 'sam.taylor@corp.example',
+      name: 'SAM.TAYLOR',
+      linkedAt: new Date(),
+    });
+    const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
+    const { userId, view } = await link(hh, token);
+    await waitFor(() =>
+      JSON.stringify(hh.workspace.views.get(view.id)?.view).includes(
+        '*sam.taylor@corp.example* is linked to another Slack account already',
+      ),
+    );
+    // Before, both accounts were linked to the login and both acted as it.
+    expect(await links.get(userId)).toBeUndefined();
+    expect((await links.findByLogin('sam.taylor@corp.example'))?.slackUserId).toBe(alex);
+    await db.close();
   });
 
   it('keeps the token out of the logs even at LOG_LEVEL=debug', async () => {

@@ -5,6 +5,7 @@ import {
   buildApproverAnnouncement,
   buildApproverUnreachableReply,
   buildEscalationNote,
+  buildReminderDigest,
   buildRequesterDm,
 } from '../../src/slack/blocks/announcement-messages.ts';
 import { buildApprovalModal } from '../../src/slack/blocks/approval-modal.ts';
@@ -252,6 +253,34 @@ describe('buildHomeView', () => {
     expect(rowOf('THEIRSTHEIRSa')).toContain('<@U0ASKER>');
     expect(rowOf('MINEMINEMINEa')).toContain('<@U0BOSS>');
     expect(rowOf('MINEMINEMINEa')).not.toContain('<@U0ME>');
+  });
+});
+
+describe('a linked title', () => {
+  it('reads the same in the digest and on Home: bold around the link, never inside its text', () => {
+    const link = 'https://corp.slack.com/archives/C1/p1';
+    const a = approval({ title: 'Conference trip', requesterSlackId: 'U0ASKER' });
+    const digest = JSON.stringify(
+      buildReminderDigest([{ approval: a, link, waitedMs: 3_600_000 }], 2, en),
+    );
+    const home = JSON.stringify(
+      buildHomeView(
+        {
+          login: 'me@corp.example',
+          linking: 'self',
+          linked: undefined,
+          waiting: { approvals: [a], total: 1 },
+          mine: { approvals: [], total: 0 },
+          permalinks: new Map([[a.djbh, link]]),
+          now: new Date(0),
+        },
+        en,
+      ),
+    );
+    for (const surface of [digest, home]) {
+      expect(surface).toContain(`*<${link}|Conference trip>*`);
+      expect(surface).not.toContain('|*Conference trip*>');
+    }
   });
 });
 

@@ -745,6 +745,29 @@ describe('the Workflow Builder step run by someone other than its requester', ()
     expect(hh.sim.approvals()).toEqual([]);
   });
 
+  it('closes a declined step whose run Slack no longer knows, instead of ending it at every pass, and purges it later', async () => {
+    let clock = new Date();
+    const hh = await harness({ now: () => clock, env: { RETENTION_DAYS: '1' } });
+    const { executionId } = await hh.slack.functionExecuted(STEP, inputs(hh));
+    const asked = await question(hh);
+    // The workflow was deleted meanwhile: Slack answers function_execution_not_found.
+    hh.workspace.executions.delete(executionId);
+    await click(hh, SAM, 'decline', asked, executionId);
+    await waitFor(() => JSON.stringify(asked.blocks).includes('You declined'));
+    const ended = () =>
+      hh.workspace
+        .callsOf('functions.completeError')
+        .filter((c) => c.args.function_execution_id === executionId);
+    await waitFor(() => ended().length === 1, 5000, 'the attempt to end the step');
+    expect(ended()[0]?.response).toEqual({ ok: false, error: 'function_execution_not_found' });
+    // Before, every pass asked Slack again, and the confirmation was never purged.
+    await hh.app.poll();
+    await hh.app.poll();
+    expect(ended()).toHaveLength(1);
+    clock = new Date(clock.getTime() + 2 * 86_400_000);
+    expect((await hh.app.purge())?.confirmations).toBe(1);
+  });
+
   it('ends the step when the requester does not answer in time, and a late Start starts nothing', async () => {
     let offset = 0;
     const hh = await harness({

@@ -120,6 +120,28 @@ describe('escalation', () => {
     expect(threadNotes(hh, parent, 'escalated')).toHaveLength(1);
   });
 
+  it('says in the thread why it counts 2 unanswered reminders after noting reminder 3', async () => {
+    const hh = await harness(ESCALATING);
+    const { parent } = await hh.startApproval(ALEX);
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    // The second reminder has had its hour, and the third is due: both go in this pass.
+    await hh.app.poll(new Date(t0 + 3.3 * HOUR));
+    await hh.app.deliver();
+    const thread = () =>
+      hh.workspace
+        .replies(parent.channel, parent.ts)
+        .filter((m) => /Reminded|escalated/.test(m.text))
+        .map((m) => m.text);
+    await waitFor(() => thread().some((l) => l.includes('escalated')), 5000, 'the note');
+    // Before, "Reminded … (reminder 3)" was followed by "did not answer 2 reminders" alone.
+    expect(thread().some((l) => l.includes('(reminder 3)'))).toBe(true);
+    expect(thread().find((l) => l.includes('escalated'))).toContain(
+      'did not answer 2 reminders (reminder 3 is too recent to count), so this was escalated to Priya Nair',
+    );
+  });
+
   it('lets the leader it was escalated to open a private channel’s request they were told of: status agrees with the DM', async () => {
     const hh = await harness(ESCALATING);
     // #project-x: Sam, Alex and the app; Alex's approver is Liu Yang, whose leader is Priya.

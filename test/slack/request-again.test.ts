@@ -94,6 +94,37 @@ describe('request again', () => {
     expect(text(message.blocks)).toContain(`Requested again after <${permalink}|${djbh}>.`);
   });
 
+  it('says when the earlier note is longer than the form holds, instead of cutting it without a word; the field says its limit', async () => {
+    const hh = await harness();
+    const { djbh, parent } = await rejected(hh);
+    // A workflow step's note is limited by no field: this one has 4,500 characters.
+    const long = `${'Background. '.repeat(375)}`;
+    expect([...long]).toHaveLength(4500);
+    const db = await openDatabase(hh.env.DATABASE_URL);
+    await db.db
+      .updateTable('tracked_approvals')
+      .set({ note: long })
+      .where('djbh', '=', djbh)
+      .execute();
+    await db.close();
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    const view = await waitFor(() =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === hh.user(SAM) && text(v.view).includes('Suggested approver'),
+      ),
+    );
+    const form = text(view.view);
+    expect(form).toContain('What is to be approved, and why. Up to 3,000 characters.');
+    expect(form).toContain(
+      'The earlier note has 4,500 characters and this field holds 3,000, so only its first 3,000 are filled in above.',
+    );
+    expect(form).toContain(`"initial_value":"${long.slice(0, 3000)}"`);
+  });
+
   it('reopens a request made from a template with that template and its approver (away-aware), not the org chart’s leader', async () => {
     const hh = await harness();
     const priya = hh.user('priya.nair@corp.example');

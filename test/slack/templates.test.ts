@@ -236,6 +236,27 @@ describe('/approve templates', () => {
     expect(text(form.view)).toContain('Purchase');
   });
 
+  it('with TEMPLATE_MANAGERS=admins refuses an admin who left the channel, on opening and on saving', async () => {
+    const hh = await harness({ env: { TEMPLATE_MANAGERS: 'admins' } });
+    const TOM = 'tom.baker@corp.example';
+    const list = await openTemplates(hh, TOM);
+    const editor = await press(hh, TOM, list, 'template_add');
+    hh.workspace.channels.get(hh.channel('general'))?.members.delete(hh.user(TOM));
+    await hh.restart(); // a fresh app: the channel's member list is read again
+    const { errors } = await hh.slack.submitView(editor.id, inputs({ name: 'Rerouted' }));
+    expect(errors).toBeUndefined();
+    expect(text(hh.workspace.views.get(editor.id)?.view)).toContain(
+      'only its admins and owners may change request templates, each in the channels they are members of',
+    );
+    // Nor can the admin open them again; nothing was stored.
+    const tom = hh.user(TOM);
+    const toTom = () => hh.workspace.messages.filter((m) => m.ephemeralTo === tom);
+    await hh.slack.command(tom, hh.channel('general'), 'templates');
+    await waitFor(() => toTom().length === 1, 5000, 'the refusal');
+    expect(toTom()[0]?.text).toContain('each in the channels they are members of');
+    expect(text((await openTemplates(hh, 'zhou.lan@corp.example')).view)).not.toContain('Rerouted');
+  });
+
   it('checks again on save that the person is still in the channel', async () => {
     const hh = await harness();
     const list = await openTemplates(hh, SAM);

@@ -166,7 +166,7 @@ describe('working hours', () => {
     expect(body).toContain('waiting 1 hour'); // 16:50
     expect(body).toContain('waiting 55 minutes'); // 17:10
     expect(body).toContain('waiting 35 minutes'); // 17:30
-    expect(body).toMatch(/<http[^|>]+\|\*Conference trip\*>/);
+    expect(body).toMatch(/\*<http[^|>]+\|Conference trip>\*/);
 
     // A request made later that day falls due on its own: one reminder, no second digest.
     await pollAt('2026-11-23T10:00:00+08:00');

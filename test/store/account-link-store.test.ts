@@ -63,6 +63,41 @@ for (const database of TEST_DATABASES) {
         expect(await links.findByLogin('\u212AATE@corp.example')).toBeUndefined();
       });
 
+      it('links one login to one Slack user: another user’s link to it is refused, naming the holder', async () => {
+        const links = createAccountLinkStore(testDb.handle.db);
+        await testDb.handle.db.deleteFrom('linked_accounts').execute();
+        const alice = { slackUserId: 'U1', teamId: 'T1', name: 'ALICE', linkedAt: T0 };
+        expect(await links.link({ ...alice, login: 'alice@corp.example' })).toEqual({
+          linked: true,
+        });
+        const refused = await links.link({
+          slackUserId: 'U2',
+          teamId: 'T1',
+          login: 'ALICE@corp.example',
+          name: 'ALICE',
+          linkedAt: later(1),
+        });
+        expect(refused).toEqual({
+          linked: false,
+          takenBy: { ...alice, login: 'alice@corp.example' },
+        });
+        expect(await links.get('U2')).toBeUndefined();
+        // The holder may relink to the same login; once it lets go, the login is free.
+        expect((await links.link({ ...alice, login: 'Alice@corp.example' })).linked).toBe(true);
+        await links.unlink('U1');
+        expect(
+          (
+            await links.link({
+              slackUserId: 'U2',
+              teamId: 'T1',
+              login: 'alice@corp.example',
+              name: 'ALICE',
+              linkedAt: later(2),
+            })
+          ).linked,
+        ).toBe(true);
+      });
+
       it('lists every link by Slack user id, for the operator', async () => {
         const links = createAccountLinkStore(testDb.handle.db);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();

@@ -106,7 +106,8 @@ function tokenNode(inner, ctx) {
     return el('span', { class: 'mention' }, `#${ctx.channelName(inner.slice(1).split('|')[0])}`);
   const [url = '', label] = inner.split('|');
   if (!/^https?:\/\//.test(url)) return unescapeSlack(inner);
-  const text = unescapeSlack(label ?? url);
+  // Slack draws emoji names in a link's text too (a linked title on Home or in a digest).
+  const text = label === undefined ? unescapeSlack(url) : emoji(unescapeSlack(label));
   const place = permalinkTarget(url);
   if (place) return el('a', { href: '#', 'data-permalink': place }, text);
   return el('a', { href: unescapeSlack(url), target: '_blank', rel: 'noopener' }, text);

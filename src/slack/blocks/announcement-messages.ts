@@ -157,7 +157,12 @@ export function buildEscalationNote(
   leaderName: string,
 ): SlackMessage {
   return buildTextReply(
-    t.escalationNote(escapeMrkdwn(leaderName), approverOf(approval), a.occurrence ?? 1),
+    t.escalationNote(
+      escapeMrkdwn(leaderName),
+      approverOf(approval),
+      a.occurrence ?? 1,
+      approval.remindersSent,
+    ),
   );
 }
 
@@ -177,7 +182,9 @@ export function buildReminderDigest(items: DigestItem[], total: number, t: Messa
   const lines = items.map(({ approval, link, waitedMs }) => {
     const title = escapeMrkdwn(truncate(approval.title, 80));
     return `• ${t.digestLine(
-      link ? `<${link}|*${title}*>` : `*${title}*`,
+      // Bold around the link, as Home writes it: Slack on Android shows a link whose text is
+      // formatted (`<url|*title*>`) as plain text, and the sandbox shows its asterisks.
+      link ? `*<${link}|${title}>*` : `*${title}*`,
       approval.djbh,
       requesterOf(approval),
       t.waited(waitedMs),

@@ -121,11 +121,12 @@ export function buildApprovalModal(state: ApprovalModalState, t: Messages): Moda
       blockId: fieldBlock(BLOCK.note, revision),
       actionId: ACTION.note,
       label: t.noteLabel,
-      hint: t.noteHint,
+      hint: t.noteHint(NOTE_MAX),
       maxLength: NOTE_MAX,
       value: state.note,
       multiline: true,
     }),
+    ...noteCutNotice(state.note, t),
     {
       type: 'input',
       block_id: fieldBlock(BLOCK.approver, revision),
@@ -281,6 +282,22 @@ export function bannerBlock(text: string): KnownBlock {
     block_id: BLOCK.banner,
     text: { type: 'mrkdwn', text: `:warning: ${text}` },
   };
+}
+
+/**
+ * A line under the note when the prefilled note (Request again of a workflow-started approval,
+ * whose note no field limited) is longer than the field holds: Slack would cut it without a word.
+ */
+function noteCutNotice(note: string, t: Messages): KnownBlock[] {
+  const length = [...note].length;
+  if (length <= NOTE_MAX) return [];
+  return [
+    {
+      type: 'context',
+      block_id: BLOCK.noteCut,
+      elements: [{ type: 'mrkdwn', text: t.noteCut(length, NOTE_MAX) }],
+    },
+  ];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { AccountLinking, LinkedAccount } from '../../approvals/account-links.ts';
+import { type AccountLinking, LINKING, type LinkedAccount } from '../../approvals/account-links.ts';
 import type { Page } from '../../approvals/approval-repository.ts';
 import { escalatedOnlyTo } from '../../approvals/escalation.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
@@ -29,8 +29,10 @@ export interface HomeState {
 }
 
 export function buildHomeView(s: HomeState, t: Messages): HomeView {
-  const who = s.linked
-    ? t.homeLinkedAs(escapeMrkdwn(s.linked.name), escapeMrkdwn(s.linked.login))
+  // A link kept from before ACCOUNT_LINKING=off is not used: Home says what the app uses.
+  const linked = LINKING[s.linking].linksUsed ? s.linked : undefined;
+  const who = linked
+    ? t.homeLinkedAs(escapeMrkdwn(linked.name), escapeMrkdwn(linked.login))
     : s.login
       ? t.homeLoginFromEmail(escapeMrkdwn(s.login))
       : t.noLogin(s.linking);

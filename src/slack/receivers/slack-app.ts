@@ -23,6 +23,8 @@ export interface BoltAppOptions {
   routes?: Route[];
   /** The longest one Web API call may take. */
   timeoutMs: number;
+  /** Log Slack's request and response bodies at debug (LOG_SLACK_BODIES); never by default. */
+  slackBodies?: boolean;
   /** Counts each request's listeners as work under way, for a stop to wait for. */
   inFlight?: InFlight;
 }
@@ -37,11 +39,11 @@ export interface BoltAppOptions {
  */
 export function slackClientOptions(
   use: 'interactive' | 'background',
-  options: Pick<BoltAppOptions, 'apiUrl' | 'logger' | 'timeoutMs'>,
+  options: Pick<BoltAppOptions, 'apiUrl' | 'logger' | 'timeoutMs' | 'slackBodies'>,
 ): WebClientOptions {
   return {
     ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-    logger: boltLogger(options.logger),
+    logger: slackLogger(options),
     rejectRateLimitedCalls: true,
     ...(use === 'interactive'
       ? {
@@ -50,6 +52,11 @@ export function slackClientOptions(
         }
       : { timeout: options.timeoutMs, retryConfig: { retries: 0 } }),
   };
+}
+
+/** The logger Slack's libraries write to: bodies only when LOG_SLACK_BODIES asks for them. */
+function slackLogger(options: Pick<BoltAppOptions, 'logger' | 'slackBodies'>) {
+  return boltLogger(options.logger, { slackBodies: options.slackBodies === true });
 }
 
 /**
@@ -91,7 +98,7 @@ export interface BotIdentity {
  * granted scopes without asking again.
  */
 export async function verifyBotToken(
-  options: Pick<BoltAppOptions, 'botToken' | 'apiUrl' | 'logger' | 'timeoutMs'>,
+  options: Pick<BoltAppOptions, 'botToken' | 'apiUrl' | 'logger' | 'timeoutMs' | 'slackBodies'>,
 ): Promise<BotIdentity> {
   const identity = await new WebClient(
     options.botToken,
@@ -135,7 +142,7 @@ export async function createBoltApp(options: BoltAppOptions, identity?: BotIdent
     token: options.botToken,
     ...(bot.botId ? { botId: bot.botId } : {}),
     ...(bot.botUserId ? { botUserId: bot.botUserId } : {}),
-    logger: boltLogger(options.logger),
+    logger: slackLogger(options),
     clientOptions,
   };
   const app = options.appToken

@@ -42,7 +42,9 @@ export function templateRefusal(
     case 'app-not-in-channel':
       return t.templatesAppNotIn(channelId);
     case 'denied':
-      return managers === 'admins' ? t.templatesNotAdmin : t.templatesNotMember(channelId);
+      return managers === 'admins'
+        ? t.templatesNotAdmin(channelId)
+        : t.templatesNotMember(channelId);
     case 'unsure':
       return t.templatesUnsure;
   }

@@ -16,9 +16,11 @@ import {
 } from '../blocks/confirmation-message.ts';
 import { messagesFor } from '../i18n.ts';
 
-// Slack's answer when the step already ended (the workflow was cancelled, or an earlier call
-// got through): nothing more is owed.
-const STEP_OVER = 'execution_not_in_running_state';
+// Slack's answers when nothing more is owed: the step already ended (the workflow was cancelled,
+// or an earlier call got through), or Slack no longer knows the run at all (deleted with its
+// workflow, or older than Slack keeps runs). Either way the step is closed and later purged,
+// instead of asked again at every pass.
+const STEP_OVER = new Set(['execution_not_in_running_state', 'function_execution_not_found']);
 const CLOSE_BATCH = 50;
 // A DM to the requester needs nobody's membership.
 const NOBODY_LISTED = { isMember: async () => false };
@@ -69,7 +71,7 @@ export function createStepConfirmer(deps: {
         error: c.reason ?? messagesFor(c.locale).somethingWrong,
       });
     } catch (error) {
-      if ((error as { data?: { error?: string } }).data?.error !== STEP_OVER) {
+      if (!STEP_OVER.has((error as { data?: { error?: string } }).data?.error ?? '')) {
         deps.logger.warn(
           { error: describe(error), executionId: c.executionId },
           'could not end the workflow step; will try again',

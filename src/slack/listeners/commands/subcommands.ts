@@ -3,6 +3,7 @@ import type { ModalView } from '@slack/types';
 import { ApprovalServiceError } from '../../../approval-service/approval-service-error.ts';
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import { LINKING } from '../../../approvals/account-links.ts';
+import { sameLogin } from '../../../approvals/person.ts';
 import { logFailure } from '../../../logger.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
@@ -156,11 +157,13 @@ export async function linkSubcommand(deps: Deps, args: Args): Promise<void> {
     const t = await language(deps, userId);
     const login = await deps.identities.loginOf(userId).catch(() => null);
     const shown = login ? escapeMrkdwn(login) : null;
+    if (deps.accountLinking === 'off') return reply(args, buildTextMessage(t.linkingOff(shown)));
+    // Say where the login comes from: an admin's link is not "your Slack e-mail".
+    const linked = await deps.links.get(userId).catch(() => undefined);
+    const byLink = linked !== undefined && login !== null && sameLogin(linked.login, login);
     return reply(
       args,
-      buildTextMessage(
-        deps.accountLinking === 'admin' ? t.linkByAdmin(userId, shown) : t.linkingOff(shown),
-      ),
+      buildTextMessage(t.linkByAdmin(userId, shown === null ? null : { login: shown, byLink })),
     );
   }
   // The trigger lives 3 s: open first, in the language we already know (English otherwise).

@@ -57,15 +57,24 @@ export function linkSubmission(deps: Deps) {
     let modal: ReturnType<typeof buildMessageModal>;
     try {
       const profile = await deps.service.getProfile(token);
-      await deps.links.link({
+      const outcome = await deps.links.link({
         slackUserId: body.user.id,
         teamId: teamIdOf(body),
         login: profile.login,
         name: profile.name,
         linkedAt: deps.now(),
       });
-      deps.logger.info({ user: body.user.id, login: profile.login }, 'account linked');
-      modal = buildMessageModal([t.linked(profile.name, profile.login)], t, t.linkTitle);
+      if (outcome.linked) {
+        deps.logger.info({ user: body.user.id, login: profile.login }, 'account linked');
+        modal = buildMessageModal([t.linked(profile.name, profile.login)], t, t.linkTitle);
+      } else {
+        // Whoever holds the login is not named: the person proved the login, not who else has it.
+        deps.logger.warn(
+          { user: body.user.id, login: profile.login, linkedTo: outcome.takenBy.slackUserId },
+          'account not linked: the login is linked to another Slack user',
+        );
+        modal = buildMessageModal([t.linkTaken(escapeMrkdwn(profile.login))], t, t.linkTitle);
+      }
     } catch (error) {
       logFailure(deps.logger, error, { user: body.user.id }, 'account not linked');
       modal = buildLinkModal(t, why(error, t));
