@@ -155,7 +155,8 @@ describe('npm run accounts', () => {
     // An export never overwrites a file; to stdout it prints the same.
     expect((await accounts(dbEnv(hh), 'export', out)).code).toBe(2);
     expect((await accounts(dbEnv(hh), 'export')).out.split('\n')[0]).toBe(csv[0]);
-  });
+    // Eight runs of the compiled command, each a process of its own: seconds apiece on a busy machine.
+  }, 90_000);
 
   it('with ACCOUNT_LINKING=admin tells a linked person that an admin’s link gives their login, not their e-mail', async () => {
     const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'admin' } });
