@@ -151,6 +151,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   let woken = false;
   // Store errors in a row (reads, claims, records): while above 0 the loop backs off.
   let storeFailures = 0;
+  // Store errors since the start, for drain(): it stops at one rather than claim again in a spin.
+  let storeErrors = 0;
   // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
   let lastProgress = monotonic();
 
@@ -161,6 +163,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
 
   function storeFailed(error: unknown, what: string): void {
     storeFailures++;
+    storeErrors++;
     deps.logger.warn(
       { error: messageOf(error), code: codeOf(error), failuresInARow: storeFailures },
       what,
@@ -518,15 +521,23 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     /**
      * Delivers everything deliverable at `now` (waiting out lane spacing and attempts under way in
      * this process) and returns what this call did. Announcements waiting for a retry later than
-     * `now` are left for later.
+     * `now` are left for later. It stops early when the store fails an attempt: the background
+     * loop tries again after its backoff.
      */
     async drain(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
       if (await checkPause()) return counts;
+      const errorsBefore = storeErrors;
       for (;;) {
         const started = await fill(now, counts);
         if (inFlight.size > 0) {
           await Promise.race(inFlight.values());
+          // The store failed an attempt (logged): what is left waits for the background loop,
+          // which backs off, instead of being claimed again at once.
+          if (storeErrors > errorsBefore) {
+            await Promise.all(inFlight.values());
+            return counts;
+          }
           continue;
         }
         if (started > 0) continue;

@@ -238,6 +238,35 @@ describe('the announcement dispatcher', () => {
     }
   });
 
+  it('ends a drain at a store error instead of claiming again in a spin', async () => {
+    let claims = 0;
+    const dispatcher = createAnnouncementDispatcher(
+      {
+        store: {
+          ...store,
+          async claimAnnouncement(...args: Parameters<typeof store.claimAnnouncement>) {
+            claims++;
+            return store.claimAnnouncement(...args);
+          },
+          // A spin would never end by itself: past this many claims the outbox looks empty, so
+          // that the test fails rather than hangs.
+          async deliverable(...args: Parameters<typeof store.deliverable>) {
+            return claims > 200 ? [] : store.deliverable(...args);
+          },
+        },
+        announcer: recording([]),
+        logger: quiet,
+        now: () => new Date(),
+      },
+      options,
+    );
+    await sql`pragma query_only = 1`.execute(db.db);
+    const counts = await dispatcher.drain();
+    await sql`pragma query_only = 0`.execute(db.db);
+    expect(counts.sent).toBe(0);
+    expect(claims).toBeLessThanOrEqual(options.concurrency);
+  });
+
   it('backs off from store errors from half a second to at most 30 s, with jitter between half and all', () => {
     expect(storeBackoffMs(1, () => 1)).toBe(500);
     expect(storeBackoffMs(1, () => 0)).toBe(250);
