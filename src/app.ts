@@ -22,6 +22,7 @@ import { createStores, openAppDatabase, type Stores } from './composition/stores
 import type { Config } from './config.ts';
 import { createInFlight, type InFlight } from './in-flight.ts';
 import { type LifecycleParts, type Phase, startLifecycle } from './lifecycle.ts';
+import { createLiveness, DELIVERY_LOOP, type Liveness } from './liveness.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { PollCounts } from './poller/poll-once.ts';
@@ -104,9 +105,14 @@ export async function startApplication(
   const database = await openAppDatabase(config, logger);
   const stores = createStores(database);
   const health = createServiceHealth(logger);
+  const liveness = createLiveness(config.livenessStallMs, logger);
   const metrics = createMetrics(
     createMetricsSource(database.db),
-    { serviceUp: health.up, pool: database.pool },
+    {
+      serviceUp: health.up,
+      pool: database.pool,
+      deliverySinceProgressMs: () => liveness.sinceProgressMs(DELIVERY_LOOP),
+    },
     now,
   );
   const service = createObservedService(config, overrides.service, metrics, health);
@@ -115,7 +121,17 @@ export async function startApplication(
     // Asked while Slack checks the bot token (serve): a start waits for the slower of the two.
     const probed = probeService(service, logger);
     probed.catch(() => undefined); // awaited in serve
-    return await serve(config, { logger, now, database, stores, service, metrics, health, probed });
+    return await serve(config, {
+      logger,
+      now,
+      database,
+      stores,
+      service,
+      metrics,
+      health,
+      liveness,
+      probed,
+    });
   } catch (error) {
     // Nothing half-started stays open: a failed start (say, a refused bot token) releases the database.
     await database.close().catch(() => undefined);
@@ -131,6 +147,7 @@ interface Parts {
   service: ApprovalService;
   metrics: Metrics;
   health: ServiceHealth;
+  liveness: Liveness;
   /** The start's probe of the service; refused credentials reject it. */
   probed: Promise<void>;
 }
@@ -147,6 +164,7 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     lastServiceOk: parts.health.lastOk,
     socketConnected: () => socketConnected?.() ?? true,
     phase: state.phase,
+    liveness: parts.liveness,
   });
   const slackSide = createSlackSide(config, {
     logger,
@@ -173,6 +191,7 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     home: slack.home,
   });
   const { dispatcher } = delivery;
+  parts.liveness.watch(DELIVERY_LOOP, dispatcher.sinceProgressMs);
   const slackDeps = slackDepsOf(config, parts, slack, dispatcher, state.mayStart);
   registerListeners(slack.bolt, slackDeps);
   const sweepSteps = async (at: Date) => {

@@ -150,6 +150,11 @@ export interface Config {
   workingHours: WorkingHours | undefined;
   /** Days an ended approval and its announcements are kept; 0 keeps everything. */
   retentionDays: number;
+  /**
+   * /healthz fails once the outbox's delivery has had no answer from the database for this long
+   * (LIVENESS_STALL_SECONDS).
+   */
+  livenessStallMs: number;
   shutdown: {
     /** On SIGTERM, how long work under way may take before the process closes regardless. */
     graceMs: number;
@@ -306,6 +311,7 @@ const envSchema = z.object({
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
+  LIVENESS_STALL_SECONDS: integer(5, 3600).default(300),
   TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
   ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
@@ -553,6 +559,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       size: e.DATABASE_POOL_SIZE ?? e.POLL_CONCURRENCY + e.DELIVERY_CONCURRENCY + 6,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     },
+    livenessStallMs: e.LIVENESS_STALL_SECONDS * 1000,
     shutdown: {
       graceMs: e.SHUTDOWN_GRACE_MS,
       // Only a load balancer needs time to notice readiness went 503.

@@ -19,6 +19,8 @@ export interface LiveGauges {
   /** Whether the approval service answered with our credentials accepted recently. */
   serviceUp(): boolean;
   pool(): PoolStats;
+  /** How long the outbox's delivery loop has had no answer from the store, in ms. */
+  deliverySinceProgressMs?(): number;
 }
 
 /**
@@ -45,6 +47,16 @@ export function createMetrics(
       this.reset();
       for (const row of await source.announcementCounts())
         this.set({ state: row.state, kind: row.kind }, row.count);
+    },
+  });
+  new Gauge({
+    name: `${prefix}delivery_stalled_seconds`,
+    help:
+      'Seconds since the outbox’s delivery loop last got an answer from the database (read the ' +
+      'outbox or recorded an attempt): near 0 while it works; past LIVENESS_STALL_SECONDS, /healthz fails',
+    registers: [registry],
+    collect() {
+      this.set((live.deliverySinceProgressMs?.() ?? 0) / 1000);
     },
   });
   new Gauge({

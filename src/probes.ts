@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type Kysely, sql } from 'kysely';
 import type { Registry } from 'prom-client';
+import type { Liveness } from './liveness.ts';
 
 export interface ProbeDeps {
   db: Kysely<never>;
@@ -11,15 +12,26 @@ export interface ProbeDeps {
   socketConnected?: () => boolean;
   /** Where the app is in its life: liveness holds while it serves and while it stops. */
   phase: () => 'starting' | 'serving' | 'stopping';
+  /** The background loops: one stuck past its limit fails liveness. */
+  liveness?: Liveness;
 }
 
 // The service counts as reachable while it answered within this long.
 export const SERVICE_FRESH_MS = 60_000;
+/**
+ * Readiness waits this long for its `select 1` (Kubernetes gives a probe 1 s). A check still
+ * running then (a saturated pool, a slow moment of the database) is answered by the last one
+ * that finished, if that one succeeded within DATABASE_FRESH_MS: one slow query must not take
+ * every replica out of service at once. A check that fails is a 503 at once.
+ */
+export const DATABASE_WAIT_MS = 500;
+export const DATABASE_FRESH_MS = 30_000;
 
 /**
  * The HTTP probes, on the app's own port:
- * - `GET /healthz` (liveness): the process serves. Nothing outside it counts, so a database or
- *   service outage never gets the process restarted.
+ * - `GET /healthz` (liveness): the process serves, and no background loop is stuck: the outbox's
+ *   delivery has had an answer from the database within LIVENESS_STALL_SECONDS (liveness.ts). A
+ *   short database or service outage never gets the process restarted; a loop stuck longer does.
  * - `GET /readyz` (readiness): this replica can serve Slack: the database answers and Socket Mode
  *   (when used) is connected. The approval service is not part of it: while it is down every
  *   replica still opens forms (saying so), serves App Home and help, and delivers the outbox, and
@@ -32,17 +44,26 @@ export function createProbes(deps: ProbeDeps) {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
+  const database = databaseCheck(deps.db);
   return {
     healthz(res: ServerResponse): void {
-      if (deps.phase() !== 'starting') json(res, 200, { ok: true });
-      else json(res, 503, { ok: false, starting: true });
+      if (deps.phase() === 'starting') {
+        json(res, 503, { ok: false, starting: true });
+        return;
+      }
+      const stuck = deps.phase() === 'serving' ? (deps.liveness?.stuck() ?? []) : [];
+      if (stuck.length === 0) json(res, 200, { ok: true });
+      else
+        json(res, 503, {
+          ok: false,
+          stuck: Object.fromEntries(stuck.map((s) => [s.loop, `${Math.round(s.ms / 1000)} s`])),
+        });
     },
     async readyz(res: ServerResponse): Promise<void> {
       const problems: Record<string, string> = {};
       if (deps.phase() !== 'serving') problems.app = deps.phase();
-      await sql`select 1`.execute(deps.db).catch(() => {
-        problems.database = 'unreachable';
-      });
+      const reached = await database.reachable();
+      if (reached !== 'yes') problems.database = reached;
       if (deps.socketConnected && !deps.socketConnected()) problems.socketMode = 'disconnected';
       const last = deps.lastServiceOk();
       const approvalService =
@@ -62,6 +83,46 @@ export function createProbes(deps: ProbeDeps) {
         res.writeHead(503, { 'content-type': 'text/plain' });
         res.end(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}`);
       }
+    },
+  };
+}
+
+/**
+ * Readiness' `select 1`: one at a time (probes that come while one runs share it), answered
+ * within DATABASE_WAIT_MS, from the last finished check when it takes longer.
+ */
+function databaseCheck(db: Kysely<never>) {
+  let lastOk: number | undefined;
+  let lastFailed = false;
+  let checking: Promise<void> | undefined;
+  const check = () =>
+    sql`select 1`.execute(db).then(
+      () => {
+        lastOk = Date.now();
+        lastFailed = false;
+      },
+      () => {
+        lastFailed = true;
+      },
+    );
+  return {
+    async reachable(): Promise<'yes' | 'unreachable' | 'slow'> {
+      const started = Date.now();
+      checking ??= check().finally(() => {
+        checking = undefined;
+      });
+      const current = checking;
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        current.then(() => true),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), DATABASE_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (finished) return lastFailed ? 'unreachable' : 'yes';
+      if (lastFailed) return 'unreachable';
+      return lastOk !== undefined && started - lastOk <= DATABASE_FRESH_MS ? 'yes' : 'slow';
     },
   };
 }

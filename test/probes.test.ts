@@ -33,6 +33,7 @@ describe('probes and metrics', () => {
       'slack_approvals_announcements{state="sent",kind="request"} 1',
       'slack_approvals_announcements_failed_total',
       'slack_approvals_due_backlog',
+      'slack_approvals_delivery_stalled_seconds',
       'slack_approvals_service_call_seconds_bucket',
       'slack_approvals_delivery_attempt_seconds_count',
     ])

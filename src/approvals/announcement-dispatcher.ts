@@ -94,6 +94,19 @@ const BACKOFF_BASE_MS = 2000;
 // opens in the database, so that it does not look a moment too early and then idle.
 const PACE_MARGIN_MS = 5;
 const BACKOFF_MAX_MS = 10 * 60_000;
+// After the store fails (a read, a claim, a record), the loop waits 500 ms, doubling to 30 s,
+// jittered: a database that is away, full or locked is asked a few times a minute, not in a spin.
+const STORE_BACKOFF_BASE_MS = 500;
+const STORE_BACKOFF_MAX_MS = 30_000;
+
+/** How long the loop waits after `failures` store errors in a row: bounded, jittered (50–100 %). */
+export function storeBackoffMs(failures: number, random: () => number = Math.random): number {
+  const exponential = Math.min(
+    STORE_BACKOFF_MAX_MS,
+    STORE_BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1),
+  );
+  return Math.round(exponential * (0.5 + random() / 2));
+}
 
 /**
  * How long to wait before attempt `attempts + 1`: exponential from 2 s, at most 10 minutes, with
@@ -136,49 +149,75 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
+  // Store errors in a row (reads, claims, records): while above 0 the loop backs off.
+  let storeFailures = 0;
+  // Store errors since the start, for drain(): it stops at one rather than claim again in a spin.
+  let storeErrors = 0;
+  // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
+  let lastProgress = monotonic();
+
+  function progressed(): void {
+    storeFailures = 0;
+    lastProgress = monotonic();
+  }
+
+  function storeFailed(error: unknown, what: string): void {
+    storeFailures++;
+    storeErrors++;
+    deps.logger.warn(
+      { error: messageOf(error), code: codeOf(error), failuresInARow: storeFailures },
+      what,
+    );
+  }
 
   function wake(): void {
     woken = true;
     wakeUp?.();
   }
 
-  /** Starts attempts for the heads of free lanes; serialised so two fills never share a lane. */
+  /**
+   * Starts attempts for the heads of free lanes; serialised so two fills never share a lane. Each
+   * fill waits for the one before, whatever its outcome: one failed read must not fail every
+   * later one (a chain left rejected stopped delivery on that replica for good).
+   */
   function fill(now: Date, counts: DispatchCounts): Promise<number> {
-    filling = filling.then(async () => {
-      const free = options.concurrency - inFlight.size;
-      if (free <= 0) return 0;
-      const heads = await deps.store.deliverable(now, {
-        limit: free,
-        skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
-        laneLookaheadMs: lookaheadMs,
-      });
-      for (const head of heads) {
-        const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
-          deliverOne(head, now),
-        ).then(
-          (outcome) => {
-            if (outcome !== 'lost') counts[COUNTED[outcome]]++;
-            return outcome;
-          },
-          (error: unknown) => {
-            // The database failed while recording: the lease runs out and a later attempt, which
-            // will look for this one's post first, takes over.
-            deps.logger.warn(
-              { announcement: head.announcement.id, error: messageOf(error) },
-              'could not record a delivery attempt; it will be retried',
-            );
-            return 'lost' as const;
-          },
-        );
-        inFlight.set(head.lane, attempt);
-        void attempt.finally(() => {
-          inFlight.delete(head.lane);
-          wake();
-        });
-      }
-      return heads.length;
+    const turn = filling.then(() => fillFreeLanes(now, counts));
+    filling = turn.catch(() => 0);
+    return turn;
+  }
+
+  async function fillFreeLanes(now: Date, counts: DispatchCounts): Promise<number> {
+    const free = options.concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    const heads = await deps.store.deliverable(now, {
+      limit: free,
+      skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
+      laneLookaheadMs: lookaheadMs,
     });
-    return filling;
+    if (heads.length === 0) progressed();
+    for (const head of heads) {
+      const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
+        deliverOne(head, now),
+      ).then(
+        (outcome) => {
+          progressed();
+          if (outcome !== 'lost') counts[COUNTED[outcome]]++;
+          return outcome;
+        },
+        (error: unknown) => {
+          // The database failed while claiming or recording: the lease runs out and a later
+          // attempt, which will look for this one's post first, takes over after the backoff.
+          storeFailed(error, 'could not record a delivery attempt; it will be retried');
+          return 'lost' as const;
+        },
+      );
+      inFlight.set(head.lane, attempt);
+      void attempt.finally(() => {
+        inFlight.delete(head.lane);
+        wake();
+      });
+    }
+    return heads.length;
   }
 
   async function deliverOne(d: Deliverable, now: Date): Promise<AttemptOutcome> {
@@ -409,19 +448,31 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
         if (monotonic() - lastPauseCheck >= pauseCheckMs) await checkPause();
         await fill(deps.now(), counts);
       } catch (error) {
-        deps.logger.warn({ error: messageOf(error) }, 'could not read the outbox; trying again');
+        storeFailed(error, 'could not read the outbox; trying again after a pause');
       }
-      if (woken || !running) continue;
-      const pause = Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pause);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wakeUp = undefined;
+      if (!running) break;
+      // Backing off, only a stop cuts the wait short: a wake-up (an attempt that failed too, a
+      // new announcement) would have a store that keeps failing asked in a spin again.
+      if (storeFailures > 0) await idle(storeBackoffMs(storeFailures, random), () => !running);
+      // Woken: look again at once, but after the event loop has had its turn (better-sqlite3
+      // answers synchronously, so a loop of reads and claims would otherwise never yield).
+      else if (woken) await idle(0, () => true);
+      else
+        await idle(Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs), () => true);
     }
+  }
+
+  /** Waits `ms` on a timer; a wake-up ends the wait early when `wakeable()` says so. */
+  async function idle(ms: number, wakeable: () => boolean): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        if (!wakeable()) return;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wakeUp = undefined;
   }
 
   return {
@@ -430,6 +481,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       if (running) return;
       running = true;
       stopping = false;
+      lastProgress = monotonic();
       loop = run();
     },
     /** Something new is in the outbox: look now rather than at the next idle check. */
@@ -450,6 +502,14 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       await Promise.all([...inFlight.values()].filter((p) => !before.has(p)));
       return counts;
     },
+    /**
+     * How long since the background loop last got an answer from the store (read the outbox, or
+     * recorded an attempt's outcome), in ms: it grows only while delivery is stuck (the database
+     * away, or a bug). Liveness and a gauge read it.
+     */
+    sinceProgressMs(): number {
+      return running ? Math.max(0, monotonic() - lastProgress) : 0;
+    },
     /** Stops the background delivery and waits for attempts under way. */
     async stop(): Promise<void> {
       running = false;
@@ -461,15 +521,23 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     /**
      * Delivers everything deliverable at `now` (waiting out lane spacing and attempts under way in
      * this process) and returns what this call did. Announcements waiting for a retry later than
-     * `now` are left for later.
+     * `now` are left for later. It stops early when the store fails an attempt: the background
+     * loop tries again after its backoff.
      */
     async drain(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
       if (await checkPause()) return counts;
+      const errorsBefore = storeErrors;
       for (;;) {
         const started = await fill(now, counts);
         if (inFlight.size > 0) {
           await Promise.race(inFlight.values());
+          // The store failed an attempt (logged): what is left waits for the background loop,
+          // which backs off, instead of being claimed again at once.
+          if (storeErrors > errorsBefore) {
+            await Promise.all(inFlight.values());
+            return counts;
+          }
           continue;
         }
         if (started > 0) continue;
@@ -509,6 +577,11 @@ function emptyCounts(): DispatchCounts {
 function asAnnounceError(error: unknown): AnnounceError {
   if (error instanceof AnnounceError) return error;
   return new AnnounceError(messageOf(error), { retryable: true, uncertain: true, cause: error });
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function messageOf(error: unknown): string {

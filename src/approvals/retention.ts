@@ -75,7 +75,8 @@ export async function purgeExpired(
   now: Date,
   stopping: () => boolean = () => false,
 ): Promise<PurgeCounts | undefined> {
-  if (!(await store.claimJob(RETENTION_JOB, now, RETENTION_LEASE_MS))) return undefined;
+  let claim = await store.claimJob(RETENTION_JOB, now, RETENTION_LEASE_MS);
+  if (!claim) return undefined;
   const counts: PurgeCounts = {
     approvals: 0,
     announcements: 0,
@@ -90,22 +91,28 @@ export async function purgeExpired(
       const before = new Date(now.getTime() - options.retentionDays * 24 * 3_600_000);
       for (;;) {
         if (stopping()) {
-          await store.abandonJob(RETENTION_JOB);
+          await store.abandonJob(claim);
           return counts;
         }
         const batch = await store.deleteEndedApprovals(before, BATCH);
         counts.approvals += batch.approvals;
         counts.announcements += batch.announcements;
         if (batch.approvals < BATCH) break;
+        // Still ours? A run whose lease ran out (it was slow, or paused) stops here: another
+        // replica has taken the job over, and two purges would only race for the same rows.
+        const held = await store.holdJob(claim, RETENTION_LEASE_MS);
+        if (!held) return counts;
+        claim = held;
         // Let timers and requests in between batches.
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       counts.confirmations = await store.deleteSettledConfirmations(before);
     }
   } catch (error) {
-    await store.abandonJob(RETENTION_JOB).catch(() => undefined);
+    await store.abandonJob(claim).catch(() => undefined);
     throw error;
   }
-  await store.finishJob(RETENTION_JOB, now, RETENTION_PERIOD_MS);
+  // A run taken over meanwhile finishes nothing: the run that holds the job now does.
+  await store.finishJob(claim, now, RETENTION_PERIOD_MS);
   return counts;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Phase } from '../lifecycle.ts';
+import type { Liveness } from '../liveness.ts';
 import type { Metrics } from '../metrics.ts';
 import { createProbes } from '../probes.ts';
 import type { Route } from '../slack/receivers/http-receiver.ts';
@@ -26,6 +27,7 @@ export function createAdminRoutes(
     lastServiceOk: () => number | undefined;
     socketConnected: () => boolean;
     phase: () => Phase;
+    liveness: Liveness;
   },
 ): AdminRoutes {
   const probes = createProbes({
@@ -34,6 +36,7 @@ export function createAdminRoutes(
     lastServiceOk: deps.lastServiceOk,
     socketConnected: deps.socketConnected,
     phase: deps.phase,
+    liveness: deps.liveness,
   });
   const probeRoutes: Route[] = [
     { path: '/healthz', method: 'GET', handler: (_req, res) => probes.healthz(res) },

@@ -132,6 +132,10 @@ const RECORD_WITHIN_MS = 1000;
  * started is given back at once (another replica takes it at its next pass, not after a lease),
  * escalation lookups under way are abandoned, and the checks under way finish and record; the
  * pass returns after its last write, so the database may close then.
+ *
+ * A store error in one check ends the pass the same way: the other workers take nothing more and
+ * finish the check they have; what they checked is written, and the pass then fails with the
+ * error (the schedule logs it and tries again at a later tick).
  */
 export async function pollOnce(
   deps: PollDeps,
@@ -167,7 +171,12 @@ export async function pollOnce(
   // A hot pass claims at most its share, and only hot approvals.
   let leftToClaim = options.hotOnly?.atMost ?? Number.POSITIVE_INFINITY;
 
+  // The first store error of any worker: the pass ends there (the other workers take nothing
+  // more), and fails with it once every worker has finished what it had.
+  let broken: { error: unknown } | undefined;
+
   const mayClaim = () =>
+    !broken &&
     !exhausted &&
     leftToClaim > 0 &&
     !outage() &&
@@ -191,6 +200,7 @@ export async function pollOnce(
 
   async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
     for (;;) {
+      if (broken) return undefined;
       // The next batch is claimed while the last `concurrency` of this one are checked, so no
       // check waits for a claim's round trip (on Postgres it stalled every worker once a batch).
       if (queue.length <= options.concurrency && mayClaim()) void claimMore().catch(() => {});
@@ -466,21 +476,35 @@ export async function pollOnce(
       );
   }
 
+  // A pass is one unit: a worker that fails stops the others from taking more, and the pass
+  // settles only after its last worker (so the next tick never overlaps it, and a stop that
+  // waits for it may close the database then).
   const workers = Array.from({ length: options.concurrency }, async () => {
-    for (let item = await next(); item; item = await next()) {
-      const current = item;
-      await startLogContext({ djbh: current.approval.djbh }, () => check(current));
+    try {
+      for (let item = await next(); item; item = await next()) {
+        const current = item;
+        await startLogContext({ djbh: current.approval.djbh }, () => check(current));
+      }
+    } catch (error) {
+      broken ??= { error };
     }
   });
   await Promise.all(workers);
   // A claim made ahead that came back after the last check: its approvals go back at once, and
-  // the pass returns only after that write, as after every other.
+  // the pass returns only after that write, as after every other. After a store error a release
+  // may fail too: those approvals are due again once their claim's lease ends.
   await claiming?.catch(() => {});
   for (const left of queue.splice(0)) {
     counts.deferred++;
-    await deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
+    const released = deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
+    await (broken ? released.catch(() => {}) : released);
   }
-  await unchanged.flush();
+  // What the other workers checked is written (or, if that fails too, checked again once the
+  // claims run out).
+  await unchanged.flush().catch((error: unknown) => {
+    broken ??= { error };
+  });
+  if (broken) throw broken.error;
   return counts;
 }
 

@@ -27,16 +27,25 @@ export function startPollSchedule(
   return scheduleJob(
     options.cron,
     async (started, stop): Promise<PollCounts | undefined> => {
-      const counts = await pollOnce(deps, options, started, stop).then((counts) => {
-        // Quiet passes go to debug, so a log at info shows only passes that did something.
-        const busy = counts.checked + counts.failed + counts.deferred > 0;
-        const ms = Date.now() - started.getTime();
-        deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
-        options.onPass?.(ms);
-        return counts;
-      }, logFailure('poll pass failed'));
+      let failed: { error: unknown } | undefined;
+      const counts = await pollOnce(deps, options, started, stop).then(
+        (counts) => {
+          // Quiet passes go to debug, so a log at info shows only passes that did something.
+          const busy = counts.checked + counts.failed + counts.deferred > 0;
+          const ms = Date.now() - started.getTime();
+          deps.logger[busy ? 'info' : 'debug']({ ...counts, ms }, 'poll pass');
+          options.onPass?.(ms);
+          return counts;
+        },
+        (error: unknown) => {
+          failed = { error };
+          return undefined;
+        },
+      );
       if (!stop.aborted)
         await options.alongside?.(started).catch(logFailure('work alongside the poll pass failed'));
+      // A failed pass (the database away) is logged by the schedule, which backs off from it.
+      if (failed) throw failed.error;
       return counts;
     },
     { clock, logger: deps.logger, failedMessage: 'poll pass failed' },

@@ -7,11 +7,26 @@ export interface ScheduledJob<T> {
   stop(): Promise<void>;
 }
 
+// After failed runs in a row the ticks are skipped for 5 s, doubling to at most a minute,
+// jittered: a database that is away is asked a few times a minute by each job, not at every tick.
+const FAILED_BACKOFF_BASE_MS = 5000;
+const FAILED_BACKOFF_MAX_MS = 60_000;
+
+/** How long ticks are skipped after `failures` failed runs in a row: bounded, jittered (50–100 %). */
+export function failedRunBackoffMs(failures: number, random: () => number = Math.random): number {
+  const exponential = Math.min(
+    FAILED_BACKOFF_MAX_MS,
+    FAILED_BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1),
+  );
+  return Math.round(exponential * (0.5 + random() / 2));
+}
+
 /**
  * A job on a node-cron schedule that never overlaps itself: a tick while a run is going is
- * skipped. A failed run is logged at warn with `failedMessage` and answers undefined; the next
- * tick tries again. Each run gets the job's stop signal: aborted by stop(), it claims nothing new
- * and ends once what it has under way is done.
+ * skipped. A failed run is logged at warn with `failedMessage` and answers undefined; ticks are
+ * then skipped for a backoff (`backoffMs`, by default failedRunBackoffMs) that grows while runs
+ * keep failing, and the first tick after it tries again. Each run gets the job's stop signal:
+ * aborted by stop(), it claims nothing new and ends once what it has under way is done.
  */
 export function scheduleJob<T>(
   expression: string,
@@ -20,19 +35,38 @@ export function scheduleJob<T>(
     clock: () => Date;
     logger: { warn(obj: object, msg: string): void };
     failedMessage: string;
+    /** How long ticks are skipped after `failures` failed runs in a row. */
+    backoffMs?: (failures: number) => number;
   },
 ): ScheduledJob<T> {
+  const backoffMs = options.backoffMs ?? ((failures: number) => failedRunBackoffMs(failures));
   let running: Promise<T | undefined> | undefined;
+  let failures = 0;
+  let skipUntil = 0;
   const stopping = new AbortController();
   const runOnce = (now: Date) => {
     running ??= run(now, stopping.signal)
-      .catch((error: unknown) => {
-        options.logger.warn(
-          { error: error instanceof Error ? error.message : String(error) },
-          options.failedMessage,
-        );
-        return undefined;
-      })
+      .then(
+        (result) => {
+          failures = 0;
+          return result;
+        },
+        (error: unknown) => {
+          failures++;
+          const waitMs = backoffMs(failures);
+          skipUntil = performance.now() + waitMs;
+          options.logger.warn(
+            {
+              error: error instanceof Error ? error.message : String(error),
+              code: (error as { code?: unknown } | undefined)?.code,
+              failuresInARow: failures,
+              nextTryInMs: waitMs,
+            },
+            options.failedMessage,
+          );
+          return undefined;
+        },
+      )
       .finally(() => {
         running = undefined;
       });
@@ -43,7 +77,7 @@ export function scheduleJob<T>(
     // the slot's second by its own clock, so every replica's run of one tick has the same `now`,
     // and a poll pass's "checked at now already" holds across them (a fresh approval, due at
     // every tick, is checked once per tick by the fleet, not once per replica).
-    if (!running) void runOnce(wholeSecond(options.clock()));
+    if (!running && performance.now() >= skipUntil) void runOnce(wholeSecond(options.clock()));
   });
   return {
     runOnce,

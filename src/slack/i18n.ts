@@ -342,6 +342,8 @@ const en = {
     'The app is restarting right now, so nothing was started. Please submit again in a moment.',
   somethingWrong:
     'Something went wrong on our side; please try again. If it keeps happening, tell whoever runs this app.',
+  cannotStartNow:
+    'The app cannot start approvals right now: its database is not answering. Nothing was started; your text is kept below. Please submit again in a few minutes.',
   help: (linking: AccountLinking) =>
     [
       '*/approve* — open the form to start an approval (`/approve New laptop` fills in the title)',
@@ -696,6 +698,8 @@ const zh: Messages = {
     `:arrow_up: ${approver} 未回应 ${reminders} 次提醒，已上报其上级 ${leader}（仅此一次）。${sent > reminders ? `第 ${sent} 次提醒刚发出不久，不计在内。` : ''}`,
   appRestarting: '本应用正在重启，因此没有发起任何审批。请稍后再提交一次。',
   somethingWrong: '我们这边出了点问题，请重试。如果一直出现，请联系本应用的管理员。',
+  cannotStartNow:
+    '本应用暂时无法发起审批：它的数据库没有响应。审批未发起，你填写的内容已保留。请几分钟后再提交。',
   help: (linking) =>
     [
       '*/approve* — 打开表单发起审批（`/approve 新电脑` 会预填标题）',

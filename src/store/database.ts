@@ -194,6 +194,12 @@ function openPostgres(
     },
   });
   pool.on('error', (error) => options.onConnectionError?.(error));
+  // The pool listens for a client's 'error' only while the client is idle. One in use (checked
+  // out, between the statements of a transaction) whose connection dies (a failover,
+  // pg_terminate_backend, ECONNRESET) emitted it with nobody listening, and the process crashed.
+  // Here it needs no more: the statement under way, or the next one, fails with the error, and
+  // the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return {
     db: new Kysely<Database>({
       dialect: new PostgresDialect({

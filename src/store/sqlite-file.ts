@@ -79,6 +79,9 @@ function release(path: string): void {
   held.lock.close();
 }
 
+// SQLite's words when ROLLBACK finds the transaction already rolled back.
+const NO_TRANSACTION = /^cannot rollback - no transaction is active$/;
+
 export interface Patience {
   /** Give up (the query fails with SQLITE_BUSY) after waiting this long in all. */
   maxWaitMs: number;
@@ -125,8 +128,17 @@ class PatientDriver implements Driver {
     return this.inner.commitTransaction(connection);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  /**
+   * After some errors (a full disk, an I/O error) SQLite has rolled the transaction back itself;
+   * a ROLLBACK then fails with "no transaction is active", and Kysely would throw that in place
+   * of the error that says what happened (SQLITE_FULL: "database or disk is full").
+   */
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(connection);
+    } catch (error) {
+      if (!NO_TRANSACTION.test(error instanceof Error ? error.message : '')) throw error;
+    }
   }
 
   // Savepoints are statements on the connection, retried like any other.

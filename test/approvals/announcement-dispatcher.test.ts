@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createAnnouncementDispatcher,
   retryDelayMs,
+  storeBackoffMs,
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { AnnounceError, type Announcer } from '../../src/approvals/announcer.ts';
 import { createLanePacer } from '../../src/approvals/lane-pacer.ts';
@@ -166,6 +168,112 @@ describe('the announcement dispatcher', () => {
     }
   });
 
+  it('keeps delivering after one failed read of the outbox', async () => {
+    const posted: string[] = [];
+    let failures = 1;
+    const dispatcher = createAnnouncementDispatcher(
+      {
+        store: {
+          ...store,
+          async deliverable(...args) {
+            if (failures-- > 0) throw new Error('Connection terminated unexpectedly');
+            return store.deliverable(...args);
+          },
+        },
+        announcer: recording(posted),
+        logger: quiet,
+        now: () => new Date(),
+        random: () => 0,
+      },
+      { ...options, idleMs: 20 },
+    );
+    dispatcher.start();
+    try {
+      await vi.waitFor(() => expect(posted).toHaveLength(2), { timeout: 5000, interval: 20 });
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('keeps the event loop turning while the database reads but refuses writes, and resumes when it writes again', async () => {
+    const posted: string[] = [];
+    let claims = 0;
+    let timerFired = false;
+    const refusing = {
+      ...store,
+      async claimAnnouncement(...args: Parameters<typeof store.claimAnnouncement>) {
+        claims++;
+        // Without a backoff the loop would claim in a spin that never lets a timer fire: after
+        // this many, let it through so that the test fails instead of hanging.
+        if (claims > 200 && !timerFired) await new Promise((r) => setTimeout(r, 0));
+        return store.claimAnnouncement(...args);
+      },
+    };
+    const dispatcher = createAnnouncementDispatcher(
+      {
+        store: refusing,
+        announcer: recording(posted),
+        logger: quiet,
+        now: () => new Date(),
+        random: () => 0,
+      },
+      { ...options, idleMs: 20 },
+    );
+    // A full disk or a read-only file: reads answer, every write fails.
+    await sql`pragma query_only = 1`.execute(db.db);
+    dispatcher.start();
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      timerFired = true;
+      const claimsBeforeTheTimer = claims;
+      expect(claimsBeforeTheTimer).toBeGreaterThan(0);
+      expect(claimsBeforeTheTimer).toBeLessThan(10);
+      expect(posted).toEqual([]);
+      expect(dispatcher.sinceProgressMs()).toBeGreaterThanOrEqual(50);
+      await sql`pragma query_only = 0`.execute(db.db);
+      await vi.waitFor(() => expect(posted).toHaveLength(2), { timeout: 5000, interval: 20 });
+      expect(dispatcher.sinceProgressMs()).toBeLessThan(5000);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('ends a drain at a store error instead of claiming again in a spin', async () => {
+    let claims = 0;
+    const dispatcher = createAnnouncementDispatcher(
+      {
+        store: {
+          ...store,
+          async claimAnnouncement(...args: Parameters<typeof store.claimAnnouncement>) {
+            claims++;
+            return store.claimAnnouncement(...args);
+          },
+          // A spin would never end by itself: past this many claims the outbox looks empty, so
+          // that the test fails rather than hangs.
+          async deliverable(...args: Parameters<typeof store.deliverable>) {
+            return claims > 200 ? [] : store.deliverable(...args);
+          },
+        },
+        announcer: recording([]),
+        logger: quiet,
+        now: () => new Date(),
+      },
+      options,
+    );
+    await sql`pragma query_only = 1`.execute(db.db);
+    const counts = await dispatcher.drain();
+    await sql`pragma query_only = 0`.execute(db.db);
+    expect(counts.sent).toBe(0);
+    expect(claims).toBeLessThanOrEqual(options.concurrency);
+  });
+
+  it('backs off from store errors from half a second to at most 30 s, with jitter between half and all', () => {
+    expect(storeBackoffMs(1, () => 1)).toBe(500);
+    expect(storeBackoffMs(1, () => 0)).toBe(250);
+    expect(storeBackoffMs(3, () => 1)).toBe(2000);
+    expect(storeBackoffMs(100, () => 1)).toBe(30_000);
+  });
+
   it('backs off exponentially from 2 s to at most 10 minutes, with jitter between half and all', () => {
     expect(retryDelayMs(1, () => 1)).toBe(2000);
     expect(retryDelayMs(1, () => 0)).toBe(1000);
@@ -173,6 +281,17 @@ describe('the announcement dispatcher', () => {
     expect(retryDelayMs(30, () => 1)).toBe(600_000);
   });
 });
+
+function recording(posted: string[]): Announcer {
+  return {
+    async deliver(a) {
+      posted.push(a.id);
+      return { channel: 'C1', ts: `1.${posted.length}` };
+    },
+    findDelivered: async () => undefined,
+    checkCredentials: async () => 'ok',
+  };
+}
 
 describe('the lane pacer', () => {
   it('holds a lane for the interval after a post and for Retry-After after a 429', () => {

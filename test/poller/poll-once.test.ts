@@ -142,6 +142,73 @@ describe('pollOnce', () => {
     expect(later.checked).toBe(10);
   });
 
+  it('ends the pass at a store error in one worker: the others take nothing more, what they checked is written, and it settles after the last of them', async () => {
+    const now = new Date();
+    const [failing = '', ...others] = await open(10, now);
+    sim.decide(failing, 'agree');
+    sim.setFaults('approval-status', { latencyMs: 50 });
+    let settled = false;
+    const lateCalls: string[] = [];
+    const answered: string[] = [];
+    const watched = <T extends object>(target: T, name: string): T =>
+      new Proxy(target, {
+        get(object, key, receiver) {
+          const value = Reflect.get(object, key, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (settled) lateCalls.push(`${name}.${String(key)}`);
+            return value.apply(object, args);
+          };
+        },
+      });
+    const failingStore = watched(
+      {
+        ...store,
+        async recordDecision() {
+          // The database went away while the decision was being recorded.
+          throw Object.assign(new Error('Connection terminated unexpectedly'), {
+            code: 'ECONNRESET',
+          });
+        },
+      },
+      'store',
+    );
+    const countingService = watched(
+      {
+        getStatus: async (djbh: string) => {
+          const status = await service.getStatus(djbh);
+          answered.push(djbh);
+          return status;
+        },
+      },
+      'service',
+    );
+    const passing = pollOnce(
+      { store: failingStore, service: countingService, logger: quiet },
+      options,
+      now,
+    );
+    await expect(passing).rejects.toThrow('Connection terminated unexpectedly');
+    settled = true;
+    // The workers checking when the error came finish their checks before the pass settles …
+    const checkedBefore = answered.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lateCalls).toEqual([]);
+    expect(answered).toHaveLength(checkedBefore);
+    // … and take no more: at most the two other workers' checks under way went on.
+    expect(answered.length).toBeLessThan(10);
+    // What they checked was written: checked at `now`, next due later.
+    for (const djbh of answered.filter((d) => d !== failing)) {
+      const approval = await store.getApproval(djbh);
+      expect(approval?.lastCheckedAt?.getTime()).toBe(now.getTime());
+      expect(approval?.nextCheckAt.getTime()).toBeGreaterThan(now.getTime());
+    }
+    // The decision whose recording failed is not recorded: its claim runs out and the next pass
+    // after that sees it again.
+    expect((await store.getApproval(failing))?.decision).toBe('pending');
+    expect(others).toHaveLength(9);
+  });
+
   it('records each change once and announces it once, however many passes see it', async () => {
     const now = new Date();
     const [djbh = ''] = await open(1, now);

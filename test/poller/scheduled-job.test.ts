@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleJob } from '../../src/poller/scheduled-job.ts';
+import { failedRunBackoffMs, scheduleJob } from '../../src/poller/scheduled-job.ts';
 
 describe('a scheduled job', () => {
   it("runs each tick at its slot's whole second, whatever the replica's clock adds, so replicas of one tick share `now`", async () => {
@@ -18,5 +18,55 @@ describe('a scheduled job', () => {
     await expect.poll(() => seen.length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
     await Promise.all(jobs.map((job) => job.stop()));
     for (const now of seen) expect(now.getMilliseconds()).toBe(0);
+  });
+
+  it('skips ticks for a while after a failed run (the database away), and logs what failed and for how long it waits', async () => {
+    let failing = 0;
+    let ticks = 0;
+    const warnings: object[] = [];
+    const failingJob = scheduleJob(
+      '* * * * * *',
+      async () => {
+        failing++;
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      },
+      {
+        clock: () => new Date(),
+        logger: { warn: (obj) => warnings.push(obj) },
+        failedMessage: 'failed',
+        backoffMs: () => 60_000,
+      },
+    );
+    // A job on the same beat counts the ticks.
+    const beat = scheduleJob(
+      '* * * * * *',
+      async () => {
+        ticks++;
+      },
+      { clock: () => new Date(), logger: { warn() {} }, failedMessage: 'failed' },
+    );
+    try {
+      await expect.poll(() => failing, { timeout: 5000 }).toBe(1);
+      const ticksAtFailure = ticks;
+      await expect
+        .poll(() => ticks, { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(ticksAtFailure + 3);
+      expect(failing).toBe(1);
+      expect(warnings[0]).toMatchObject({
+        error: 'database or disk is full',
+        code: 'SQLITE_FULL',
+        failuresInARow: 1,
+        nextTryInMs: 60_000,
+      });
+    } finally {
+      await Promise.all([failingJob.stop(), beat.stop()]);
+    }
+  });
+
+  it('backs off from failed runs from 5 s to at most a minute, with jitter between half and all', () => {
+    expect(failedRunBackoffMs(1, () => 1)).toBe(5000);
+    expect(failedRunBackoffMs(1, () => 0)).toBe(2500);
+    expect(failedRunBackoffMs(3, () => 1)).toBe(20_000);
+    expect(failedRunBackoffMs(50, () => 1)).toBe(60_000);
   });
 });

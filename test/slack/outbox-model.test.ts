@@ -35,7 +35,10 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // a slow call while other replicas run, a hang while another replica takes over, a crash before or
 // after, a post Slack commits 15 or 40 s after the client gave up, a 429 whose Retry-After is a
 // month, or one of Slack's errors of each class), token outages of 30 hours, SIGTERMs that stop a
-// replica in the middle of a poll pass, and approvers whose Slack account is gone. The real store
+// replica in the middle of a poll pass, approvers whose Slack account is gone, and store faults:
+// any store call of a replica failing before it reaches the database or after it committed (the
+// answer lost with the connection), and the database refusing every write (a full disk, a
+// read-only file) or every call (a failover) for a while, for every replica. The real store
 // (SQLite, and Postgres when
 // TEST_POSTGRES_URL is set), the real poll pass, the real dispatcher and the real Slack announcer
 // with its real WebClient run against a model of the approval service and a model of Slack that
@@ -63,8 +66,12 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 // are at Slack at once across replicas, unless one of their attempts lost its lease; no two
 // replicas check one approval at once while both hold their claim; a poll pass whose claim another
 // pass has taken since records (and so announces) nothing; a poll pass told to stop claims and
-// checks nothing more, and writes nothing once it has returned (the database closes then). A failure prints fast-check's seed and
-// the shrunk schedule.
+// checks nothing more, and writes nothing once it has returned (the database closes then). After
+// store faults: a pass a fault ended is over, and once the faults stop every replica's delivery
+// and poll passes run again (no loop is left stopped: a delivery chain left rejected by one
+// failed read had a replica deliver nothing for good), and everything is delivered exactly once,
+// in order, within the bounded rounds of `settle`. A failure prints fast-check's seed and the
+// shrunk schedule.
 
 const T0 = Date.parse('2026-11-23T08:00:00Z');
 const MINUTE = 60_000;
@@ -157,7 +164,18 @@ type Op =
   /** Slack refuses the token for 30 hours (a replica's delivery pass meets it first), then accepts it. */
   | { op: 'long-outage'; replica: number }
   /** A poll pass of this replica is stopped (SIGTERM) at its first status check; the replica then exits. */
-  | { op: 'stop-poll'; replica: number };
+  | { op: 'stop-poll'; replica: number }
+  /**
+   * The replica's store call after the next `skip` ones fails: before it reaches the database
+   * (nothing committed), or after it committed (the answer lost with the connection).
+   */
+  | { op: 'store-fault'; replica: number; after: boolean; skip: number }
+  /**
+   * From now on the database refuses every write (a full disk, a read-only file) or every call
+   * (a failover, the database away), for every replica, until `db-back` or the faults stop.
+   */
+  | { op: 'db-outage'; refuses: 'writes' | 'everything' }
+  | { op: 'db-back' };
 
 interface Schedule {
   approvals: number;
@@ -265,6 +283,19 @@ const opArb = (approvals: number, replicas: number): fc.Arbitrary<Op> => {
     { weight: 1, arbitrary: fc.constant({ op: 'restore' as const }) },
     { weight: 1, arbitrary: replica.map((r) => ({ op: 'long-outage' as const, replica: r })) },
     { weight: 1, arbitrary: replica.map((r) => ({ op: 'stop-poll' as const, replica: r })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ replica, after: fc.boolean(), skip: fc.integer({ min: 0, max: 3 }) })
+        .map((o) => ({ op: 'store-fault' as const, ...o })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('writes' as const, 'everything' as const)
+        .map((refuses) => ({ op: 'db-outage' as const, refuses })),
+    },
+    { weight: 1, arbitrary: fc.constant({ op: 'db-back' as const }) },
   );
 };
 
@@ -299,6 +330,15 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc
   );
 
 const never = () => new Promise<never>(() => {});
+
+/** A store call the schedule made fail (the database away, refusing writes, or a lost answer). */
+class StoreFault extends Error {
+  readonly code: string;
+  constructor(code: string, call: string) {
+    super(`store fault ${code} at ${call}`);
+    this.code = code;
+  }
+}
 const silent: Logger = {
   debug() {},
   info() {},
@@ -434,6 +474,8 @@ interface Replica {
   claims: Map<string, CheckClaim>;
   /** Crash at the next write to the store, before or after it is made. */
   crashAtStore: { after: boolean } | undefined;
+  /** A store call fails (after `skip` more), before it reaches the database or after it committed. */
+  storeFault: { after: boolean; skip: number } | undefined;
   /** How far this replica's clock is off: its poll passes and its dispatcher read it. */
   skew: number;
   /** A poll pass told to stop: aborted at its first status check, then watched (StopWatch). */
@@ -510,6 +552,8 @@ class World {
     now: () => this.t,
   });
   readonly replicas: Replica[] = [];
+  /** The database refuses writes, or everything, for every replica (db-outage until db-back). */
+  dbOutage: 'writes' | 'everything' | undefined;
   /** What the approval service says of each approval (the approver decides there). */
   readonly service = new Map<string, ApprovalStatus>();
   readonly lanes = new LaneWatch();
@@ -559,7 +603,11 @@ class World {
     this.outcomes = { posts: [], edits: [], searches: [], others: [] };
     this.checks = [];
     this.revoked = false;
-    for (const r of this.replicas) r.crashAtStore = undefined;
+    for (const r of this.replicas) {
+      r.crashAtStore = undefined;
+      r.storeFault = undefined;
+    }
+    this.dbOutage = undefined;
   }
 
   startReplica(skew: number): Replica {
@@ -574,6 +622,7 @@ class World {
         kill();
       },
       crashAtStore: undefined,
+      storeFault: undefined,
       skew,
       stopping: undefined,
       closed: false,
@@ -698,11 +747,20 @@ class World {
             replica.kill();
             return never();
           }
+          const outage = world.dbOutage;
+          if (outage === 'everything' || (outage === 'writes' && writes.has(key)))
+            throw new StoreFault(outage === 'writes' ? 'SQLITE_READONLY' : 'ECONNREFUSED', key);
+          const fault = replica.storeFault?.skip === 0 ? replica.storeFault : undefined;
+          if (replica.storeFault) replica.storeFault.skip--;
+          if (fault) replica.storeFault = undefined;
+          if (fault && !fault.after) throw new StoreFault('ECONNRESET', key);
           const result = await original.apply(target, args);
           if (writes.has(key)) await world.noteRecorded();
           observe(key, args, result);
           if (crash) replica.kill();
           if (!replica.alive) return never();
+          // Committed, and the answer lost with the connection.
+          if (fault) throw new StoreFault('ECONNRESET', `${key} (after it committed)`);
           return result;
         };
       },
@@ -907,7 +965,10 @@ class World {
     }
   }
 
-  /** One poll pass, on the replica's own (skewed) clock, read once when the pass starts. */
+  /**
+   * One poll pass, on the replica's own (skewed) clock, read once when the pass starts. A pass
+   * that a store fault ended is over (the schedule tries again at its next tick).
+   */
   async poll(replica: Replica): Promise<void> {
     await Promise.race([
       pollOnce(
@@ -915,19 +976,26 @@ class World {
         POLL_OPTIONS,
         // The replica's own clock, read once when the pass starts, as in production.
         new Date(this.t + replica.skew),
-      ),
+      ).catch((error: unknown) => this.storeFaultOnly(error, 'poll pass')),
       replica.dead,
     ]);
   }
 
+  /** One delivery pass; one that a store fault ended is over (the loop backs off and tries again). */
   async pass(replica: Replica): Promise<void> {
     await Promise.race([
       (async () => {
         await replica.dispatcher.checkPause();
         await replica.dispatcher.pass();
-      })(),
+      })().catch((error: unknown) => this.storeFaultOnly(error, 'delivery pass')),
       replica.dead,
     ]);
+  }
+
+  /** A store fault ends a pass and is traced; anything else is the case's failure. */
+  storeFaultOnly(error: unknown, what: string): void {
+    if (!(error instanceof StoreFault)) throw error;
+    this.trace.push(`${what} ended by ${error.message}`);
   }
 
   async expireLeases(): Promise<void> {
@@ -992,7 +1060,7 @@ class World {
         POLL_OPTIONS,
         new Date(this.t),
         controller.signal,
-      ),
+      ).catch((error: unknown) => this.storeFaultOnly(error, 'stopped poll pass')),
       replica.dead,
     ]);
     if (!replica.alive) return;
@@ -1132,6 +1200,17 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
         world.revoked = false;
         break;
       }
+      case 'store-fault': {
+        const replica = world.replicas[op.replica];
+        if (replica) replica.storeFault = { after: op.after, skip: op.skip };
+        break;
+      }
+      case 'db-outage':
+        world.dbOutage = op.refuses;
+        break;
+      case 'db-back':
+        world.dbOutage = undefined;
+        break;
       case 'stop-poll': {
         const replica = world.replicas[op.replica];
         if (replica?.alive) await world.stopPoll(replica);
@@ -1167,6 +1246,22 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
   world.t += 20 * MINUTE;
   await store.redriveAnnouncements(now());
   await settle(world);
+  // No loop is left stopped by a fault: every replica's delivery and poll pass still run (a
+  // delivery chain left rejected by one failed read failed every pass after it).
+  for (const [i, r] of world.replicas.entries()) {
+    const alive = async (what: string, run: () => Promise<unknown>) =>
+      expect(
+        await run().then(
+          () => 'runs',
+          (error: unknown) => `fails: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+        `replica ${i}'s ${what} after the faults stopped${`\n${world.trace.join('\n')}`}`,
+      ).toBe('runs');
+    await alive('delivery pass', () => r.dispatcher.pass(now()));
+    await alive('poll pass', () =>
+      pollOnce({ store: r.store, service: r.service, logger: quiet }, POLL_OPTIONS, now()),
+    );
+  }
 
   const rows = await handle.db.selectFrom('announcements').selectAll().execute();
   const visible = new Map<string, number>();

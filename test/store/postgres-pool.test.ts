@@ -34,6 +34,25 @@ describe.skipIf(skipReason)(
       await expect(sql`select pg_sleep(2)`.execute(handle.db)).rejects.toThrow(/statement timeout/);
     });
 
+    it('survives its connection being killed while in use, and answers with a new one', async () => {
+      const killer = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+      await killer.connect();
+      try {
+        const inTransaction = handle.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          // Killed between two statements: the client is checked out, with no query under way.
+          await killer.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+          await new Promise((r) => setTimeout(r, 200));
+          await sql`select 1`.execute(trx);
+        });
+        await expect(inTransaction).rejects.toThrow();
+        const { rows } = await sql<{ one: number }>`select 1 as one`.execute(handle.db);
+        expect(rows[0]?.one).toBe(1);
+      } finally {
+        await killer.end();
+      }
+    });
+
     it('counts queries waiting for one of its connections', async () => {
       const slow = [1, 2, 3, 4].map(() => sql`select pg_sleep(0.2)`.execute(handle.db));
       await new Promise((r) => setTimeout(r, 50));

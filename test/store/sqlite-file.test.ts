@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWebApiServer } from '../../src/sandbox/web-api-server.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
@@ -60,6 +61,29 @@ describe('the SQLite file', () => {
       expect(await store.getApproval('LOCKEDxxxxxx')).toBeDefined();
       // … and the wait never held the event loop (SQLite's own busy wait blocked it throughout).
       expect(longest).toBeLessThan(500);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('says the disk is full when a transaction fills it, not that there was no transaction to roll back', async () => {
+    const database = await openDatabase(join(dir, 'approvals.db'));
+    try {
+      const store = createApprovalStores(database.db, database.dialect);
+      // The file may grow no further: as a full disk, for SQLite.
+      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(database.db);
+      await sql.raw(`pragma max_page_count = ${rows[0]?.page_count}`).execute(database.db);
+      const writes = Array.from({ length: 50 }, (_, i) =>
+        sampleApproval(`FULL${String(i).padStart(8, 'x')}`, { title: 'x'.repeat(2000) }),
+      );
+      const failed = await (async () => {
+        for (const approval of writes) await store.createApproval(approval, new Date());
+      })().then(
+        () => undefined,
+        (error: unknown) => error as { code?: string; message: string },
+      );
+      expect(failed?.code).toBe('SQLITE_FULL');
+      expect(failed?.message).toBe('database or disk is full');
     } finally {
       await database.close();
     }

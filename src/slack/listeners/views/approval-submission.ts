@@ -222,20 +222,23 @@ export function approvalSubmission(deps: Deps) {
     }
     const { t, requester, approver, prepared, usedTemplate, left } = checked;
     const postIn = left ? body.user.id : channelId;
+    // Acknowledged before the replay guard's write: a database that is slow or away (a lock held,
+    // a failover, a full disk) must not hold Slack's 3 s.
+    if (!acked) {
+      await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
+      acked = true;
+    } else await show(buildMessageModal([t.submitting], t));
     // Taken only now that the submission is accepted; a replay reaching any replica stops here.
     const taken = await deps.submissions.take(view.id, deps.now()).catch((error: unknown) => {
-      deps.logger.warn({ error: describe(error), view: view.id }, 'replay guard unavailable');
+      deps.logger.warn(
+        { error: describe(error), code: (error as { code?: unknown })?.code, view: view.id },
+        'replay guard unavailable (the database): nothing started',
+      );
       return undefined;
     });
-    if (taken === undefined) return keepForm(t.somethingWrong);
-    if (!taken) {
-      if (!acked)
-        await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
-      return;
-    }
-    if (!acked)
-      await ack({ response_action: 'update', view: buildMessageModal([t.submitting], t) });
-    else await show(buildMessageModal([t.submitting], t));
+    // The database is away: nothing is started (it could not be recorded), the form comes back.
+    if (taken === undefined) return keepForm(t.cannotStartNow);
+    if (!taken) return;
 
     // After the ack nothing may throw unseen: every outcome ends in a modal the person can read.
     let djbh: string;
