@@ -17,8 +17,9 @@ import { startHarness, waitFor } from './helpers/harness.ts';
 const root = new URL('..', import.meta.url).pathname;
 const exec = promisify(execFile);
 const IMAGE = 'localhost/slack-approvals:test';
-// Named for the Node that runs the tests, so a newer Node makes a new base, not a stale one.
-const BASE = `localhost/slack-approvals-node-base:${process.version}`;
+// Named for the Debian suite and the Node that runs the tests, so a newer one of either makes a new
+// base, not a stale one.
+const BASE = `localhost/slack-approvals-node-base:trixie-${process.version}`;
 
 const which = (command: string) =>
   spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim();
