@@ -78,6 +78,10 @@ describe.skipIf(skipReason)(
         },
       ];
       expect(config.Config.User).toBe('1000:1000');
+      // Debian's stable, as the official node:26-trixie-slim the Dockerfile names by default.
+      expect(readFileSync(join(mounted, 'etc/os-release'), 'utf8')).toContain(
+        'VERSION_CODENAME=trixie',
+      );
       expect(config.Config.Cmd).toEqual(['node', '--max-semi-space-size=8', 'dist/main.js']);
       // Probes and metrics on the admin port, off the port Slack reaches; the check asks there.
       expect(config.Config.Env).toEqual(
