@@ -61,7 +61,7 @@ describe('emoji as Slack writes them', () => {
       // Typed with or without the emoji presentation selector, as keyboards differ.
       expect(adaptText(variant.unicode.replaceAll('\uFE0F', '')).text).toBe(text);
     }
-    // The whole set, not a sample: every astral emoji of Unicode 16 with a Slack name.
+    // The whole set, not a sample: every emoji outside the BMP that Slack has a name for.
     expect(named).toBeGreaterThan(3_700);
   });
 
