@@ -1,7 +1,8 @@
 # The production image: compiled app and production dependencies only, run as a non-root user.
 #   podman build -t slack-approvals .          (or docker build)
-#   BASE_IMAGE: any image with Node 22 or 24 (the default is the official Node 24 LTS slim one).
-ARG BASE_IMAGE=docker.io/library/node:24-bookworm-slim
+#   BASE_IMAGE: any image with Node 24 or 26 (the default is the official Node 26 LTS slim one, on
+#   Debian trixie).
+ARG BASE_IMAGE=docker.io/library/node:26-trixie-slim
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app

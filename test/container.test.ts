@@ -17,8 +17,9 @@ import { startHarness, waitFor } from './helpers/harness.ts';
 const root = new URL('..', import.meta.url).pathname;
 const exec = promisify(execFile);
 const IMAGE = 'localhost/slack-approvals:test';
-// Named for the Node that runs the tests, so a newer Node makes a new base, not a stale one.
-const BASE = `localhost/slack-approvals-node-base:${process.version}`;
+// Named for the Debian suite and the Node that runs the tests, so a newer one of either makes a new
+// base, not a stale one.
+const BASE = `localhost/slack-approvals-node-base:trixie-${process.version}`;
 
 const which = (command: string) =>
   spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim();
@@ -77,6 +78,10 @@ describe.skipIf(skipReason)(
         },
       ];
       expect(config.Config.User).toBe('1000:1000');
+      // Debian's stable, as the official node:26-trixie-slim the Dockerfile names by default.
+      expect(readFileSync(join(mounted, 'etc/os-release'), 'utf8')).toContain(
+        'VERSION_CODENAME=trixie',
+      );
       expect(config.Config.Cmd).toEqual(['node', '--max-semi-space-size=8', 'dist/main.js']);
       // Probes and metrics on the admin port, off the port Slack reaches; the check asks there.
       expect(config.Config.Env).toEqual(

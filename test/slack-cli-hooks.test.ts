@@ -1,5 +1,6 @@
 import { exec as execCallback } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +17,7 @@ import { startSocketModeServer } from './helpers/socket-mode-server.ts';
 
 // `slack run`: the Slack CLI runs the hooks of .slack/hooks.json, each as a shell command in the
 // project's folder, and reads what they print. The CLI itself needs a Slack account, so this runs
-// the hooks as it would: get-hooks, get-manifest (plain and in the message-boundaries protocol),
+// the hooks as it would: get-hooks, get-manifest (in each protocol get-hooks declares, and the default),
 // and start with the tokens the CLI hands over, against the Socket Mode stand-in.
 
 const root = new URL('..', import.meta.url).pathname;
@@ -50,15 +51,44 @@ describe('the Slack CLI hooks', () => {
     expect(hook('start')).toContain('scripts/slack-cli-start.mjs');
   });
 
-  it('get-manifest prints manifest.yml as JSON, plain and between the boundaries the CLI asked for', async () => {
-    const plain = await exec(hook('get-manifest'), { cwd: root });
-    expect(JSON.parse(plain.stdout)).toEqual(manifest);
-    const bounded = await exec(
-      `${hook('get-manifest')} --protocol=message-boundaries --boundary=b0undary`,
-      { cwd: root },
-    );
-    const between = /^b0undary(.*)b0undary$/m.exec(bounded.stdout)?.[1];
-    expect(JSON.parse(between ?? 'null')).toEqual(manifest);
+  it('get-manifest prints manifest.yml as JSON in each protocol get-hooks declares, as the CLI negotiates it', async () => {
+    const sdk = JSON.parse((await exec(hook('get-hooks'), { cwd: root })).stdout) as {
+      config: { 'protocol-version': string[] };
+    };
+    // The CLI picks a protocol both sides know, and falls back to the default one.
+    for (const protocol of [...sdk.config['protocol-version'], 'default']) {
+      if (protocol === 'default') {
+        const plain = await exec(hook('get-manifest'), { cwd: root });
+        expect(JSON.parse(plain.stdout)).toEqual(manifest);
+        continue;
+      }
+      // The only other protocol the CLI knows: a fresh boundary each run, the answer between two.
+      expect(protocol).toBe('message-boundaries');
+      const boundary = `b${randomBytes(8).toString('hex')}`;
+      const bounded = await exec(
+        `${hook('get-manifest')} --protocol=${protocol} --boundary=${boundary}`,
+        { cwd: root },
+      );
+      const between = new RegExp(`${boundary}(.*)${boundary}`, 's').exec(bounded.stdout)?.[1];
+      expect(JSON.parse(between ?? 'null')).toEqual(manifest);
+      // A boundary missing is the CLI's mistake, said on stderr with a failing exit.
+      const unbounded = await exec(`${hook('get-manifest')} --protocol=${protocol}`, {
+        cwd: root,
+      }).catch((error: { code: number; stderr: string }) => error);
+      expect(unbounded).toMatchObject({ code: 1 });
+    }
+  });
+
+  it('uses @slack/cli-hooks through its documented commands only, never a module of its own', () => {
+    const scripts = readdirSync(join(root, 'scripts')).filter((f) => /\.[cm]?[jt]s$/.test(f));
+    for (const script of scripts) {
+      const text = readFileSync(join(root, 'scripts', script), 'utf8');
+      expect(text, script).not.toMatch(/from\s+['"]@slack\/cli-hooks/);
+    }
+    for (const command of Object.values(hooks))
+      expect(command).toMatch(
+        /^(node scripts\/[\w-]+\.mjs|npx .* -p @slack\/cli-hooks slack-cli-[\w-]+)$/,
+      );
   });
 
   it('start runs the app over Socket Mode with the tokens the CLI hands over', async () => {

@@ -1,11 +1,12 @@
-import { which as emojiName } from 'node-emoji';
+import { slackEmojiText } from './slack-emoji.ts';
 
 /**
  * The approval service writes values straight into MySQL's 3-byte `utf8` columns and refuses
  * ASCII single quotes, so text typed in Slack has to be adapted before it is sent.
  * Our choices, so that nothing the person wrote silently disappears:
  * - `'` becomes `’` (U+2019), which reads the same;
- * - an emoji becomes its `:short_name:`, as Slack itself writes it;
+ * - an emoji becomes its `:short_name:` (with its skin tone), as Slack itself writes it
+ *   (slack-emoji.ts);
  * - any other character outside the Basic Multilingual Plane (rare CJK, maths letters) becomes `□`,
  *   and so does half a surrogate pair (the service's JSON parser refuses the whole body for one);
  * - over-long text is refused, never cut.
@@ -57,9 +58,9 @@ export function adaptText(input: string): AdaptedText {
         out += segment;
         continue;
       }
-      const name = emojiName(segment);
+      const name = slackEmojiText(segment);
       if (name) {
-        out += `:${name}:`;
+        out += name;
         changes.add('emoji');
       } else {
         out += REPLACEMENT;

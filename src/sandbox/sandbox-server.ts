@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { search } from 'node-emoji';
+import { emojiBySlackName } from '../approvals/slack-emoji.ts';
 import { readBody } from '../simulator/http-replies.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import { CALLBACK } from '../slack/ids.ts';
@@ -40,7 +40,7 @@ export function createSandboxRoutes(deps: {
     svg: 'image/svg+xml',
   };
   // Slack's emoji names (the same data the app writes emoji with), for the page to draw them.
-  const emoji = JSON.stringify(Object.fromEntries(search('').map((e) => [e.name, e.emoji])));
+  const emoji = JSON.stringify(emojiBySlackName());
 
   function json(res: ServerResponse, status: number, body: unknown): void {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });

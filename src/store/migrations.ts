@@ -1,11 +1,5 @@
-import {
-  type Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  PostgresAdapter,
-  sql,
-} from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 
 // Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
 // Types are portable between SQLite and Postgres (text, integer, bigint).

@@ -84,5 +84,7 @@ export function withPreparedStatements(
       return wrapper;
     },
     end: () => pool.end(),
+    // What Kysely opens a connection with to cancel a query: the pool's own settings.
+    options: pool.options,
   };
 }

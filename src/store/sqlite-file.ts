@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
+  type AbortableOperationOptions,
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
@@ -164,11 +165,14 @@ class PatientConnection implements DatabaseConnection {
     private readonly patience: Patience,
   ) {}
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  async executeQuery<R>(
+    query: CompiledQuery,
+    options?: AbortableOperationOptions,
+  ): Promise<QueryResult<R>> {
     const started = Date.now();
     for (let wait = 1; ; wait = Math.min(50, wait * 2)) {
       try {
-        return await this.inner.executeQuery<R>(query);
+        return await this.inner.executeQuery<R>(query, options);
       } catch (error) {
         const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY';
         if (!busy || Date.now() - started + wait > this.patience.maxWaitMs) throw error;
@@ -177,8 +181,12 @@ class PatientConnection implements DatabaseConnection {
     }
   }
 
-  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    return this.inner.streamQuery<R>(query, chunkSize);
+  streamQuery<R>(
+    query: CompiledQuery,
+    chunkSize: number,
+    options?: AbortableOperationOptions,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize, options);
   }
 }
 

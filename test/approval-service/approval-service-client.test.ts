@@ -79,7 +79,7 @@ describe('starting an approval', () => {
     const { djbh } = await client().startApproval(prepared.input);
     expect(sim.approvals().find((a) => a.djbh === djbh)).toMatchObject({
       title: 'Li’s 扩容 :rocket:',
-      note: 'path C:\\data\\ :+1:',
+      note: 'path C:\\data\\ :+1::skin-tone-4:',
     });
   });
 

@@ -14,9 +14,9 @@ describe('adaptText', () => {
     expect(adaptText("it's Li's")).toEqual({ text: 'it’s Li’s', changes: ['quote'] });
   });
 
-  it('writes emoji as their short names, skin tones and families included', () => {
+  it('writes emoji as Slack names them, skin tones and families included', () => {
     expect(adaptText('ship it 🚀👍🏽 👨‍👩‍👧')).toEqual({
-      text: 'ship it :rocket::+1: :family_man_woman_girl:',
+      text: 'ship it :rocket::+1::skin-tone-4: :man-woman-girl:',
       changes: ['emoji'],
     });
   });

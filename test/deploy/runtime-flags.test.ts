@@ -15,3 +15,29 @@ describe("the app's Node settings", () => {
     expect(nodeFlags(cmd ?? '')).toEqual(nodeFlags(start));
   });
 });
+
+describe('the Node the project names', () => {
+  const read = (file: string) => readFileSync(file, 'utf8');
+  const major = read('.nvmrc').trim();
+  const pkg = JSON.parse(read('package.json')) as {
+    engines: { node: string };
+    devDependencies: Record<string, string>;
+  };
+
+  it('is one LTS line everywhere: .nvmrc, the image’s base, @types/node and the docs', () => {
+    expect(major).toMatch(/^\d+$/);
+    expect(read('Dockerfile')).toContain(
+      `ARG BASE_IMAGE=docker.io/library/node:${major}-trixie-slim`,
+    );
+    expect(pkg.devDependencies['@types/node']).toMatch(new RegExp(`^\\^${major}\\.`));
+    for (const doc of ['README.md', 'docs/developing.md'])
+      expect(read(doc), doc).toContain(`Node ${major} (the active LTS;`);
+    expect(read('docs/deploying.md')).toContain(`\`.nvmrc\` names ${major}`);
+  });
+
+  it('allows the line it names, and the older one still tested', () => {
+    const lowest = Number(pkg.engines.node.match(/^>=(\d+)$/)?.[1]);
+    expect(lowest).toBeLessThanOrEqual(Number(major));
+    expect(read('docs/deploying.md')).toContain(`\`engines\` says \`>=${lowest}\``);
+  });
+});

@@ -28,6 +28,9 @@ export interface SlackHttpReceiverOptions {
 const BODY_LIMIT = 1 << 20;
 // The most an unsigned body is read: the ssl_check probe is a few dozen bytes (isSslCheckProbe).
 const SSL_CHECK_LIMIT = 512;
+// How far past its limit a body is still read (and dropped) so that its sender gets the refusal:
+// up to 16 MiB signed, 8 KiB unsigned; a sender past that gets its connection cut.
+const DRAIN_FACTOR = 16;
 
 /** Whether an unsigned request's headers leave room for the ssl_check probe: a short form. */
 function couldBeSslCheck(req: IncomingMessage, contentType: string): boolean {
@@ -45,6 +48,8 @@ function couldBeSslCheck(req: IncomingMessage, contentType: string): boolean {
  * - an unsigned request that cannot be the `ssl_check` probe (not a form, or over 512 bytes) is
  *   answered 401 before its body is read;
  * - the exact unsigned `ssl_check` probe is answered 200, nothing in it read or logged;
+ * - a body past its limit (1 MiB signed, 512 bytes unsigned) is read to its end and dropped, then
+ *   answered 413 (or 401) and its connection closed (readBody);
  * - everything else is verified (signature and age, with Bolt's verifySlackRequest): 401;
  * - the body is parsed and checked against what the listeners read (400, one line at warn);
  *   url_verification and signed probes are answered here;
@@ -102,8 +107,8 @@ export class SlackHttpReceiver implements Receiver {
     const raw = await readBody(req, signed ? BODY_LIMIT : SSL_CHECK_LIMIT);
     if (raw === undefined)
       return signed
-        ? this.refuse(res, 413, 'the body is larger than 1 MiB')
-        : this.refuse(res, 401, 'signature refused: no signature headers');
+        ? this.refuse(res, 413, 'the body is larger than 1 MiB', { connection: 'close' })
+        : this.refuse(res, 401, 'signature refused: no signature headers', { connection: 'close' });
     if (!signed && isSslCheckProbe(raw, contentType)) {
       this.options.logger.debug('ssl_check answered');
       return send(res, 200);
@@ -146,15 +151,25 @@ export class SlackHttpReceiver implements Receiver {
     }
   }
 
-  private refuse(res: ServerResponse, status: number, reason: string): void {
+  private refuse(
+    res: ServerResponse,
+    status: number,
+    reason: string,
+    headers: Record<string, string> = {},
+  ): void {
     this.options.logger.warn({ status, reason }, 'slack request refused');
-    send(res, status);
+    send(res, status, undefined, headers);
   }
 }
 
-function send(res: ServerResponse, status: number, payload?: unknown): void {
-  if (res.headersSent) return;
-  if (payload === undefined || payload === '') return void res.writeHead(status).end();
+function send(
+  res: ServerResponse,
+  status: number,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  if (payload === undefined || payload === '') return void res.writeHead(status, headers).end();
   if (typeof payload === 'string')
     return void res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(payload);
   res
@@ -162,14 +177,21 @@ function send(res: ServerResponse, status: number, payload?: unknown): void {
     .end(JSON.stringify(payload));
 }
 
-/** The body as text, or undefined past `limit` bytes. */
+/**
+ * The body as text, or undefined past `limit` bytes. A body past the limit is still read to its
+ * end, and dropped, before the caller answers and closes: leaving the request's iterator early
+ * destroys it, and a socket closed with the sender's bytes unread is reset, so a sender still
+ * writing saw EPIPE or ECONNRESET instead of the 413. Only a body past DRAIN_FACTOR times the limit
+ * is cut off there, unanswered.
+ */
 async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+    else if (size > limit * DRAIN_FACTOR) break;
+    else chunks = [];
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return size > limit ? undefined : Buffer.concat(chunks).toString('utf8');
 }
