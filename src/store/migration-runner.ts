@@ -72,12 +72,7 @@ export async function runPendingMigrations(
 ): Promise<string[]> {
   return db.connection().execute(async (conn) => {
     const postgres = isPostgres(conn);
-    if (postgres)
-      // Waits for a migration under way elsewhere (Kysely's Migrator waits up to an hour, too).
-      await sql`with set_timeout as (select set_config('lock_timeout', '3600000', true))
-        select pg_advisory_lock(${sql.lit(KYSELY_MIGRATION_LOCK_ID)}) from set_timeout`.execute(
-        conn,
-      );
+    if (postgres) await takeMigrationLock(conn);
     try {
       await ensureBookkeeping(conn);
       const done = new Set(
@@ -101,6 +96,24 @@ export async function runPendingMigrations(
         await sql`select pg_advisory_unlock(${sql.lit(KYSELY_MIGRATION_LOCK_ID)})`.execute(conn);
     }
   });
+}
+
+/**
+ * Waits for a migration under way elsewhere (up to an hour, as Kysely's Migrator does) by asking
+ * again and again, never by waiting inside one statement: a waiting statement holds a snapshot,
+ * and the other's CREATE INDEX CONCURRENTLY waits for every older snapshot to end (a deadlock).
+ */
+async function takeMigrationLock(conn: Kysely<unknown>): Promise<void> {
+  const giveUpAt = Date.now() + 3_600_000;
+  for (;;) {
+    const taken = await sql<{
+      taken: boolean;
+    }>`select pg_try_advisory_lock(${sql.lit(KYSELY_MIGRATION_LOCK_ID)}) as taken`.execute(conn);
+    if (taken.rows[0]?.taken) return;
+    if (Date.now() > giveUpAt)
+      throw new Error('another migration has held the migration lock for an hour');
+    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+  }
 }
 
 async function runOne(

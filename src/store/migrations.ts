@@ -651,8 +651,11 @@ const LOWER_LOGIN_INDEXES: Array<[string, string]> = [
   ],
 ];
 
-/** Approvals numbered per transaction by 020 (some 4 announcements each): tens of milliseconds. */
-const NUMBERING_BATCH = 1_000;
+/**
+ * Approvals numbered per transaction by 020 (some 4 announcements each): a request of the previous
+ * release that needs one of their rows waits for at most one batch, some tens of milliseconds.
+ */
+const NUMBERING_BATCH = 250;
 
 /**
  * 020's numbering of the approvals in `(after, upTo]` (their rows locked by the caller) that still

@@ -87,6 +87,28 @@ describe.skipIf(postgres.skipReason)(
       expect(answers.filter((a) => a.ms >= ANSWERED_WITHIN_MS)).toEqual([]);
       // It really ran throughout: requests of every kind were answered while it was under way.
       expect(answers.length).toBeGreaterThanOrEqual(release.steps.length);
+      // What it recorded meanwhile is numbered after what was there, with no number twice.
+      const numbering = await previous.query<{ unnumbered: string; twice: string; behind: string }>(
+        `select (select count(*) from announcements where seq is null) as unnumbered,
+           (select count(*) from (select djbh, seq from announcements group by djbh, seq
+              having count(*) > 1) d) as twice,
+           (select count(*) from tracked_approvals t where announcements_recorded <>
+              (select coalesce(max(seq), 0) from announcements a where a.djbh = t.djbh)) as behind`,
+      );
+      expect(numbering.rows[0]).toEqual({ unnumbered: '0', twice: '0', behind: '0' });
+      const reminders = await previous.query<{ id: string; seq: string }>(
+        'select id, seq from announcements where djbh = any($1) order by djbh, seq',
+        [release.remindedApprovals],
+      );
+      expect(reminders.rows.length).toBe(release.remindedApprovals.length * 5);
+      for (const [i, djbh] of release.remindedApprovals.sort().entries())
+        expect(reminders.rows.slice(i * 5, i * 5 + 5).map((r) => `${r.id} ${r.seq}`)).toEqual([
+          `${djbh}:request 1`,
+          `${djbh}:approver-dm 2`,
+          `${djbh}:reminder 3`,
+          `${djbh}:decision 4`,
+          `${djbh}:reminder:2 5`,
+        ]);
     }, 180_000);
   },
 );
@@ -102,8 +124,14 @@ interface PreviousReleaseStep {
  * its announcements, and delivers an announcement (its approval's row first, then the
  * announcement, as the one lock order has it).
  */
-function previousRelease(pool: pg.Pool): { steps: PreviousReleaseStep[] } {
+function previousRelease(pool: pg.Pool): {
+  steps: PreviousReleaseStep[];
+  /** The approvals of the year it recorded a second reminder of. */
+  remindedApprovals: string[];
+} {
   let delivered = 0;
+  let reminded = 0;
+  const remindedApprovals: string[] = [];
   const inTransaction = async (work: (client: pg.PoolClient) => Promise<void>) => {
     const client = await pool.connect();
     try {
@@ -118,6 +146,7 @@ function previousRelease(pool: pg.Pool): { steps: PreviousReleaseStep[] } {
     }
   };
   return {
+    remindedApprovals,
     steps: [
       {
         name: 'start',
@@ -171,10 +200,22 @@ function previousRelease(pool: pg.Pool): { steps: PreviousReleaseStep[] } {
           }),
       },
       {
+        name: 'remind the approver of an approval of the year',
+        run: async () => {
+          const djbh = `A${String(((++reminded * 1009) % APPROVALS) + 1).padStart(11, '0')}`;
+          remindedApprovals.push(djbh);
+          await pool.query(
+            `insert into announcements (id, djbh, kind, occurrence, state, created_at, lane_key)
+             values ($1, $2, 'reminder', 2, 'pending', $3, 'W1')`,
+            [`${djbh}:reminder:2`, djbh, Date.now()],
+          );
+        },
+      },
+      {
         name: 'deliver an announcement',
         run: () =>
           inTransaction(async (client) => {
-            const djbh = `A${String(++delivered * 997).padStart(11, '0')}`;
+            const djbh = `A${String(((++delivered * 997) % APPROVALS) + 1).padStart(11, '0')}`;
             await client.query(
               'select djbh from tracked_approvals where djbh = $1 for no key update',
               [djbh],

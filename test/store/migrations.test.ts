@@ -86,6 +86,26 @@ for (const database of TEST_DATABASES) {
         ]);
       });
 
+      it.skipIf(database.name !== 'postgres')(
+        'migrates a new database when two replicas start on it at once (postgres; a SQLite file has one owner)',
+        async () => {
+          // One waits for the other's migration lock while the other builds indexes concurrently,
+          // which waits for every older snapshot: the waiting must not hold one.
+          const fresh = await database.create();
+          try {
+            const both = await Promise.all([openDatabase(fresh.url), openDatabase(fresh.url)]);
+            for (const handle of both) {
+              expect(await appliedMigrations(handle.db as never)).toContain(
+                '2026-11-27-027-hot-checks',
+              );
+              await handle.close();
+            }
+          } finally {
+            await fresh.drop();
+          }
+        },
+      );
+
       it('runs on a database a newer release migrated further (a rollback), and says so', async () => {
         // What release N+1 leaves behind: a migration this code does not know, and its table.
         await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01-999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(
