@@ -12,7 +12,7 @@ import { TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
 
 /** The last migration the previous release of this test knows. */
 const PREVIOUS_RELEASE = '2026-11-25-019-conversation-lanes';
-/** A year of a 20,000-person company (docs/deploying.md), each approval with 4 announcements. */
+/** A year of a 20,000-person company, each approval with 4 announcements. */
 const APPROVALS = 100_000;
 const ANSWERED_WITHIN_MS = 1_000;
 
