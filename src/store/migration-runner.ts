@@ -159,15 +159,25 @@ export async function inShortTransaction<T>(
 ): Promise<T> {
   // SQLite: a migration's whole run is already one transaction (runOne).
   if (!isPostgres(db)) return db.isTransaction ? work(db) : db.transaction().execute(work);
+  return withLockRetries(() =>
+    db.transaction().execute(async (trx) => {
+      await sql`select set_config('lock_timeout', ${`${MIGRATION_LOCK_TIMEOUT_MS}ms`}, true),
+          set_config('statement_timeout', ${`${MIGRATION_STATEMENT_TIMEOUT_MS}ms`}, true)`.execute(
+        trx,
+      );
+      return work(trx);
+    }),
+  );
+}
+
+/**
+ * Runs `work` again after a lock not had in time or a deadlock (Postgres fails one side of it), up
+ * to MIGRATION_LOCK_TRIES times with jittered backoff; then fails saying so.
+ */
+async function withLockRetries<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(async (trx) => {
-        await sql`select set_config('lock_timeout', ${`${MIGRATION_LOCK_TIMEOUT_MS}ms`}, true),
-            set_config('statement_timeout', ${`${MIGRATION_STATEMENT_TIMEOUT_MS}ms`}, true)`.execute(
-          trx,
-        );
-        return work(trx);
-      });
+      return await work();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code !== LOCK_NOT_AVAILABLE && code !== DEADLOCK_DETECTED) throw error;
@@ -211,20 +221,25 @@ export async function buildIndex(
     await sql`create index if not exists ${sql.id(name)} on ${sql.raw(definition)}`.execute(db);
     return;
   }
-  const invalid = await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i
-      join pg_class c on c.oid = i.indexrelid
-      where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`.execute(db);
-  if (invalid.rows.some((r) => !r.valid))
-    await sql`drop index concurrently if exists ${sql.id(name)}`.execute(db);
-  await sql`create index concurrently if not exists ${sql.id(name)} on ${sql.raw(definition)}`.execute(
-    db,
-  );
+  // A deadlock (with a schema change elsewhere) fails the build and leaves it invalid: again.
+  await withLockRetries(async () => {
+    const invalid = await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i
+        join pg_class c on c.oid = i.indexrelid
+        where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`.execute(db);
+    if (invalid.rows.some((r) => !r.valid))
+      await sql`drop index concurrently if exists ${sql.id(name)}`.execute(db);
+    await sql`create index concurrently if not exists ${sql.id(name)} on ${sql.raw(definition)}`.execute(
+      db,
+    );
+  });
 }
 
 /** Drops an index without blocking reads or writes (CONCURRENTLY on Postgres). */
 export async function dropIndex(db: Kysely<unknown>, name: string): Promise<void> {
-  await sql`drop index ${sql.raw(isPostgres(db) ? 'concurrently' : '')} if exists ${sql.id(name)}`.execute(
-    db,
+  await withLockRetries(() =>
+    sql`drop index ${sql.raw(isPostgres(db) ? 'concurrently' : '')} if exists ${sql.id(name)}`.execute(
+      db,
+    ),
   );
 }
 
