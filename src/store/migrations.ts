@@ -115,38 +115,25 @@ const migrations: Record<string, StagedMigration> = {
   },
   '2026-11-22-003-delivery-under-faults': {
     async up(db: Kysely<unknown>) {
-      const announcements = () => db.schema.alterTable('announcements');
       // When the next attempt may start (backoff, Retry-After); 0 means at once.
-      await announcements()
-        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull().defaultTo(0))
-        .execute();
+      await addColumn(db, 'announcements', 'next_attempt_at bigint not null default 0');
       // The current attempt's fence: only it may record the outcome.
-      await announcements().addColumn('attempt_token', 'text').execute();
+      await addColumn(db, 'announcements', 'attempt_token text');
       // 1 when an earlier attempt may have posted without recording it.
-      await announcements()
-        .addColumn('uncertain', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
+      await addColumn(db, 'announcements', 'uncertain integer not null default 0');
       // Where it was posted, so that it can be edited later (the approver's DM).
-      await announcements().addColumn('sent_channel', 'text').execute();
+      await addColumn(db, 'announcements', 'sent_channel text');
+      // The few pending ones only (announcements_pending finds them).
       await db
         .updateTable('announcements' as never)
         .set({ uncertain: 1 } as never)
         .where(sql<boolean>`attempted_at is not null and state = 'pending'`)
         .execute();
-      await db.schema
-        .createIndex('announcements_due')
-        .on('announcements')
-        .columns(['state', 'next_attempt_at'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_approval')
-        .on('announcements')
-        .columns(['djbh', 'kind'])
-        .execute();
-      await db.schema
-        .alterTable('tracked_approvals')
-        .addColumn('unknown_since', 'bigint')
-        .execute();
+      await addColumn(db, 'tracked_approvals', 'unknown_since bigint');
+    },
+    async outside(db: Kysely<unknown>) {
+      await buildIndex(db, 'announcements_due', 'announcements (state, next_attempt_at)');
+      await buildIndex(db, 'announcements_approval', 'announcements (djbh, kind)');
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('tracked_approvals').dropColumn('unknown_since').execute();
@@ -224,27 +211,18 @@ const migrations: Record<string, StagedMigration> = {
       // which run holds it now (a lease, so a run that dies is taken over at the next tick).
       await db.schema
         .createTable('job_runs')
+        .ifNotExists()
         .addColumn('name', 'text', (c) => c.primaryKey())
         .addColumn('next_run_at', 'bigint', (c) => c.notNull())
         .addColumn('lease_until', 'bigint')
         .execute();
-      // The purge finds ended approvals oldest first, and asks of each whether anything of it is
-      // still pending or failed; the metrics count the outbox by state and kind at every scrape.
-      await db.schema
-        .createIndex('tracked_approvals_ended')
-        .on('tracked_approvals')
-        .columns(['tracking', 'updated_at'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_approval_state')
-        .on('announcements')
-        .columns(['djbh', 'state'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_state_kind')
-        .on('announcements')
-        .columns(['state', 'kind'])
-        .execute();
+    },
+    // The purge finds ended approvals oldest first, and asks of each whether anything of it is
+    // still pending or failed; the metrics count the outbox by state and kind at every scrape.
+    async outside(db: Kysely<unknown>) {
+      await buildIndex(db, 'tracked_approvals_ended', 'tracked_approvals (tracking, updated_at)');
+      await buildIndex(db, 'announcements_approval_state', 'announcements (djbh, state)');
+      await buildIndex(db, 'announcements_state_kind', 'announcements (state, kind)');
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropIndex('announcements_state_kind').execute();
@@ -280,30 +258,20 @@ const migrations: Record<string, StagedMigration> = {
     // release still runs against this schema (it ignores what it does not know).
     async up(db: Kysely<unknown>) {
       // When the first attempt started, kept through re-drives: the search for an earlier post
-      // starts there, not at the last reset.
-      await db.schema
-        .alterTable('announcements')
-        .addColumn('first_attempted_at', 'bigint')
-        .execute();
-      await db
-        .updateTable('announcements' as never)
-        .set({ first_attempted_at: sql`attempted_at` } as never)
-        .where(sql<boolean>`attempted_at is not null`)
-        .execute();
+      // starts there, not at the last reset (filled in for what was attempted before, outside).
+      await addColumn(db, 'announcements', 'first_attempted_at bigint');
       // When an operator re-drove it: its retry window starts again there, while its place in
       // the recorded order (created_at) stays, so a re-drive never reorders a lane.
-      await db.schema.alterTable('announcements').addColumn('redriven_at', 'bigint').execute();
+      await addColumn(db, 'announcements', 'redriven_at bigint');
       // The claim of the pass checking an approval: only that pass may record what it found.
-      await db.schema.alterTable('tracked_approvals').addColumn('check_token', 'text').execute();
+      await addColumn(db, 'tracked_approvals', 'check_token text');
       // Slack said the approver cannot be reached: the requester was told, no more reminders.
-      await db.schema
-        .alterTable('tracked_approvals')
-        .addColumn('approver_unreachable_since', 'bigint')
-        .execute();
+      await addColumn(db, 'tracked_approvals', 'approver_unreachable_since bigint');
       // Fleet-wide delivery state, one row per concern: `paused_at` set while Slack refuses the
       // app's token (every replica stops posting until it works again).
       await db.schema
         .createTable('delivery_state')
+        .ifNotExists()
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('paused_at', 'bigint')
         .addColumn('paused_reason', 'text')
@@ -313,11 +281,20 @@ const migrations: Record<string, StagedMigration> = {
       // Both on the database's clock.
       await db.schema
         .createTable('lane_leases')
+        .ifNotExists()
         .addColumn('lane', 'text', (c) => c.primaryKey())
         .addColumn('token', 'text')
         .addColumn('lease_until', 'bigint')
         .addColumn('next_post_at', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
+    },
+    // Nearly every announcement was attempted: filled in by batches of approvals.
+    async outside(db: Kysely<unknown>) {
+      await inApprovalBatches(db, BACKFILL_BATCH, async (trx, after, upTo) => {
+        await sql`update announcements set first_attempted_at = attempted_at
+          where djbh > ${after} and djbh <= ${upTo}
+            and attempted_at is not null and first_attempted_at is null`.execute(trx);
+      });
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('lane_leases').execute();
@@ -537,7 +514,7 @@ const migrations: Record<string, StagedMigration> = {
       }
     },
     async outside(db: Kysely<unknown>) {
-      await inApprovalBatches(db, NUMBERING_BATCH, numberRecordedAnnouncements);
+      await inApprovalBatches(db, BACKFILL_BATCH, numberRecordedAnnouncements);
       await buildIndex(db, 'announcements_approval_order', 'announcements (djbh, seq)');
     },
     async down(db: Kysely<unknown>) {
@@ -652,10 +629,21 @@ const LOWER_LOGIN_INDEXES: Array<[string, string]> = [
 ];
 
 /**
- * Approvals numbered per transaction by 020 (some 4 announcements each): a request of the previous
- * release that needs one of their rows waits for at most one batch, some tens of milliseconds.
+ * Approvals whose announcements (some 4 each) a backfill changes per transaction: a request of the
+ * previous release that needs one of their rows waits for at most one batch, some tens of
+ * milliseconds.
  */
-const NUMBERING_BATCH = 250;
+const BACKFILL_BATCH = 250;
+
+/**
+ * Adds a column, given as SQL (`name type constraints`); on Postgres only if it is not there yet,
+ * since a migration that also works outside its transaction runs its `up` again after a failure.
+ */
+async function addColumn(db: Kysely<unknown>, table: string, definition: string) {
+  await sql`alter table ${sql.id(table)} add column ${sql.raw(isPostgres(db) ? 'if not exists ' : '')}${sql.raw(definition)}`.execute(
+    db,
+  );
+}
 
 /**
  * 020's numbering of the approvals in `(after, upTo]` (their rows locked by the caller) that still
