@@ -92,8 +92,11 @@ export async function runPendingMigrations(
       }
       return pending;
     } finally {
+      // A connection that died took its session's lock with it: the failure that killed it is told.
       if (postgres)
-        await sql`select pg_advisory_unlock(${sql.lit(KYSELY_MIGRATION_LOCK_ID)})`.execute(conn);
+        await sql`select pg_advisory_unlock(${sql.lit(KYSELY_MIGRATION_LOCK_ID)})`
+          .execute(conn)
+          .catch(() => undefined);
     }
   });
 }
