@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { redactText, redactUrl } from '../redact.ts';
+import { MigrationFailedError } from './migration-runner.ts';
 import { appliedMigrations, migrateToLatest } from './migrations.ts';
 import { withPreparedStatements } from './postgres-prepared.ts';
 import type { Database } from './schema.ts';
@@ -146,7 +147,9 @@ export async function openDatabase(
   } catch (error) {
     await db.destroy().catch(() => undefined);
     release();
-    throw new DatabaseError(location, (error as { cause?: unknown }).cause ?? error, url);
+    // A failed migration is named; any other failure is told by its cause (the driver's error).
+    const told = error instanceof MigrationFailedError ? error : undefined;
+    throw new DatabaseError(location, told ?? (error as { cause?: unknown }).cause ?? error, url);
   }
   const close = async () => {
     await db.destroy();

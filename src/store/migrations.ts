@@ -1,10 +1,21 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { type Kysely, sql } from 'kysely';
+import { type MigrationProvider, Migrator } from 'kysely/migration';
+import {
+  buildIndex,
+  dropIndex,
+  inApprovalBatches,
+  isPostgres,
+  runPendingMigrations,
+  type StagedMigration,
+} from './migration-runner.ts';
 
-// Versioned migrations, applied in name order at start. Never edit one that has shipped: add another.
+// Versioned migrations, applied in name order at start (migration-runner.ts: each in its own short
+// transaction, heavy work outside it). Never rename one that has shipped, nor change the schema it
+// leaves (a database that ran it never runs it again): add another. How it gets there may change,
+// as 015, 020 and 022 did to stop locking out the release serving meanwhile.
 // Types are portable between SQLite and Postgres (text, integer, bigint).
 
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, StagedMigration> = {
   '2026-11-21-001-tracked-approvals': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -105,38 +116,25 @@ const migrations: Record<string, Migration> = {
   },
   '2026-11-22-003-delivery-under-faults': {
     async up(db: Kysely<unknown>) {
-      const announcements = () => db.schema.alterTable('announcements');
       // When the next attempt may start (backoff, Retry-After); 0 means at once.
-      await announcements()
-        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull().defaultTo(0))
-        .execute();
+      await addColumn(db, 'announcements', 'next_attempt_at bigint not null default 0');
       // The current attempt's fence: only it may record the outcome.
-      await announcements().addColumn('attempt_token', 'text').execute();
+      await addColumn(db, 'announcements', 'attempt_token text');
       // 1 when an earlier attempt may have posted without recording it.
-      await announcements()
-        .addColumn('uncertain', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
+      await addColumn(db, 'announcements', 'uncertain integer not null default 0');
       // Where it was posted, so that it can be edited later (the approver's DM).
-      await announcements().addColumn('sent_channel', 'text').execute();
+      await addColumn(db, 'announcements', 'sent_channel text');
+      // The few pending ones only (announcements_pending finds them).
       await db
         .updateTable('announcements' as never)
         .set({ uncertain: 1 } as never)
         .where(sql<boolean>`attempted_at is not null and state = 'pending'`)
         .execute();
-      await db.schema
-        .createIndex('announcements_due')
-        .on('announcements')
-        .columns(['state', 'next_attempt_at'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_approval')
-        .on('announcements')
-        .columns(['djbh', 'kind'])
-        .execute();
-      await db.schema
-        .alterTable('tracked_approvals')
-        .addColumn('unknown_since', 'bigint')
-        .execute();
+      await addColumn(db, 'tracked_approvals', 'unknown_since bigint');
+    },
+    async outside(db: Kysely<unknown>) {
+      await buildIndex(db, 'announcements_due', 'announcements (state, next_attempt_at)');
+      await buildIndex(db, 'announcements_approval', 'announcements (djbh, kind)');
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('tracked_approvals').dropColumn('unknown_since').execute();
@@ -214,27 +212,18 @@ const migrations: Record<string, Migration> = {
       // which run holds it now (a lease, so a run that dies is taken over at the next tick).
       await db.schema
         .createTable('job_runs')
+        .ifNotExists()
         .addColumn('name', 'text', (c) => c.primaryKey())
         .addColumn('next_run_at', 'bigint', (c) => c.notNull())
         .addColumn('lease_until', 'bigint')
         .execute();
-      // The purge finds ended approvals oldest first, and asks of each whether anything of it is
-      // still pending or failed; the metrics count the outbox by state and kind at every scrape.
-      await db.schema
-        .createIndex('tracked_approvals_ended')
-        .on('tracked_approvals')
-        .columns(['tracking', 'updated_at'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_approval_state')
-        .on('announcements')
-        .columns(['djbh', 'state'])
-        .execute();
-      await db.schema
-        .createIndex('announcements_state_kind')
-        .on('announcements')
-        .columns(['state', 'kind'])
-        .execute();
+    },
+    // The purge finds ended approvals oldest first, and asks of each whether anything of it is
+    // still pending or failed; the metrics count the outbox by state and kind at every scrape.
+    async outside(db: Kysely<unknown>) {
+      await buildIndex(db, 'tracked_approvals_ended', 'tracked_approvals (tracking, updated_at)');
+      await buildIndex(db, 'announcements_approval_state', 'announcements (djbh, state)');
+      await buildIndex(db, 'announcements_state_kind', 'announcements (state, kind)');
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropIndex('announcements_state_kind').execute();
@@ -270,30 +259,20 @@ const migrations: Record<string, Migration> = {
     // release still runs against this schema (it ignores what it does not know).
     async up(db: Kysely<unknown>) {
       // When the first attempt started, kept through re-drives: the search for an earlier post
-      // starts there, not at the last reset.
-      await db.schema
-        .alterTable('announcements')
-        .addColumn('first_attempted_at', 'bigint')
-        .execute();
-      await db
-        .updateTable('announcements' as never)
-        .set({ first_attempted_at: sql`attempted_at` } as never)
-        .where(sql<boolean>`attempted_at is not null`)
-        .execute();
+      // starts there, not at the last reset (filled in for what was attempted before, outside).
+      await addColumn(db, 'announcements', 'first_attempted_at bigint');
       // When an operator re-drove it: its retry window starts again there, while its place in
       // the recorded order (created_at) stays, so a re-drive never reorders a lane.
-      await db.schema.alterTable('announcements').addColumn('redriven_at', 'bigint').execute();
+      await addColumn(db, 'announcements', 'redriven_at bigint');
       // The claim of the pass checking an approval: only that pass may record what it found.
-      await db.schema.alterTable('tracked_approvals').addColumn('check_token', 'text').execute();
+      await addColumn(db, 'tracked_approvals', 'check_token text');
       // Slack said the approver cannot be reached: the requester was told, no more reminders.
-      await db.schema
-        .alterTable('tracked_approvals')
-        .addColumn('approver_unreachable_since', 'bigint')
-        .execute();
+      await addColumn(db, 'tracked_approvals', 'approver_unreachable_since bigint');
       // Fleet-wide delivery state, one row per concern: `paused_at` set while Slack refuses the
       // app's token (every replica stops posting until it works again).
       await db.schema
         .createTable('delivery_state')
+        .ifNotExists()
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('paused_at', 'bigint')
         .addColumn('paused_reason', 'text')
@@ -303,11 +282,20 @@ const migrations: Record<string, Migration> = {
       // Both on the database's clock.
       await db.schema
         .createTable('lane_leases')
+        .ifNotExists()
         .addColumn('lane', 'text', (c) => c.primaryKey())
         .addColumn('token', 'text')
         .addColumn('lease_until', 'bigint')
         .addColumn('next_post_at', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
+    },
+    // Nearly every announcement was attempted: filled in by batches of approvals.
+    async outside(db: Kysely<unknown>) {
+      await inApprovalBatches(db, BACKFILL_BATCH, async (trx, after, upTo) => {
+        await sql`update announcements set first_attempted_at = attempted_at
+          where djbh > ${after} and djbh <= ${upTo}
+            and attempted_at is not null and first_attempted_at is null`.execute(trx);
+      });
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('lane_leases').execute();
@@ -431,30 +419,15 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-015-logins-any-case': {
     // Logins compare case-insensitively (approvals/person.ts): the lookups by login compare
     // lower(column) = lower(?), so these indexes serve them. Expand only: the previous release
-    // keeps its exact lookups on the indexes it had.
-    async up(db: Kysely<unknown>) {
-      await sql`create index tracked_approvals_approver_lower on tracked_approvals (lower(approver_login), created_at)`.execute(
-        db,
-      );
-      await sql`create index tracked_approvals_requester_lower on tracked_approvals (lower(requester_login), created_at)`.execute(
-        db,
-      );
-      await sql`create index linked_accounts_login_lower on linked_accounts (lower(login))`.execute(
-        db,
-      );
-      // What waits for a leader includes what was escalated to them (approval-repository.ts).
-      await sql`create index tracked_approvals_escalated_lower on tracked_approvals (lower(escalated_to_login), created_at)`.execute(
-        db,
-      );
+    // keeps its exact lookups on the indexes it had. Built concurrently on Postgres, so the
+    // previous release keeps writing meanwhile (migration-runner.ts).
+    async up() {},
+    async outside(db: Kysely<unknown>) {
+      for (const [name, definition] of LOWER_LOGIN_INDEXES) await buildIndex(db, name, definition);
     },
     async down(db: Kysely<unknown>) {
-      for (const index of [
-        'tracked_approvals_escalated_lower',
-        'linked_accounts_login_lower',
-        'tracked_approvals_requester_lower',
-        'tracked_approvals_approver_lower',
-      ])
-        await db.schema.dropIndex(index).execute();
+      for (const [name] of [...LOWER_LOGIN_INDEXES].reverse())
+        await db.schema.dropIndex(name).execute();
     },
   },
   '2026-11-25-016-confirmation-digest': {
@@ -506,31 +479,32 @@ const migrations: Record<string, Migration> = {
     // locks that row until commit on Postgres, so one approval's numbers follow commit order (a
     // sequence's would not: a transaction may draw a number and commit after one that drew a
     // later one), and approvals do not wait for each other; SQLite has one writer at a time.
+    //
+    // The schema changes (columns, trigger) take a moment; the numbering of what is there already
+    // runs after them, a batch of approvals at a time, and the index is built concurrently, so the
+    // previous release keeps recording and delivering throughout (what it records meanwhile is
+    // numbered by the trigger, after what was there).
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('announcements').addColumn('seq', 'bigint').execute();
-      await db.schema
-        .alterTable('tracked_approvals')
-        .addColumn('announcements_recorded', 'bigint', (c) => c.notNull().defaultTo(0))
-        .execute();
-      // What is there already keeps the order it had: when recorded, then id.
-      await sql`update announcements set seq = ranked.n
-        from (select id, row_number() over (partition by djbh order by created_at, id) as n
-              from announcements) ranked
-        where ranked.id = announcements.id`.execute(db);
-      await sql`update tracked_approvals set announcements_recorded = coalesce(
-          (select max(seq) from announcements a where a.djbh = tracked_approvals.djbh), 0)`.execute(
-        db,
-      );
       if (isPostgres(db)) {
-        await sql`create function announcement_seq() returns trigger language plpgsql as $$
+        // Safe to run again after a failure part-way (the runner records the migration last).
+        await sql`alter table announcements add column if not exists seq bigint`.execute(db);
+        await sql`alter table tracked_approvals
+          add column if not exists announcements_recorded bigint not null default 0`.execute(db);
+        await sql`create or replace function announcement_seq() returns trigger language plpgsql as $$
           begin
             update tracked_approvals set announcements_recorded = announcements_recorded + 1
               where djbh = new.djbh returning announcements_recorded into new.seq;
             return new;
           end $$`.execute(db);
+        await sql`drop trigger if exists announcement_seq on announcements`.execute(db);
         await sql`create trigger announcement_seq before insert on announcements
           for each row execute function announcement_seq()`.execute(db);
       } else {
+        await db.schema.alterTable('announcements').addColumn('seq', 'bigint').execute();
+        await db.schema
+          .alterTable('tracked_approvals')
+          .addColumn('announcements_recorded', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
         await sql`create trigger announcement_seq after insert on announcements begin
             update tracked_approvals set announcements_recorded = announcements_recorded + 1
               where djbh = new.djbh;
@@ -539,11 +513,10 @@ const migrations: Record<string, Migration> = {
               where rowid = new.rowid;
           end`.execute(db);
       }
-      await db.schema
-        .createIndex('announcements_approval_order')
-        .on('announcements')
-        .columns(['djbh', 'seq'])
-        .execute();
+    },
+    async outside(db: Kysely<unknown>) {
+      await inApprovalBatches(db, BACKFILL_BATCH, numberRecordedAnnouncements);
+      await buildIndex(db, 'announcements_approval_order', 'announcements (djbh, seq)');
     },
     async down(db: Kysely<unknown>) {
       await sql`drop trigger if exists announcement_seq ${sql.raw(isPostgres(db) ? 'on announcements' : '')}`.execute(
@@ -603,9 +576,11 @@ const migrations: Record<string, Migration> = {
     // goes through lower(login) (login-match.ts). An approval's few announcements are all found
     // through (djbh, seq); the (djbh, kind) and (djbh, state) indexes only narrowed a handful of
     // rows further. A rollback to the previous release runs on this unchanged.
-    async up(db: Kysely<unknown>) {
-      for (const index of UNUSED_INDEXES)
-        await db.schema.dropIndex(index.name).ifExists().execute();
+    // Dropped concurrently on Postgres: a plain drop waits for, and then blocks, every query of
+    // the table.
+    async up() {},
+    async outside(db: Kysely<unknown>) {
+      for (const index of UNUSED_INDEXES) await dropIndex(db, index.name);
     },
     async down(db: Kysely<unknown>) {
       for (const { name, table, columns } of UNUSED_INDEXES)
@@ -642,9 +617,56 @@ const UNUSED_INDEXES = [
   { name: 'announcements_approval_state', table: 'announcements', columns: ['djbh', 'state'] },
 ];
 
-/** Postgres or SQLite, for the few statements the two spell differently (triggers). */
-function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+/** Built by 015: the lookups by login, in any case. */
+const LOWER_LOGIN_INDEXES: Array<[string, string]> = [
+  ['tracked_approvals_approver_lower', 'tracked_approvals (lower(approver_login), created_at)'],
+  ['tracked_approvals_requester_lower', 'tracked_approvals (lower(requester_login), created_at)'],
+  ['linked_accounts_login_lower', 'linked_accounts (lower(login))'],
+  // What waits for a leader includes what was escalated to them (approval-repository.ts).
+  [
+    'tracked_approvals_escalated_lower',
+    'tracked_approvals (lower(escalated_to_login), created_at)',
+  ],
+];
+
+/**
+ * Approvals whose announcements (some 4 each) a backfill changes per transaction: a request of the
+ * previous release that needs one of their rows waits for at most one batch, some tens of
+ * milliseconds.
+ */
+const BACKFILL_BATCH = 250;
+
+/**
+ * Adds a column, given as SQL (`name type constraints`); on Postgres only if it is not there yet,
+ * since a migration that also works outside its transaction runs its `up` again after a failure.
+ */
+async function addColumn(db: Kysely<unknown>, table: string, definition: string) {
+  await sql`alter table ${sql.id(table)} add column ${sql.raw(isPostgres(db) ? 'if not exists ' : '')}${sql.raw(definition)}`.execute(
+    db,
+  );
+}
+
+/**
+ * 020's numbering of the approvals in `(after, upTo]` (their rows locked by the caller) that still
+ * have unnumbered announcements: those recorded before 020, in the order they had (when recorded,
+ * then id), then any the trigger numbered since, in theirs; the approval's counter goes on from
+ * the last. Approvals whose announcements are all numbered are left alone, so it can run again.
+ */
+async function numberRecordedAnnouncements(db: Kysely<unknown>, after: string, upTo: string) {
+  const unnumbered = sql`select djbh from announcements
+    where djbh > ${after} and djbh <= ${upTo} and seq is null`;
+  await sql`update announcements set seq = ranked.n
+    from (select id, row_number() over (partition by djbh
+            order by case when seq is null then 0 else 1 end, seq, created_at, id) as n
+          from announcements where djbh in (${unnumbered})) ranked
+    where ranked.id = announcements.id`.execute(db);
+  await sql`update tracked_approvals set announcements_recorded = coalesce(
+      (select max(seq) from announcements a where a.djbh = tracked_approvals.djbh), 0)
+    where djbh > ${after} and djbh <= ${upTo}
+      and announcements_recorded < coalesce(
+        (select max(seq) from announcements a where a.djbh = tracked_approvals.djbh), 0)`.execute(
+    db,
+  );
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -679,16 +701,8 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationRep
   // Up to date, as at every start but the first of a release: the Migrator's own checks (its
   // tables, its lock, a transaction) would find nothing to do, and cost a restart some 25 ms.
   if (missing.length === 0) return { applied: [], ahead: [] };
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Database migration ${failed} failed: ${String(error)}`, { cause: error });
-  }
-  return {
-    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
-    ahead: [],
-  };
+  // Each in its own short transaction, never all in one (migration-runner.ts).
+  return { applied: await runPendingMigrations(db, migrations), ahead: [] };
 }
 
 /**

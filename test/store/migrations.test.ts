@@ -8,6 +8,8 @@ import { approval, T0 } from '../helpers/store-fixtures.ts';
 
 /** The last migration before announcements were numbered (020). */
 const BEFORE_NUMBERING = '2026-11-25-019-conversation-lanes';
+/** The last migration before the fleet's delivery columns (010). */
+const BEFORE_FLEET_DELIVERY = '2026-11-23-009-request-again';
 
 for (const database of TEST_DATABASES) {
   describe.skipIf(database.skipReason)(
@@ -85,6 +87,46 @@ for (const database of TEST_DATABASES) {
           'BBBBBBBBBBBb:request 2',
         ]);
       });
+
+      it('fills in when each announcement an earlier release attempted was first attempted', async () => {
+        const db = testDb.handle.db;
+        const repository = createApprovalRepository(db, testDb.handle.dialect);
+        await repository.createApproval(approval('CCCCCCCCCCCc'), T0);
+        while ((await appliedMigrations(db as never)).sort().at(-1) !== BEFORE_FLEET_DELIVERY)
+          await migrateDownOnce(db as never);
+        await sql`update announcements set attempted_at = ${T0.getTime() + 5000}
+          where id = 'CCCCCCCCCCCc:request'`.execute(db);
+        await migrateToLatest(db as never);
+        const rows = await db
+          .selectFrom('announcements')
+          .select(['id', 'first_attempted_at'])
+          .orderBy('id')
+          .execute();
+        expect(rows).toEqual([
+          { id: 'CCCCCCCCCCCc:approver-dm', first_attempted_at: null },
+          { id: 'CCCCCCCCCCCc:request', first_attempted_at: T0.getTime() + 5000 },
+        ]);
+      });
+
+      it.skipIf(database.name !== 'postgres')(
+        'migrates a new database when two replicas start on it at once (postgres; a SQLite file has one owner)',
+        async () => {
+          // One waits for the other's migration lock while the other builds indexes concurrently,
+          // which waits for every older snapshot: the waiting must not hold one.
+          const fresh = await database.create();
+          try {
+            const both = await Promise.all([openDatabase(fresh.url), openDatabase(fresh.url)]);
+            for (const handle of both) {
+              expect(await appliedMigrations(handle.db as never)).toContain(
+                '2026-11-27-027-hot-checks',
+              );
+              await handle.close();
+            }
+          } finally {
+            await fresh.drop();
+          }
+        },
+      );
 
       it('runs on a database a newer release migrated further (a rollback), and says so', async () => {
         // What release N+1 leaves behind: a migration this code does not know, and its table.
