@@ -313,7 +313,7 @@ const envSchema = z.object({
   SHUTDOWN_DRAIN_MS: integer(0, 60_000).optional(),
   LIVENESS_STALL_SECONDS: integer(5, 3600).default(300),
   TEMPLATE_MANAGERS: oneOf(['members', 'admins']).default('members'),
-  ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('self'),
+  ACCOUNT_LINKING: oneOf(['self', 'admin', 'off']).default('admin'),
   WORKFLOW_CONFIRM_MINUTES: integer(1, 24 * 60).default(DEFAULT_CONFIRM_MS / 60_000),
 });
 

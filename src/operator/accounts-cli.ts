@@ -14,7 +14,7 @@ import { answeredWithUsage } from './usage.ts';
 const args = process.argv.slice(2);
 if (answeredWithUsage(args, ACCOUNTS_USAGE, isAccountsWork(args))) process.exit();
 const env = withDotEnv(process.env);
-const linking = (env.ACCOUNT_LINKING || 'self').trim();
+const linking = (env.ACCOUNT_LINKING || 'admin').trim();
 if (linking !== 'self' && linking !== 'admin' && linking !== 'off') {
   console.error(`ACCOUNT_LINKING: must be one of self, admin, off; was "${linking}"`);
   process.exit(2);

@@ -198,7 +198,7 @@ describe('npm run accounts', () => {
   });
 
   it('links nobody from a session-token form opened before ACCOUNT_LINKING became admin', async () => {
-    const hh = await harness({ extraSlackUsers });
+    const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'self' } });
     const userId = hh.workspace.userByLogin(PERSONAL).id;
     await hh.slack.command(userId, hh.channel('general'), 'link');
     const form = await waitFor(() =>
@@ -214,8 +214,21 @@ describe('npm run accounts', () => {
     expect((await accounts(dbEnv(hh), 'list')).out).toBe('0 linked accounts\n');
   });
 
-  it('with ACCOUNT_LINKING=self (the default) still opens the form that takes a session token', async () => {
+  it('by default (admin) opens no form that takes a session token, and says who links', async () => {
     const hh = await harness({ extraSlackUsers });
+    const userId = hh.workspace.userByLogin(PERSONAL).id;
+    const told = await answer(hh, PERSONAL, 'link');
+    expect(told).toContain(userId);
+    expect(told).toContain('admin');
+    expect(
+      [...hh.workspace.views.values()].some(
+        (v) => v.user === userId && v.view.callback_id === 'link_account',
+      ),
+    ).toBe(false);
+  });
+
+  it('with ACCOUNT_LINKING=self (an opt-in) still opens the form that takes a session token', async () => {
+    const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'self' } });
     await answer(hh, PERSONAL, 'help').then((help) => {
       expect(help).toContain('*/approve link* — link your approval-service account');
       expect(help).toContain('*/approve unlink*');

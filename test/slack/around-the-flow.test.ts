@@ -209,7 +209,9 @@ describe('subcommands', () => {
 });
 
 describe('account linking', () => {
+  // Linking oneself with a session token is an opt-in (the default is admin).
   const options: HarnessOptions = {
+    env: { ACCOUNT_LINKING: 'self' },
     extraSlackUsers: [
       { login: 'sam.personal', name: 'Sam T', email: 'sam@personal.example', locale: 'en-US' },
     ],
@@ -294,7 +296,7 @@ describe('account linking', () => {
   });
 
   it('keeps the token out of the logs even at LOG_LEVEL=debug', async () => {
-    const hh = await harness({ ...options, env: { LOG_LEVEL: 'debug' } });
+    const hh = await harness({ ...options, env: { ...options.env, LOG_LEVEL: 'debug' } });
     const token = hh.sim.people.find((p) => p.login === 'sam.taylor@corp.example')?.token ?? '';
     const { view } = await link(hh, token);
     await waitFor(() =>
