@@ -69,7 +69,7 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
     const department = await deps.service.getDepartment(requesterLogin);
     const chain = departmentChain(department);
     const leader = leadersOf(department, requesterLogin)[0];
-    if (!knownToService(department, requesterLogin)) return { kind: 'unknown-person' };
+    if (!knownToService(department)) return { kind: 'unknown-person' };
     if (!leader) return { kind: 'no-leader', chain };
     const chatId = await deps.findChatUser(leader);
     if (!chatId) return { kind: 'leader-not-in-chat', chain, approverLogin: leader };

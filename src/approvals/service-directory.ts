@@ -7,7 +7,7 @@ import { loginKey } from './person.ts';
  * answers an unknown login with made-up defaults rather than an error: the login as its account,
  * the login's local part as the name, and every other field empty. Anything more is someone.
  */
-export function knownToService(department: Department, login: string): boolean {
+export function knownToService(department: Department): boolean {
   const { leaders, ...fields } = department;
   const filled = [
     fields.mobile,
@@ -18,7 +18,9 @@ export function knownToService(department: Department, login: string): boolean {
     leaders.department,
     leaders.productLine,
   ].some((value) => value !== '');
-  return filled || department.name !== localPart(login);
+  // Made up from the login as it was asked (its account), in whatever case it was asked: compared
+  // with the answer's own account, not the caller's spelling (a cached answer may be another's).
+  return filled || department.name !== localPart(department.login);
 }
 
 /**
@@ -43,7 +45,7 @@ export async function checkApprover(
 ): Promise<ApproverCheck> {
   if (lookupRefuses(login)) return 'unknown';
   try {
-    return knownToService(await service.getDepartment(login), login) ? 'known' : 'unknown';
+    return knownToService(await service.getDepartment(login)) ? 'known' : 'unknown';
   } catch {
     return 'unchecked';
   }
@@ -93,7 +95,7 @@ export function cacheDepartments<S extends Pick<ApprovalService, 'getDepartment'
     if (hit && hit.until > now()) return hit.department;
     kept.delete(key);
     const department = await service.getDepartment(login);
-    const ttl = knownToService(department, login) ? knownMs : unknownMs;
+    const ttl = knownToService(department) ? knownMs : unknownMs;
     kept.set(key, { department, until: now() + ttl });
     // A Map keeps insertion order: the first key is the oldest entry.
     if (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);

@@ -26,6 +26,14 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           .execute();
         const holder = holders.find((r) => sameLogin(r.login, account.login));
         if (holder) return { linked: false, takenBy: toLinkedAccount(holder) };
+        const previous = await trx
+          .selectFrom('linked_accounts')
+          .select('login')
+          .where('slack_user_id', '=', account.slackUserId)
+          .executeTakeFirst();
+        // A relink to another login: what waits for the old one no longer names this account.
+        if (previous && !sameLogin(previous.login, account.login))
+          await forgetApproverAccount(trx, account.slackUserId, previous.login);
         await trx
           .insertInto('linked_accounts')
           .values(row)

@@ -41,7 +41,7 @@ describe('knownToService', () => {
       true,
     ],
   ])('%s: %s', (_what, department, known) => {
-    expect(knownToService(department, department.login)).toBe(known);
+    expect(knownToService(department)).toBe(known);
   });
 });
 
@@ -74,6 +74,16 @@ describe('checkApprover', () => {
     expect(await checkApprover(lookup, 'down@corp.example')).toBe('unchecked');
     expect(await checkApprover(lookup, '_x@corp.example')).toBe('unknown');
     expect(asked).toEqual(['maria@corp.example', 'sam@personal.example', 'down@corp.example']);
+  });
+});
+
+describe('checkApprover through the cache', () => {
+  it('keeps an unknown login unknown whatever case it was looked up in before', async () => {
+    const answer = async (login: string) => madeUp(login);
+    const cached = cacheDepartments({ getDepartment: answer });
+    expect(await checkApprover(cached, 'Nobody@corp.example')).toBe('unknown');
+    // Retyped in lower case within a minute: the kept answer's name is "Nobody".
+    expect(await checkApprover(cached, 'nobody@corp.example')).toBe('unknown');
   });
 });
 

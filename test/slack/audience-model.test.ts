@@ -371,8 +371,20 @@ class Run {
 
   /** The login the app should take a Slack user for now: their link, unless off; their e-mail. */
   private loginOf(userId: string): string {
-    if (userId === this.hh.user(ANDY) && this.linking !== 'off' && this.linked) return this.linked;
-    return this.hh.workspace.users.get(userId)?.email ?? userId;
+    const linksUsed = this.linking !== 'off' && this.linked !== undefined;
+    if (userId === this.hh.user(ANDY) && linksUsed && this.linked) return this.linked;
+    const email = this.hh.workspace.users.get(userId)?.email ?? userId;
+    // One login, one person: while Andy holds a login by a link, the account whose e-mail it is
+    // is nobody in the approval service.
+    if (linksUsed && this.linked && sameLogin(this.linked, email)) return `nobody (${userId})`;
+    return email;
+  }
+
+  /** Whose account a login is now: Andy's while he holds it by a link, else its e-mail's. */
+  private accountOf(login: string): string {
+    if (this.linking !== 'off' && this.linked && sameLogin(this.linked, login))
+      return this.hh.user(ANDY);
+    return this.hh.user(login);
   }
 
   /** Andy is linked to `login`: by an admin (what `npm run accounts` writes), or by himself. */
@@ -593,8 +605,8 @@ class Run {
   /** Everyone once told in their DM may still see it, by the model and by the app. */
   private async checkToldInDm(escalated: Map<string, string>): Promise<void> {
     for (const { k, login } of this.toldInDm.values()) {
-      // Asked on the account that is theirs by e-mail (Andy's own login is nobody's party).
-      const reader = this.hh.user(login);
+      // Asked on the account that is the login's now (Andy's own login is nobody's party).
+      const reader = this.accountOf(login);
       expect(
         this.modelMaySee(k, reader, login, escalated.get(k.djbh)),
         `${login} was told of “${k.title}” (${k.djbh}) in their DM, which the rule no longer lets them see`,

@@ -415,7 +415,8 @@ describe('an approver who cannot be reached', () => {
 
   it('reminds an approver who was not on Slack once they link their login, and stops offering Request again', async () => {
     const hh = await harness({
-      ...ESCALATING,
+      // She links herself with a session token: an opt-in (the default is admin).
+      env: { ...ESCALATING.env, ACCOUNT_LINKING: 'self' },
       notOnSlack: [MARIA],
       extraSlackUsers: [
         { login: 'maria.home', name: 'Maria L', email: 'maria@home.example', locale: 'en-US' },

@@ -22,12 +22,18 @@ export function createIdentities(deps: {
     async loginOf(slackUserId) {
       const linked = linksUsed ? await deps.links.get(slackUserId) : undefined;
       if (linked) return linked.login;
-      return (await deps.people.get(slackUserId)).email;
+      const email = (await deps.people.get(slackUserId)).email;
+      // One login, one person: a login linked to another account is theirs, not this e-mail's.
+      if (email && linksUsed && (await deps.links.findByLogin(email))) return null;
+      return email;
     },
     async slackUserOf(login) {
       const linked = linksUsed ? await deps.links.findByLogin(login) : undefined;
       if (linked) return linked.slackUserId;
-      return deps.people.findByEmail(login);
+      const byEmail = await deps.people.findByEmail(login);
+      // That account is linked to another login: it is that person, not this login's.
+      if (byEmail && linksUsed && (await deps.links.get(byEmail))) return null;
+      return byEmail;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { ChatPresence } from '../../approvals/away-rule.ts';
+import { loginKey } from '../../approvals/person.ts';
 import { settleWithin } from '../../settle-within.ts';
 import { BoundedMap } from './bounded.ts';
 
@@ -101,7 +102,8 @@ export function createSlackPeople(client: WebClient, now: () => number = Date.no
     },
 
     async findByEmail(email) {
-      const key = email.toLowerCase();
+      // Folded as person.ts folds logins (ASCII only): a look-alike is another login.
+      const key = loginKey(email);
       const hit = byEmail.get(key);
       if (hit && fresh(hit.at)) return hit.id;
       try {
