@@ -14,6 +14,12 @@ export interface Liveness {
 
 /** The loop that delivers the outbox. */
 export const DELIVERY_LOOP = 'delivery';
+/**
+ * The poll schedule's passes. A pass claims for its lease; one still running past it (a query on
+ * a connection that died without a word, say) has lost its claims and is stuck: how long past it
+ * is what this loop reports.
+ */
+export const POLL_LOOP = 'checks';
 
 /**
  * `limitMs`: how long a loop may go without progress (LIVENESS_STALL_SECONDS). A loop found stuck

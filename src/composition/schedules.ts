@@ -7,6 +7,7 @@ import type { PurgeCounts } from '../approvals/retention.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
 import type { Config } from '../config.ts';
 import type { Stoppable } from '../lifecycle.ts';
+import { type Liveness, POLL_LOOP } from '../liveness.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import { type PollCounts, pollOnce } from '../poller/poll-once.ts';
@@ -29,6 +30,8 @@ export interface ScheduleDeps {
   /** Found with the outbox's own Slack client (see createDelivery). */
   background: { people: SlackPeople; identities: Identities };
   lastServiceOk: () => number | undefined;
+  /** Told how long a pass has run past its lease (liveness.ts's POLL_LOOP). */
+  liveness?: Pick<Liveness, 'watch'>;
 }
 
 /**
@@ -54,6 +57,9 @@ export function createSchedules(config: Config, deps: ScheduleDeps) {
           alongside: sweepSteps,
         },
         now,
+      );
+      deps.liveness?.watch(POLL_LOOP, () =>
+        Math.max(0, checks.runningForMs() - pollOptions.leaseMs),
       );
       // Approvals whose approver just went to the service to decide, every few seconds (HOT).
       const hotCron = config.poll.hotCron;

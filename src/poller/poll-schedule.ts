@@ -3,6 +3,8 @@ import { scheduleJob } from './scheduled-job.ts';
 
 export interface PollSchedule {
   stop(): Promise<void>;
+  /** How long the pass under way has been going, in ms; 0 when none is. */
+  runningForMs(): number;
 }
 
 /**

@@ -5,6 +5,8 @@ export interface ScheduledJob<T> {
   runOnce(now: Date): Promise<T | undefined>;
   /** Stops the ticks, tells a running run to stop (its signal) and waits for it. */
   stop(): Promise<void>;
+  /** How long the run under way has been going, in ms; 0 when none is (for liveness). */
+  runningForMs(): number;
 }
 
 // After failed runs in a row the ticks are skipped for 5 s, doubling to at most a minute,
@@ -41,10 +43,12 @@ export function scheduleJob<T>(
 ): ScheduledJob<T> {
   const backoffMs = options.backoffMs ?? ((failures: number) => failedRunBackoffMs(failures));
   let running: Promise<T | undefined> | undefined;
+  let runningSince = 0;
   let failures = 0;
   let skipUntil = 0;
   const stopping = new AbortController();
   const runOnce = (now: Date) => {
+    if (!running) runningSince = performance.now();
     running ??= run(now, stopping.signal)
       .then(
         (result) => {
@@ -81,6 +85,7 @@ export function scheduleJob<T>(
   });
   return {
     runOnce,
+    runningForMs: () => (running ? performance.now() - runningSince : 0),
     async stop() {
       await task.stop();
       stopping.abort();

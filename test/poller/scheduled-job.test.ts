@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createLiveness, POLL_LOOP } from '../../src/liveness.ts';
 import { failedRunBackoffMs, scheduleJob } from '../../src/poller/scheduled-job.ts';
 
 describe('a scheduled job', () => {
@@ -61,6 +62,39 @@ describe('a scheduled job', () => {
     } finally {
       await Promise.all([failingJob.stop(), beat.stop()]);
     }
+  });
+
+  it('says how long its run under way has been going (0 when none), so liveness sees a pass that hangs', async () => {
+    let release: () => void = () => {};
+    const job = scheduleJob(
+      '0 0 1 1 *',
+      () => new Promise<void>((resolve) => (release = resolve)),
+      { clock: () => new Date(), logger: { warn: () => {} }, failedMessage: 'failed' },
+    );
+    try {
+      expect(job.runningForMs()).toBe(0);
+      const run = job.runOnce(new Date());
+      await new Promise((r) => setTimeout(r, 60));
+      expect(job.runningForMs()).toBeGreaterThanOrEqual(50);
+      release();
+      await run;
+      expect(job.runningForMs()).toBe(0);
+    } finally {
+      await job.stop();
+    }
+  });
+
+  it('fails liveness for a poll pass running past its lease by more than the limit', () => {
+    const errors: object[] = [];
+    const liveness = createLiveness(1000, { error: (o) => errors.push(o), info: () => {} });
+    let runningFor = 0;
+    const leaseMs = 5000;
+    liveness.watch(POLL_LOOP, () => Math.max(0, runningFor - leaseMs));
+    runningFor = 5500; // within its lease and the limit past it
+    expect(liveness.stuck()).toEqual([]);
+    runningFor = 6500; // 1.5 s past its lease: stuck
+    expect(liveness.stuck()).toEqual([{ loop: 'checks', ms: 1500 }]);
+    expect(errors).toHaveLength(1);
   });
 
   it('backs off from failed runs from 5 s to at most a minute, with jitter between half and all', () => {
