@@ -1,4 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { settleWithin } from './settle-within.ts';
+
+/** How long a scrape waits for each of its database reads (Prometheus gives a scrape 10 s). */
+const DATABASE_READ_MS = 1500;
+
 import { ANNOUNCEMENT_KINDS } from './approvals/announcement-rules.ts';
 import type { PoolStats } from './store/database.ts';
 
@@ -38,15 +43,62 @@ export function createMetrics(
   const prefix = 'slack_approvals_';
   const ageSeconds = (since: Date | undefined) =>
     since ? Math.max(0, (now().getTime() - since.getTime()) / 1000) : 0;
+  // What the gauges read from the database, read once per scrape (every gauge's collect starts
+  // in the same turn and shares it) and within DATABASE_READ_MS. When the database does not answer
+  // in time, the gauges keep their last values and database_answered says 0: a scrape during an
+  // outage still answers, where a failed read used to fail it whole and hide the stall.
+  interface Snapshot {
+    counts: Awaited<ReturnType<MetricsSource['announcementCounts']>>;
+    due: number;
+    oldestPending: Date | undefined;
+    oldestOverdue: Date | undefined;
+    paused: boolean;
+  }
+  let last: Snapshot | undefined;
+  let answered = true;
+  let reading: Promise<Snapshot | undefined> | undefined;
+  const read = async (): Promise<Snapshot | undefined> => {
+    const at = now();
+    const all = Promise.all([
+      source.announcementCounts(),
+      source.dueCount(at),
+      source.oldestPendingAnnouncement(),
+      source.oldestOverdueCheck(at),
+      source.deliveryPaused(),
+    ]).then(([counts, due, oldestPending, oldestOverdue, paused]) => ({
+      counts,
+      due,
+      oldestPending,
+      oldestOverdue,
+      paused,
+    }));
+    try {
+      const got = await settleWithin(all, DATABASE_READ_MS);
+      answered = got !== undefined;
+      if (got) last = got;
+    } catch {
+      answered = false;
+    }
+    return last;
+  };
+  const fromDatabase = (apply: (snapshot: Snapshot) => void): Promise<void> => {
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading.then((snapshot) => {
+      if (snapshot) apply(snapshot);
+    });
+  };
   new Gauge({
     name: `${prefix}announcements`,
     help: 'Announcements in the outbox, by state and kind',
     labelNames: ['state', 'kind'],
     registers: [registry],
     async collect() {
-      this.reset();
-      for (const row of await source.announcementCounts())
-        this.set({ state: row.state, kind: row.kind }, row.count);
+      await fromDatabase(({ counts }) => {
+        this.reset();
+        for (const row of counts) this.set({ state: row.state, kind: row.kind }, row.count);
+      });
     },
   });
   new Gauge({
@@ -64,7 +116,7 @@ export function createMetrics(
     help: 'Followed approvals whose next status check is due',
     registers: [registry],
     async collect() {
-      this.set(await source.dueCount(now()));
+      await fromDatabase(({ due }) => this.set(due));
     },
   });
   new Gauge({
@@ -72,7 +124,7 @@ export function createMetrics(
     help: 'Age of the oldest announcement not yet delivered to Slack (0 when none waits): are threads getting their updates?',
     registers: [registry],
     async collect() {
-      this.set(ageSeconds(await source.oldestPendingAnnouncement()));
+      await fromDatabase(({ oldestPending }) => this.set(ageSeconds(oldestPending)));
     },
   });
   new Gauge({
@@ -80,7 +132,7 @@ export function createMetrics(
     help: 'How long the most overdue status check of a followed approval has been due (0 when none is)',
     registers: [registry],
     async collect() {
-      this.set(ageSeconds(await source.oldestOverdueCheck(now())));
+      await fromDatabase(({ oldestOverdue }) => this.set(ageSeconds(oldestOverdue)));
     },
   });
   new Gauge({
@@ -115,7 +167,16 @@ export function createMetrics(
     help: 'Whether delivery is paused fleet-wide because Slack refuses the app’s token (1) or runs (0)',
     registers: [registry],
     async collect() {
-      this.set((await source.deliveryPaused()) ? 1 : 0);
+      await fromDatabase(({ paused }) => this.set(paused ? 1 : 0));
+    },
+  });
+  new Gauge({
+    name: `${prefix}metrics_database_answered`,
+    help: 'Whether the database answered this scrape’s reads in time (1); 0: the gauges read from it keep their last values',
+    registers: [registry],
+    async collect() {
+      await fromDatabase(() => {});
+      this.set(answered ? 1 : 0);
     },
   });
   const attempts = new Counter({
