@@ -9,6 +9,7 @@ import {
   isWorkingTime,
   nextWorkingStart,
 } from '../src/approvals/working-hours.ts';
+import { seededRandom } from '../test/helpers/seeded-random.ts';
 import { rows, verdict } from './table.ts';
 
 /*
@@ -38,18 +39,6 @@ const options: ScheduleOptions = {
   maxIntervalMs: HOUR,
   attentive: { hours, ...ATTENTIVE_DEFAULTS },
 };
-
-/** A seeded generator (mulberry32): the same figures every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function logNormal(rnd: () => number, median: number, sigma: number): number {
   const u = Math.max(rnd(), 1e-12);
@@ -120,7 +109,8 @@ export function decisionLatencyBench(
   targets: { clickedP95Ms: number; clickedMaxMs: number; quietP95Ms: number },
   budget: { weekShare: number; giveUpShare: number },
 ): void {
-  const rnd = random(20261127);
+  // Seeded: the same figures every run.
+  const rnd = seededRandom(20261127);
   const clicked: number[] = [];
   const quiet: number[] = [];
   for (let i = 0; i < approvals; i++) {

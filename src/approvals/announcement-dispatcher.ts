@@ -1,3 +1,4 @@
+import { jitteredBackoffMs } from '../backoff.ts';
 import { startLogContext } from '../log-context.ts';
 import { ruleOf } from './announcement-rules.ts';
 import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
@@ -96,16 +97,11 @@ const PACE_MARGIN_MS = 5;
 const BACKOFF_MAX_MS = 10 * 60_000;
 // After the store fails (a read, a claim, a record), the loop waits 500 ms, doubling to 30 s,
 // jittered: a database that is away, full or locked is asked a few times a minute, not in a spin.
-const STORE_BACKOFF_BASE_MS = 500;
-const STORE_BACKOFF_MAX_MS = 30_000;
+const STORE_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
 /** How long the loop waits after `failures` store errors in a row: bounded, jittered (50–100 %). */
 export function storeBackoffMs(failures: number, random: () => number = Math.random): number {
-  const exponential = Math.min(
-    STORE_BACKOFF_MAX_MS,
-    STORE_BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1),
-  );
-  return Math.round(exponential * (0.5 + random() / 2));
+  return jitteredBackoffMs(failures, STORE_BACKOFF, random);
 }
 
 /**

@@ -1,4 +1,5 @@
 import cron from 'node-cron';
+import { jitteredBackoffMs } from '../backoff.ts';
 
 export interface ScheduledJob<T> {
   /** Runs the job now, or joins the run already going: runs never overlap. */
@@ -11,16 +12,11 @@ export interface ScheduledJob<T> {
 
 // After failed runs in a row the ticks are skipped for 5 s, doubling to at most a minute,
 // jittered: a database that is away is asked a few times a minute by each job, not at every tick.
-const FAILED_BACKOFF_BASE_MS = 5000;
-const FAILED_BACKOFF_MAX_MS = 60_000;
+const FAILED_BACKOFF = { baseMs: 5000, maxMs: 60_000 };
 
 /** How long ticks are skipped after `failures` failed runs in a row: bounded, jittered (50–100 %). */
 export function failedRunBackoffMs(failures: number, random: () => number = Math.random): number {
-  const exponential = Math.min(
-    FAILED_BACKOFF_MAX_MS,
-    FAILED_BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1),
-  );
-  return Math.round(exponential * (0.5 + random() / 2));
+  return jitteredBackoffMs(failures, FAILED_BACKOFF, random);
 }
 
 /**

@@ -110,10 +110,7 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       // One token per claim: what this pass records is fenced by it (see recordCheck).
       const token = randomUUID();
       const hotOnly = filter?.hotOnly === true;
-      const rows =
-        dialect === 'postgres'
-          ? await claimOnPostgres(db, now, limit, leaseMs, token, hotOnly)
-          : await claimOnSqlite(db, now, limit, leaseMs, token, hotOnly);
+      const rows = await claimRows(db, dialect, now, limit, leaseMs, token, hotOnly);
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
@@ -440,39 +437,25 @@ function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number, ho
 }
 
 /**
- * Replicas sharing Postgres skip the rows another one is claiming at the same moment. One
- * statement (its subquery locks what it picks), so a claim is one round trip and holds its locks
- * no longer than the statement.
+ * Claims up to `limit` due approvals in one statement, so a claim is one round trip. Replicas
+ * sharing Postgres skip the rows another one is claiming at the same moment (the subquery locks
+ * what it picks, no longer than the statement); SQLite has one writer at a time, so the single
+ * statement claims atomically without holding a transaction.
  */
-function claimOnPostgres(
+function claimRows(
   db: Db,
+  dialect: DialectName,
   now: Date,
   limit: number,
   leaseMs: number,
   token: string,
   hotOnly: boolean,
 ) {
+  const due = dueApprovals(db, dialect, now, limit, hotOnly);
   return db
     .updateTable('tracked_approvals')
-    .set({ lease_until: sql<number>`${dbNowMs('postgres')} + ${leaseMs}`, check_token: token })
-    .where('djbh', 'in', dueApprovals(db, 'postgres', now, limit, hotOnly).forUpdate().skipLocked())
-    .returningAll()
-    .execute();
-}
-
-/** SQLite has one writer at a time: a single statement claims atomically without holding a transaction. */
-function claimOnSqlite(
-  db: Db,
-  now: Date,
-  limit: number,
-  leaseMs: number,
-  token: string,
-  hotOnly: boolean,
-) {
-  return db
-    .updateTable('tracked_approvals')
-    .set({ lease_until: sql<number>`${dbNowMs('sqlite')} + ${leaseMs}`, check_token: token })
-    .where('djbh', 'in', dueApprovals(db, 'sqlite', now, limit, hotOnly))
+    .set({ lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`, check_token: token })
+    .where('djbh', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
     .returningAll()
     .execute();
 }

@@ -8,6 +8,7 @@ import { Workspace } from '../../src/sandbox/workspace.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
 import { AppProcess, freePort } from '../helpers/app-process.ts';
 import { SIGNING_SECRET } from '../helpers/harness.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 
 // 1,000 seeded, randomly malformed but correctly signed requests against the app as its own
 // process: it stays up, never answers 5xx, and answers each within Slack's 3 s.
@@ -15,17 +16,8 @@ import { SIGNING_SECRET } from '../helpers/harness.ts';
 const SEED = 20261122;
 const COUNT = 1000;
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so a failure can be replayed. */
+const random = seededRandom;
 
 function generator(rnd: () => number, known: { users: string[]; channels: string[] }) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
