@@ -3,8 +3,9 @@ import { createMetrics, type MetricsSource } from '../src/metrics.ts';
 
 /** A database that answers, then rejects every read, then never answers. */
 function source(): MetricsSource & { mode: 'ok' | 'down' | 'hung' } {
-  const read = <T>(value: T) =>
-    function (this: { mode: string }): Promise<T> {
+  const read =
+    <T>(value: T) =>
+    (): Promise<T> => {
       if (state.mode === 'down') return Promise.reject(new Error('connection terminated'));
       if (state.mode === 'hung') return new Promise<T>(() => {});
       return Promise.resolve(value);
@@ -21,7 +22,7 @@ function source(): MetricsSource & { mode: 'ok' | 'down' | 'hung' } {
 }
 
 const live = { serviceUp: () => true, pool: () => ({ total: 2, idle: 1, waiting: 0 }) };
-const valueOf = (text: string, name: string) =>
+const lineOf = (text: string, name: string) =>
   text.split('\n').find((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`));
 
 describe('/metrics while the database is away', () => {
@@ -30,8 +31,8 @@ describe('/metrics while the database is away', () => {
     const stalled = { ms: 0 };
     const metrics = createMetrics(db, { ...live, deliverySinceProgressMs: () => stalled.ms });
     const first = await metrics.registry.metrics();
-    expect(valueOf(first, 'slack_approvals_due_backlog')).toBe('slack_approvals_due_backlog 7');
-    expect(valueOf(first, 'slack_approvals_metrics_database_answered')).toContain(' 1');
+    expect(lineOf(first, 'slack_approvals_due_backlog')).toBe('slack_approvals_due_backlog 7');
+    expect(lineOf(first, 'slack_approvals_metrics_database_answered')).toContain(' 1');
     for (const mode of ['down', 'hung'] as const) {
       db.mode = mode;
       stalled.ms = 90_000;
@@ -39,12 +40,12 @@ describe('/metrics while the database is away', () => {
       const text = await metrics.registry.metrics();
       // Within Prometheus's 10 s scrape timeout, a hung database or not.
       expect(Date.now() - started).toBeLessThan(8000);
-      expect(valueOf(text, 'slack_approvals_due_backlog')).toBe('slack_approvals_due_backlog 7');
-      expect(valueOf(text, 'slack_approvals_announcements')).toContain('} 3');
-      expect(valueOf(text, 'slack_approvals_delivery_stalled_seconds')).toBe(
+      expect(lineOf(text, 'slack_approvals_due_backlog')).toBe('slack_approvals_due_backlog 7');
+      expect(lineOf(text, 'slack_approvals_announcements')).toContain('} 3');
+      expect(lineOf(text, 'slack_approvals_delivery_stalled_seconds')).toBe(
         'slack_approvals_delivery_stalled_seconds 90',
       );
-      expect(valueOf(text, 'slack_approvals_metrics_database_answered')).toContain(' 0');
+      expect(lineOf(text, 'slack_approvals_metrics_database_answered')).toContain(' 0');
     }
   });
 });
