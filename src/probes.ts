@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { type Kysely, sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { Liveness } from './liveness.ts';
+import { settleWithin } from './settle-within.ts';
 
 export interface ProbeDeps {
   db: Kysely<never>;
@@ -111,15 +112,10 @@ function databaseCheck(db: Kysely<never>) {
       checking ??= check().finally(() => {
         checking = undefined;
       });
-      const current = checking;
-      let timer: NodeJS.Timeout | undefined;
-      const finished = await Promise.race([
-        current.then(() => true),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), DATABASE_WAIT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      const finished = await settleWithin(
+        checking.then(() => true),
+        DATABASE_WAIT_MS,
+      );
       if (finished) return lastFailed ? 'unreachable' : 'yes';
       if (lastFailed) return 'unreachable';
       return lastOk !== undefined && started - lastOk <= DATABASE_FRESH_MS ? 'yes' : 'slow';

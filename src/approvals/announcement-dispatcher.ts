@@ -1,4 +1,5 @@
 import { jitteredBackoffMs } from '../backoff.ts';
+import { describe } from '../errors.ts';
 import { startLogContext } from '../log-context.ts';
 import { ruleOf } from './announcement-rules.ts';
 import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
@@ -160,10 +161,8 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   function storeFailed(error: unknown, what: string): void {
     storeFailures++;
     storeErrors++;
-    deps.logger.warn(
-      { error: messageOf(error), code: codeOf(error), failuresInARow: storeFailures },
-      what,
-    );
+    const { message, code } = describe(error);
+    deps.logger.warn({ error: message, code, failuresInARow: storeFailures }, what);
   }
 
   function wake(): void {
@@ -573,11 +572,6 @@ function emptyCounts(): DispatchCounts {
 function asAnnounceError(error: unknown): AnnounceError {
   if (error instanceof AnnounceError) return error;
   return new AnnounceError(messageOf(error), { retryable: true, uncertain: true, cause: error });
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function messageOf(error: unknown): string {

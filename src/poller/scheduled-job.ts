@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { jitteredBackoffMs } from '../backoff.ts';
+import { describe } from '../errors.ts';
 
 export interface ScheduledJob<T> {
   /** Runs the job now, or joins the run already going: runs never overlap. */
@@ -55,10 +56,11 @@ export function scheduleJob<T>(
           failures++;
           const waitMs = backoffMs(failures);
           skipUntil = performance.now() + waitMs;
+          const { message, code } = describe(error);
           options.logger.warn(
             {
-              error: error instanceof Error ? error.message : String(error),
-              code: (error as { code?: unknown } | undefined)?.code,
+              error: message,
+              code,
               failuresInARow: failures,
               nextTryInMs: waitMs,
             },
