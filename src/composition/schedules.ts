@@ -58,20 +58,22 @@ export function createSchedules(config: Config, deps: ScheduleDeps) {
         },
         now,
       );
-      deps.liveness?.watch(POLL_LOOP, () =>
-        Math.max(0, checks.runningForMs() - pollOptions.leaseMs),
-      );
       // Approvals whose approver just went to the service to decide, every few seconds (HOT).
       const hotCron = config.poll.hotCron;
       const hotChecks = hotCron
         ? [startPollSchedule(pollDeps, { ...pollOptions, cron: hotCron, hotOnly }, now)]
         : [];
+      // Either pass still running past its lease is stuck (liveness.ts's POLL_LOOP).
+      const passes = [checks, ...hotChecks];
+      deps.liveness?.watch(POLL_LOOP, () =>
+        Math.max(0, ...passes.map((p) => p.runningForMs() - pollOptions.leaseMs)),
+      );
       retention = startRetentionSchedule(
         { store: deps.stores.retention, logger, onPurge: metrics.purged },
         { retentionDays: config.retentionDays },
         now,
       );
-      return [checks, ...hotChecks, retention, reprobeService(service, logger, deps.lastServiceOk)];
+      return [...passes, retention, reprobeService(service, logger, deps.lastServiceOk)];
     },
     pollOnce: (at: Date): Promise<PollCounts> => pollOnce(pollDeps, pollOptions, at),
     /** One hot pass at `at`, as the hot schedule runs it. */
