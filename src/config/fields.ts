@@ -1,0 +1,145 @@
+import { validate as validCron } from 'node-cron';
+import { z } from 'zod';
+
+/**
+ * How one variable's text is read. Each reader refuses what it does not accept with a message
+ * saying what the variable must be (loadConfig adds the variable's name and what was given, so a
+ * problem reads "POLL_CONCURRENCY: must be …; was \"four\""), and carries `accepts`, the accepted
+ * forms as docs/configuration.md's settings table states them (test/config.test.ts compares the
+ * two, so the documentation cannot drift from what is accepted).
+ */
+
+/** The metadata each reader carries: the accepted forms, in the words of the settings table. */
+export interface Accepted {
+  accepts: string;
+}
+
+const documented = <T extends z.ZodType>(schema: T, accepts: string): T =>
+  schema.meta({ accepts } satisfies Accepted);
+
+const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * A whole number from `min` to `max`, in digits only: Number() would also take "1e3", "0x10",
+ * "0b1" or "4.0" and read them as numbers the documentation never names.
+ */
+export const integer = (min: number, max: number) => {
+  const must = `must be a whole number from ${min} to ${max}`;
+  return documented(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, { error: must })
+      .transform(Number)
+      .pipe(z.number().min(min, { error: must }).max(max, { error: must })),
+    `${min}–${max}`,
+  );
+};
+
+/** A duration written as a whole number of `unit`s (from `min` to `max`), read in milliseconds. */
+export const duration = (
+  min: number,
+  max: number,
+  unit: 'seconds' | 'minutes' | 'hours' | 'days',
+) => {
+  const ms = { seconds: 1000, minutes: MINUTE_MS, hours: HOUR_MS, days: DAY_MS }[unit];
+  return integer(min, max).transform((n) => n * ms);
+};
+
+/** One of a few words, exactly as written. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  documented(
+    z.enum(values, {
+      error: `must be ${values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`}`,
+    }),
+    values.map((v) => `\`${v}\``).join(values.length === 2 ? ' or ' : ', '),
+  );
+
+/** `true` or `false`, read as a boolean. */
+export const flag = () => oneOf(['true', 'false']).transform((v) => v === 'true');
+
+/** Text that must merely be there (a name, a secret, an interface). */
+export const text = () => documented(z.string().min(1), 'any text');
+
+/** A token of Slack's, recognised by its type prefix. */
+export const token = (prefix: string, kind: string) =>
+  documented(z.string().startsWith(prefix, `must be ${kind} (${prefix}…)`), `\`${prefix}…\``);
+
+/**
+ * An http(s) URL with a host: the address calls are made to, so nothing else (`ftp://`, a bare
+ * host name, white space a copy picked up) is taken for one.
+ */
+export const httpUrl = () =>
+  documented(
+    z.string().refine(isHttpUrl, 'must be an http(s) URL, e.g. https://approvals.example.com'),
+    '`http://…` or `https://…` URL',
+  );
+
+const anHttpUrl = z.url({ protocol: /^https?$/ });
+function isHttpUrl(value: string): boolean {
+  return !/\s/.test(value) && anHttpUrl.safeParse(value).success;
+}
+
+/** A node-cron expression (five fields, or six with seconds first). */
+export const cron = () =>
+  documented(
+    z.string().refine((v) => validCron(v), 'must be a node-cron expression, e.g. "*/30 * * * * *"'),
+    'node-cron expression',
+  );
+
+/** A node-cron expression, or `off`: undefined. */
+export const cronOrOff = () =>
+  documented(
+    z
+      .string()
+      .refine((v) => v === 'off' || validCron(v), 'must be a node-cron expression or off')
+      .transform((v) => (v === 'off' ? undefined : v)),
+    'node-cron expression, or `off`',
+  );
+
+/**
+ * A forward proxy's URL: http or https, with a host. Node's agent would refuse anything else at
+ * the first call, quoting it password and all.
+ */
+export const proxyUrl = () =>
+  documented(
+    z.string().refine(isProxyUrl, 'not a proxy URL (http://host:port or https://host:port)'),
+    '`http://host:port` or `https://host:port`',
+  );
+
+function isProxyUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// A host name, an IPv4 address or a bracketed IPv6 one, maybe a domain (a leading `.` or `*.`),
+// maybe a port. What Node's agents and undici match NO_PROXY entries against; anything else (a
+// CIDR range, a URL) they ignore without a word, and the call would go through the proxy.
+const NO_PROXY_ENTRY = /^(\*?\.)?([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/i;
+
+/** NO_PROXY: `*`, or a comma-separated list of hosts and domains, each maybe with a port. */
+export const noProxyList = () =>
+  documented(
+    z
+      .string()
+      .refine(
+        (v) => v.trim() === '*' || v.split(',').every((entry) => NO_PROXY_ENTRY.test(entry.trim())),
+        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs)',
+      ),
+    '`*`, or hosts and domains separated by commas, each maybe with `:port`',
+  );
+
+/** The accepted forms a variable's reader carries, through its optional, default and pipe wrappers. */
+export function acceptsOf(schema: z.ZodType): string | undefined {
+  const own = (schema.meta() as Partial<Accepted> | undefined)?.accepts;
+  if (own !== undefined) return own;
+  const def = schema.def as { innerType?: z.ZodType; in?: z.ZodType };
+  const inner = def.innerType ?? def.in;
+  return inner ? acceptsOf(inner) : undefined;
+}
