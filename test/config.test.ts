@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { acceptsOf } from '../src/config/fields.ts';
+import { PROXY_SETTINGS, SETTINGS } from '../src/config/variables.ts';
 import {
   ConfigError,
   ENVIRONMENT_VARIABLES,
@@ -434,10 +437,147 @@ describe('loadConfig', () => {
     }
     expect(printed).toContain('postgres://app:***@db/approvals');
   });
+  it('checks a rule between variables once the values it compares are read, and reports it with every other problem', () => {
+    // The lease's own problem only: the rule comparing it with SLACK_TIMEOUT_MS has no lease to compare.
+    expect(problemsOf({ ...slackHttp, ANNOUNCEMENT_LEASE_SECONDS: 'x' })).toEqual([
+      'ANNOUNCEMENT_LEASE_SECONDS: must be a whole number from 1 to 3600; was "x"',
+    ]);
+    expect(problemsOf({ ...slackHttp, PORT: 'eighty', ESCALATE_AFTER_REMINDERS: '4' })).toEqual([
+      'PORT: must be a whole number from 0 to 65535; was "eighty"',
+      'ESCALATE_AFTER_REMINDERS: must be at most REMINDER_MAX (3), since it counts reminders that went unanswered (0 turns escalation off); was 4',
+    ]);
+  });
+
+  it('holds the stop time to the drain the mode uses: none in the sandbox', () => {
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '12000' }).shutdown).toEqual({
+      graceMs: 12_000,
+      drainMs: 0,
+    });
+    expect(problemsOf({ ...slackHttp, SHUTDOWN_GRACE_MS: '12000' })).toEqual([
+      'SHUTDOWN_GRACE_MS: must be at least APPROVAL_TIMEOUT_MS + SHUTDOWN_DRAIN_MS + 2000 (14000 ms), so a submission under way at a stop can finish; was 12000',
+    ]);
+  });
+
+  it('turns the hot pass off with HOT_POLL_CRON=off, and refuses any other word', () => {
+    expect(loadConfig(slackHttp).poll.hotCron).toBe('*/5 * * * * *');
+    expect(loadConfig({ ...slackHttp, HOT_POLL_CRON: 'off' }).poll.hotCron).toBeUndefined();
+    expect(problemsOf({ ...slackHttp, HOT_POLL_CRON: 'never' })).toEqual([
+      'HOT_POLL_CRON: must be a node-cron expression or off; was "never"',
+    ]);
+  });
+
+  it('takes an http(s) URL with a host and nothing around it, and refuses anything else', () => {
+    for (const url of [
+      'http:approvals.example.com',
+      'https://',
+      'https://approvals.example.com/ api',
+      'approvals.example.com',
+      'ftp://approvals.example.com',
+    ])
+      expect(problemsOf({ ...slackHttp, APPROVAL_BASE_URL: url }), url).toEqual([
+        `APPROVAL_BASE_URL: must be an http(s) URL, e.g. https://approvals.example.com; was "${url}"`,
+      ]);
+    expect(
+      loadConfig({ ...slackHttp, SLACK_API_URL: 'http://127.0.0.1:8080/api/' }).slack.apiUrl,
+    ).toBe('http://127.0.0.1:8080/api/');
+  });
+
+  it('opens a SQLite path or a Postgres URL, and refuses another scheme or a connection string without showing it', () => {
+    for (const url of ['./data/x.db', '/var/lib/app/approvals.db', ':memory:'])
+      expect(loadConfig({ ...slackHttp, DATABASE_URL: url }).databaseUrl).toBe(url);
+    for (const url of ['postgres://app:pw@db/approvals', 'POSTGRESQL://db/approvals'])
+      expect(loadConfig({ ...slackHttp, DATABASE_URL: url }).databaseUrl).toBe(url);
+    for (const url of [
+      'postgress://app:pg-secret@db/approvals',
+      'mysql://app:pg-secret@db/approvals',
+      'host=db user=app password=pg-secret',
+    ]) {
+      const problems = problemsOf({ ...slackHttp, DATABASE_URL: url });
+      expect(problems, url).toEqual([
+        'DATABASE_URL: must be a SQLite file path or a postgres:// (or postgresql://) URL; the value given is not shown: it is a secret',
+      ]);
+    }
+  });
+
+  it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {
+    for (const list of [
+      'localhost,.corp.example',
+      '*',
+      '10.0.0.7:8080, *.corp.example',
+      '[::1],127.0.0.1',
+    ])
+      expect(loadConfig({ ...slackHttp, NO_PROXY: list }).approval.proxyEnv.NO_PROXY).toBe(list);
+    // A range is ignored by Node's agents and undici alike (the call goes through the proxy);
+    // a space-separated list is one host to Node's agents and several to undici.
+    for (const list of [
+      '10.0.0.0/8',
+      'localhost .corp.example',
+      'http://intranet.corp.example',
+      'localhost,',
+    ])
+      for (const name of ['NO_PROXY', 'no_proxy'])
+        expect(problemsOf({ ...slackHttp, [name]: list }), list).toEqual([
+          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs); was "${list}"`,
+        ]);
+  });
 });
 
 describe('the documented settings', () => {
   const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+
+  /** The settings table's rows: each variable named in the first column, with its Accepts cell. */
+  function settingsTable(): Map<string, string> {
+    const section = /\n## Every setting\n([\s\S]*)$/.exec(read('docs/configuration.md'))?.[1] ?? '';
+    const rows = new Map<string, string>();
+    for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
+      const [names = '', , accepts = ''] = line.slice(2, -2).split(' | ');
+      for (const [, name] of names.matchAll(/`([A-Za-z_]+)`/g)) rows.set(name as string, accepts);
+    }
+    return rows;
+  }
+  const readers: Record<string, z.ZodType> = { ...SETTINGS, ...PROXY_SETTINGS };
+
+  it('documents exactly the variables the app reads, each with the forms its reader accepts', () => {
+    const table = settingsTable();
+    expect([...table.keys()].sort()).toEqual(Object.keys(readers).sort());
+    for (const [name, reader] of Object.entries(readers))
+      expect(table.get(name), name).toBe(acceptsOf(reader));
+  });
+
+  it('accepts every whole-number range as documented, both ends included, and nothing past them', () => {
+    let ranges = 0;
+    for (const [name, accepts] of settingsTable()) {
+      const range = /^(\d+)–(\d+)$/.exec(accepts);
+      if (!range) continue;
+      ranges++;
+      const [min, max] = [Number(range[1]), Number(range[2])];
+      const reader = readers[name] as z.ZodType;
+      expect(reader.safeParse(String(min)).success, `${name} ${min}`).toBe(true);
+      expect(reader.safeParse(String(max)).success, `${name} ${max}`).toBe(true);
+      expect(reader.safeParse(String(max + 1)).success, `${name} ${max + 1}`).toBe(false);
+      if (min > 0)
+        expect(reader.safeParse(String(min - 1)).success, `${name} ${min - 1}`).toBe(false);
+    }
+    expect(ranges).toBeGreaterThan(20);
+  });
+
+  it('accepts every word of a documented choice, as written, and no other', () => {
+    let choices = 0;
+    for (const [name, accepts] of settingsTable()) {
+      if (!/^`[a-z]+`(, `[a-z]+`| or `[a-z]+`)+$/.test(accepts)) continue;
+      choices++;
+      const words = [...accepts.matchAll(/`([a-z]+)`/g)].map((m) => m[1] as string);
+      const reader = readers[name] as z.ZodType;
+      for (const word of words) {
+        expect(reader.safeParse(word).success, `${name} ${word}`).toBe(true);
+        expect(reader.safeParse(word.toUpperCase()).success, `${name} ${word.toUpperCase()}`).toBe(
+          false,
+        );
+        expect(reader.safeParse(`${word}s`).success, `${name} ${word}s`).toBe(false);
+      }
+    }
+    expect(choices).toBe(6);
+  });
 
   it('lists every variable the app reads in .env.example and in docs/configuration.md’s settings table', () => {
     const example = read('.env.example');

@@ -1,5 +1,6 @@
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
+import { redactUrl } from '../redact.ts';
 
 /**
  * How one variable's text is read. Each reader refuses what it does not accept with a message
@@ -82,6 +83,26 @@ function isHttpUrl(value: string): boolean {
   return !/\s/.test(value) && anHttpUrl.safeParse(value).success;
 }
 
+/**
+ * Where the database is: a SQLite file path, or a Postgres URL. Any other `scheme://` (a mistyped
+ * `postgress://`, `mysql://`) or libpq's `key=value … password=…` form would otherwise be taken
+ * for a file name, made into folders and printed, password and all. (The store refuses them too,
+ * for the operator's commands; here they are reported with every other problem, at start.)
+ */
+export const databaseUrl = () =>
+  documented(
+    z
+      .string()
+      .min(1)
+      .refine(
+        (v) =>
+          /^postgres(ql)?:\/\//i.test(v) ||
+          (!/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && redactUrl(v) === v),
+        'must be a SQLite file path or a postgres:// (or postgresql://) URL',
+      ),
+    'a file path, or `postgres://…` or `postgresql://…`',
+  );
+
 /** A node-cron expression (five fields, or six with seconds first). */
 export const cron = () =>
   documented(
@@ -89,13 +110,10 @@ export const cron = () =>
     'node-cron expression',
   );
 
-/** A node-cron expression, or `off`: undefined. */
+/** A node-cron expression, or `off` (the shape reads it as no schedule). */
 export const cronOrOff = () =>
   documented(
-    z
-      .string()
-      .refine((v) => v === 'off' || validCron(v), 'must be a node-cron expression or off')
-      .transform((v) => (v === 'off' ? undefined : v)),
+    z.string().refine((v) => v === 'off' || validCron(v), 'must be a node-cron expression or off'),
     'node-cron expression, or `off`',
   );
 

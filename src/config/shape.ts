@@ -167,7 +167,7 @@ function pollOf(e: Settings) {
   return {
     cron: e.STATUS_POLL_CRON,
     /** The hot pass's beat: approvals whose approver just went to decide; undefined: off. */
-    hotCron: e.HOT_POLL_CRON,
+    hotCron: e.HOT_POLL_CRON === 'off' ? undefined : e.HOT_POLL_CRON,
     concurrency: e.POLL_CONCURRENCY,
     /** The longest pause between two checks of one old approval. */
     maxIntervalMs: e.POLL_MAX_INTERVAL_MINUTES,

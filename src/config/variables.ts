@@ -10,6 +10,7 @@ import {
   cron,
   cronOrOff,
   DAY_MS,
+  databaseUrl,
   duration,
   flag,
   HOUR_MS,
@@ -56,7 +57,7 @@ export const SETTINGS = {
     .default(DEFAULT_WEB_LIST_PATH),
   APPROVAL_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   APPROVAL_NOTE_LIMIT: integer(1, 65_535).default(20_000),
-  DATABASE_URL: text().optional(),
+  DATABASE_URL: databaseUrl().optional(),
   DATABASE_POOL_SIZE: integer(1, 500).optional(),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(0, 600_000).default(15_000),
   // A folder, never a URL: `postgres://…#` would otherwise make `…#/sandbox.db` a Postgres URL.
