@@ -499,6 +499,25 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes the fallback time zone by its IANA name only, never a fixed offset', () => {
+    for (const zone of ['Europe/Berlin', 'UTC', 'Etc/GMT+5', 'US/Eastern'])
+      expect(
+        loadConfig({ ...slackHttp, WORKING_TIME_ZONE: zone }).workingHours?.defaultTimeZone,
+      ).toBe(zone);
+    // Each is a zone to Intl, as a fixed offset: Berlin's hours would be an hour off all summer.
+    for (const zone of ['+01:00', '-0500'])
+      expect(problemsOf({ ...slackHttp, WORKING_TIME_ZONE: zone })[0], zone).toMatch(
+        /^WORKING_TIME_ZONE: must be an IANA time zone, .*not an offset/,
+      );
+  });
+
+  it('leads the approver’s button to a route (#…) or a path (/…) on the service only, as documented', () => {
+    for (const path of ['approval/list', '?page=approvals', '#/approval/ 0'])
+      expect(problemsOf({ ...slackHttp, APPROVAL_WEB_LIST_PATH: path }), path).toEqual([
+        `APPROVAL_WEB_LIST_PATH: must be a route or path on APPROVAL_WEB_URL, starting with # or / (e.g. #/approval/4000000000 or /ui/#/approval/0), not a URL; was "${path}"`,
+      ]);
+  });
+
   it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {
     for (const list of [
       'localhost,.corp.example',

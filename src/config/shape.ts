@@ -10,7 +10,9 @@ import type { Given } from './variables.ts';
 /**
  * The settings as the app uses them, grouped, built from the variables once they passed the rules
  * and the mode's defaults filled in. This is the one definition of their shape: `Config` is what
- * `configOf` returns, and the comments on each field here are the ones callers see.
+ * `configOf` returns, and the comments on each field here are the ones callers see. Durations
+ * arrive in milliseconds whatever unit the variable's name gives (`WORKFLOW_CONFIRM_MINUTES` is
+ * read as ms): see `duration` in fields.ts.
  */
 type Settings = Given & ModeDefaults;
 

@@ -49,9 +49,9 @@ export const SETTINGS = {
   // A route or path on APPROVAL_WEB_URL, never another site: the button's target is the service.
   APPROVAL_WEB_LIST_PATH: z
     .string()
-    .refine((v) => !/^[a-z][a-z0-9+.-]*:|^\/\/|\s/i.test(v), {
+    .refine((v) => /^(#|\/(?!\/))\S*$/.test(v), {
       error:
-        'must be a route or path on APPROVAL_WEB_URL (e.g. #/approval/4000000000 or /ui/#/approval/0), not a URL',
+        'must be a route or path on APPROVAL_WEB_URL, starting with # or / (e.g. #/approval/4000000000 or /ui/#/approval/0), not a URL',
     })
     .meta({ accepts: '`#/…` or `/…` on `APPROVAL_WEB_URL`' })
     .default(DEFAULT_WEB_LIST_PATH),
@@ -105,8 +105,13 @@ export const SETTINGS = {
     .default('mon-fri'),
   WORKING_TIME_ZONE: z
     .string()
-    .refine(isKnownTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin or UTC')
-    .meta({ accepts: 'IANA time zone' })
+    // A name, not an offset: "+01:00" is a zone to Intl, but one without daylight saving time,
+    // an hour off half the year for anyone who meant Berlin.
+    .refine(
+      (v) => /^[a-z]/i.test(v) && isKnownTimeZone(v),
+      'must be an IANA time zone, e.g. Europe/Berlin or UTC (a name, not an offset such as +01:00, which never follows daylight saving time)',
+    )
+    .meta({ accepts: 'IANA time zone name' })
     .default('UTC'),
   RETENTION_DAYS: integer(0, 36_500).optional(),
   SHUTDOWN_GRACE_MS: integer(1000, 600_000).default(25_000),
