@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { acceptsOf } from '../src/config/fields.ts';
@@ -578,6 +579,26 @@ describe('the documented settings', () => {
         expect(reader.safeParse(String(min - 1)).success, `${name} ${min - 1}`).toBe(false);
     }
     expect(ranges).toBeGreaterThan(20);
+  });
+
+  it('takes as a whole number exactly digits within the documented range, whatever else is written', () => {
+    const ranges = [...settingsTable()].flatMap(([name, accepts]) => {
+      const range = /^(\d+)–(\d+)$/.exec(accepts);
+      return range ? [{ name, min: Number(range[1]), max: Number(range[2]) }] : [];
+    });
+    const text = fc.oneof(
+      fc.string(),
+      fc.integer({ min: -10, max: 700_000 }).map(String),
+      fc.stringMatching(/^\s?[-+0-9.ex]{1,8}\s?$/),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...ranges), text, ({ name, min, max }, value) => {
+        const digits = /^\d+$/.test(value.trim());
+        const expected = digits && Number(value) >= min && Number(value) <= max;
+        expect((readers[name] as z.ZodType).safeParse(value).success).toBe(expected);
+      }),
+      { seed: 37, numRuns: 2000 },
+    );
   });
 
   it('accepts every word of a documented choice, as written, and no other', () => {
