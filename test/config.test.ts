@@ -519,6 +519,15 @@ describe('loadConfig', () => {
       ]);
   });
 
+  it('listens on an address or a host name only, refusing what would fail only when the port opens', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', 'localhost', 'app.internal'])
+      expect(loadConfig({ ...slackHttp, HOST: host }).host).toBe(host);
+    for (const host of ['http://0.0.0.0', '0.0.0.0:9091', '*'])
+      expect(problemsOf({ ...slackHttp, ADMIN_PORT: '9091', ADMIN_HOST: host }), host).toEqual([
+        `ADMIN_HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port); was "${host}"`,
+      ]);
+  });
+
   it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {
     for (const list of [
       'localhost,.corp.example',

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { redactUrl } from '../redact.ts';
@@ -63,6 +64,23 @@ export const flag = () => oneOf(['true', 'false']).transform((v) => v === 'true'
 
 /** Text that must merely be there (a name, a secret, an interface). */
 export const text = () => documented(z.string().min(1), 'any text');
+
+/**
+ * An interface to listen on: an IP address (`0.0.0.0`, `127.0.0.1`, `::`) or a host name. A URL,
+ * a port after it or a `*` would fail only when the listener opens, without the variable's name.
+ */
+export const listenHost = () =>
+  documented(
+    z
+      .string()
+      .refine(
+        (v) =>
+          isIP(v) !== 0 ||
+          /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v),
+        'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port)',
+      ),
+    'IP address or host name',
+  );
 
 /** A token of Slack's, recognised by its type prefix. */
 export const token = (prefix: string, kind: string) =>
