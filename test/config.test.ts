@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { SANDBOX_DEFAULTS } from '../src/config/defaults.ts';
 import { acceptsOf } from '../src/config/fields.ts';
 import { PROXY_SETTINGS, SETTINGS } from '../src/config/variables.ts';
 import {
@@ -554,16 +555,19 @@ describe('loadConfig', () => {
 describe('the documented settings', () => {
   const read = (file: string) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
 
-  /** The settings table's rows: each variable named in the first column, with its Accepts cell. */
-  function settingsTable(): Map<string, string> {
+  /** The settings table's rows: each variable named in the first column, with its cells. */
+  function settingsRows(): Map<string, { default: string; accepts: string }> {
     const section = /\n## Every setting\n([\s\S]*)$/.exec(read('docs/configuration.md'))?.[1] ?? '';
-    const rows = new Map<string, string>();
+    const rows = new Map<string, { default: string; accepts: string }>();
     for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
-      const [names = '', , accepts = ''] = line.slice(2, -2).split(' | ');
-      for (const [, name] of names.matchAll(/`([A-Za-z_]+)`/g)) rows.set(name as string, accepts);
+      const [names = '', byDefault = '', accepts = ''] = line.slice(2, -2).split(' | ');
+      for (const [, name] of names.matchAll(/`([A-Za-z_]+)`/g))
+        rows.set(name as string, { default: byDefault, accepts });
     }
     return rows;
   }
+  const settingsTable = () =>
+    new Map([...settingsRows()].map(([name, row]) => [name, row.accepts] as const));
   const readers: Record<string, z.ZodType> = { ...SETTINGS, ...PROXY_SETTINGS };
 
   it('documents exactly the variables the app reads, each with the forms its reader accepts', () => {
@@ -571,6 +575,13 @@ describe('the documented settings', () => {
     expect([...table.keys()].sort()).toEqual(Object.keys(readers).sort());
     for (const [name, reader] of Object.entries(readers))
       expect(table.get(name), name).toBe(acceptsOf(reader));
+  });
+
+  it('gives the sandbox’s own default beside a deployment’s for every variable its overlay changes', () => {
+    const rows = settingsRows();
+    expect(Object.keys(SANDBOX_DEFAULTS)).toContain('RETENTION_DAYS');
+    for (const name of Object.keys(SANDBOX_DEFAULTS))
+      expect(rows.get(name)?.default, name).toMatch(/sandbox/);
   });
 
   it('accepts every whole-number range as documented, both ends included, and nothing past them', () => {
