@@ -577,6 +577,20 @@ describe('the documented settings', () => {
       expect(table.get(name), name).toBe(acceptsOf(reader));
   });
 
+  it('documents each literal default as the one a deployment has: setting it changes nothing', () => {
+    const unset = loadConfig(slackHttp);
+    let literals = 0;
+    for (const [name, row] of settingsRows()) {
+      // "24 (sandbox: 1 min)" is 24 in a deployment; "—" or words ("every interface") name no value.
+      const cell = row.default.replace(/ \(.*\)$/, '');
+      const value = /^\d+$/.test(cell) ? cell : /^`([^`]+)`$/.exec(cell)?.[1];
+      if (value === undefined) continue;
+      literals++;
+      expect(loadConfig({ ...slackHttp, [name]: value }), `${name}=${value}`).toEqual(unset);
+    }
+    expect(literals).toBeGreaterThan(30);
+  });
+
   it('gives the sandbox’s own default beside a deployment’s for every variable its overlay changes', () => {
     const rows = settingsRows();
     expect(Object.keys(SANDBOX_DEFAULTS)).toContain('RETENTION_DAYS');
