@@ -290,6 +290,7 @@ function slackDepsOf(
     links: stores.links,
     accountLinking: config.accountLinking,
     templates: stores.templates,
+    delegations: stores.delegations,
     home: slack.home,
     access: slack.access,
     membership: slack.membership,

@@ -256,11 +256,13 @@ export function createMetrics(
       announcements: number;
       confirmations: number;
       submissionKeys: number;
+      delegations: number;
     }): void {
       purged.inc({ what: 'approvals' }, counts.approvals);
       purged.inc({ what: 'announcements' }, counts.announcements);
       purged.inc({ what: 'confirmations' }, counts.confirmations);
       purged.inc({ what: 'submission_keys' }, counts.submissionKeys);
+      purged.inc({ what: 'delegations' }, counts.delegations);
     },
     slackError(method: string, code: string): void {
       slackErrors.inc({ method, code });

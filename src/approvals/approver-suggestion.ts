@@ -1,8 +1,15 @@
 import type { ApprovalService } from './approval-types.ts';
 import type { Away } from './away-rule.ts';
+import { currentDelegate, type Delegations } from './delegation.ts';
 import { loginKey } from './person.ts';
 import { knownToService } from './service-directory.ts';
 import { departmentChain, leadersOf } from './suggest-approver.ts';
+
+/** Whose delegate the suggested approver is, and until when they are away. */
+export interface DelegatedBy {
+  login: string;
+  until: Date;
+}
 
 /** What the app can say about who should approve, and why. */
 export type Suggestion =
@@ -15,8 +22,15 @@ export type Suggestion =
       away?: Away;
       /** The nearest leader, away, passed over for the next one up who is not. */
       passedOver?: { login: string; chatId: string; away: Away };
+      /** The nearest leader set a delegate while away (delegation.ts): the approver is theirs. */
+      delegatedBy?: DelegatedBy;
     }
-  | { kind: 'leader-not-in-chat'; chain: string[]; approverLogin: string }
+  | {
+      kind: 'leader-not-in-chat';
+      chain: string[];
+      approverLogin: string;
+      delegatedBy?: DelegatedBy;
+    }
   | { kind: 'no-leader'; chain: string[] }
   | { kind: 'unknown-person' }
   | { kind: 'lookup-failed'; error: unknown };
@@ -27,6 +41,12 @@ export interface SuggestionDeps {
   findChatUser(login: string): Promise<string | null>;
   /** Whether a chat user is away now (see away-rule.ts); without it nobody is. */
   awayOf?(chatId: string): Promise<Away | null>;
+  /**
+   * The delegations on record (delegation.ts) and the clock they are read at; without them nobody
+   * has delegated. A delegate comes before the chat-status rule: it is what the leader asked for.
+   */
+  delegations?: Pick<Delegations, 'inForceAt'>;
+  now?: () => Date;
   /**
    * How long the person may wait for a suggestion (default 6 s). The form is open meanwhile; past
    * this they get "pick one yourself" instead of a spinner for as long as the client retries.
@@ -71,6 +91,14 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
     const leader = leadersOf(department, requesterLogin)[0];
     if (!knownToService(department)) return { kind: 'unknown-person' };
     if (!leader) return { kind: 'no-leader', chain };
+    const delegated = await currentDelegate(
+      deps.delegations,
+      leader,
+      deps.now?.() ?? new Date(),
+      requesterLogin,
+    );
+    const first = delegated.via[0];
+    if (first) return await toDelegate(deps, chain, delegated.approver, first);
     const chatId = await deps.findChatUser(leader);
     if (!chatId) return { kind: 'leader-not-in-chat', chain, approverLogin: leader };
     const suggested = { kind: 'suggested' as const, chain };
@@ -88,6 +116,22 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
   } catch (error) {
     return { kind: 'lookup-failed', error };
   }
+}
+
+/**
+ * The leader's delegate, as named: their chat status is not asked (the leader chose them for
+ * while they are away), and the leader's status no longer matters.
+ */
+async function toDelegate(
+  deps: SuggestionDeps,
+  chain: string[],
+  delegate: string,
+  first: { from: string; until: Date },
+): Promise<Suggestion> {
+  const delegatedBy = { login: first.from, until: first.until };
+  const chatId = await deps.findChatUser(delegate);
+  if (!chatId) return { kind: 'leader-not-in-chat', chain, approverLogin: delegate, delegatedBy };
+  return { kind: 'suggested', chain, approverLogin: delegate, approverChatId: chatId, delegatedBy };
 }
 
 /** How many department lookups a walk up the chain may take (each level is one). */

@@ -10,9 +10,12 @@
  *   once it is settled: the approval started, or the step told that nothing was.
  * - A form submission's replay key only has to outlive Slack's retries: a day.
  * - Account links stay until the person unlinks: they are the person's own setting.
+ * - A delegate while away (delegation.ts) goes 30 days after it ended, whatever `retentionDays`
+ *   says: it names who was away when, and nothing is decided by it once it has ended.
  * One replica a day does it (a leased claim: a run that dies is taken over at the next tick).
  */
 
+import { EXPIRED_DELEGATION_KEEP_MS } from './delegation.ts';
 import type { LeasedJobs } from './leased-jobs.ts';
 import type { Tracking } from './tracked-approval.ts';
 
@@ -41,6 +44,7 @@ export interface PurgeCounts {
   announcements: number;
   confirmations: number;
   submissionKeys: number;
+  delegations: number;
 }
 
 /**
@@ -61,6 +65,8 @@ export interface RetentionStore extends LeasedJobs {
   /** Deletes settled workflow confirmations (started, or ended with their step told) made before `before`. */
   deleteSettledConfirmations(before: Date): Promise<number>;
   deleteSubmissionKeys(before: Date): Promise<number>;
+  /** Deletes delegations that ended before `before`. */
+  deleteEndedDelegations(before: Date): Promise<number>;
 }
 
 /**
@@ -82,10 +88,14 @@ export async function purgeExpired(
     announcements: 0,
     confirmations: 0,
     submissionKeys: 0,
+    delegations: 0,
   };
   try {
     counts.submissionKeys = await store.deleteSubmissionKeys(
       new Date(now.getTime() - SUBMISSION_KEY_KEEP_MS),
+    );
+    counts.delegations = await store.deleteEndedDelegations(
+      new Date(now.getTime() - EXPIRED_DELEGATION_KEEP_MS),
     );
     if (options.retentionDays > 0) {
       const before = new Date(now.getTime() - options.retentionDays * 24 * 3_600_000);

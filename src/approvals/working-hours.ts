@@ -255,3 +255,24 @@ export function parseWorkingDays(text: string): number[] | undefined {
   }
   return days.size > 0 ? [...days].sort((a, b) => a - b) : undefined;
 }
+
+/**
+ * The start of a calendar day (`YYYY-MM-DD`) in `timeZone`: the day someone picked in a date
+ * picker, as an instant. Undefined for a malformed date; an unknown zone counts as UTC.
+ */
+export function startOfLocalDate(isoDate: string, timeZone: string | undefined): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const utc = new Date(Date.UTC(year, month - 1, day));
+  if (utc.getUTCMonth() !== month - 1 || utc.getUTCDate() !== day) return undefined;
+  const zone = timeZone && isKnownTimeZone(timeZone) ? timeZone : 'UTC';
+  return new Date(instantOf({ year, month, day }, 0, zone));
+}
+
+/** The calendar day (`YYYY-MM-DD`) an instant falls on in `timeZone` (unknown zones: UTC). */
+export function localDateOf(at: Date, timeZone: string | undefined): string {
+  const zone = timeZone && isKnownTimeZone(timeZone) ? timeZone : 'UTC';
+  const c = localClock(at.getTime(), zone);
+  return `${c.year}-${String(c.month).padStart(2, '0')}-${String(c.day).padStart(2, '0')}`;
+}

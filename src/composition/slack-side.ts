@@ -22,7 +22,7 @@ export async function createSlackSide(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links' | 'confirmations'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'confirmations' | 'delegations'>;
     /** Served on PORT beside Slack's endpoint (see createAdminRoutes). */
     routes: Route[];
     inFlight: InFlight;
@@ -71,6 +71,7 @@ export async function createSlackSide(
       links,
       accountLinking: config.accountLinking,
       store: deps.stores.approvals,
+      delegations: deps.stores.delegations,
       logger,
       now,
       access,

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { createAccountLinkStore } from '../store/account-link-store.ts';
 import { createApprovalStores } from '../store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../store/database.ts';
+import { createDelegationStore } from '../store/delegation-store.ts';
 import { createReminderPosts } from '../store/reminder-post-store.ts';
 import { createRetentionStore } from '../store/retention-store.ts';
 import { createStepConfirmationStore } from '../store/step-confirmation-store.ts';
@@ -51,6 +52,7 @@ export function createStores(database: DatabaseHandle) {
     submissions: createSubmissionGuard(db),
     retention: createRetentionStore(db, dialect),
     reminderPosts: createReminderPosts(db),
+    delegations: createDelegationStore(db),
   };
 }
 

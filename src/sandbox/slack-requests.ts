@@ -489,6 +489,9 @@ export function stateValues(view: Json, inputs: Record<string, string | undefine
       case 'users_select':
         value = { type, selected_user: given ?? element.initial_user ?? null };
         break;
+      case 'datepicker':
+        value = { type, selected_date: given ?? element.initial_date ?? null };
+        break;
       case 'conversations_select':
         value = {
           type,

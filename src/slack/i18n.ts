@@ -446,6 +446,39 @@ const en = {
     `Linked to the approval service as ${name} (${login}).`,
   homeLoginFromEmail: (login: string) =>
     `Your approval-service login: ${login} (from your Slack e-mail).`,
+  // Delegates while away (approvals/delegation.ts).
+  delegatedTo: (name: string, until: Date, timeZone: string | undefined, delegate: string) =>
+    `:palm_tree: ${name} is away until ${shortDate('en-GB', until, timeZone)}; their delegate is ${delegate}. You may still choose anyone.`,
+  homeDelegateHeader: 'While I am away',
+  homeDelegateNone:
+    'Away for a while? Send new requests for you to someone else until you are back.',
+  homeDelegateActive: (
+    delegate: string,
+    until: Date,
+    timeZone: string | undefined,
+    waiting: number,
+  ) =>
+    `New requests go to ${delegate} until ${shortDate('en-GB', until, timeZone)}; ${waiting === 1 ? 'the 1 already waiting stays' : `the ${waiting} already waiting stay`} with you (the approval service decides who may decide them).`,
+  delegateSet: 'Set a delegate',
+  delegateChange: 'Change',
+  delegateClear: 'Clear',
+  delegateModalTitle: 'Delegate while away',
+  delegateToLabel: 'Send new requests for me to',
+  delegateUntilLabel: 'Until (the day you are back)',
+  delegateHint:
+    'Requests already waiting for you stay with you: the approval service decides who may decide them.',
+  delegateSave: 'Save',
+  delegateYourself: 'You cannot be your own delegate; pick someone else.',
+  delegatePast: 'Pick a day after today.',
+  delegateUnknown: (name: string) =>
+    `The approval service does not know ${name}, so they could not decide your requests; pick someone else.`,
+  delegateNoLogin: (name: string) =>
+    `The app cannot find ${name}'s approval-service login; pick someone else.`,
+  delegateServiceDown:
+    'The approval service could not be reached to check your delegate; try again in a moment.',
+  delegateNoOwnLogin:
+    'The app does not know your approval-service login, so it cannot delegate for you.',
+  delegateCouldNotSave: 'Your delegate could not be saved; try again in a moment.',
 };
 
 export type Messages = typeof en;
@@ -788,6 +821,27 @@ const zh: Messages = {
   serviceLink: '审批系统',
   homeLinkedAs: (name, login) => `已关联审批系统账号 ${name}（${login}）。`,
   homeLoginFromEmail: (login) => `你的审批系统账号：${login}（来自 Slack 邮箱）。`,
+  delegatedTo: (name, until, timeZone, delegate) =>
+    `:palm_tree: ${name} ${shortDate('zh-CN', until, timeZone)} 前不在岗，委托 ${delegate} 代为审批；你仍可选择任何人。`,
+  homeDelegateHeader: '我不在时',
+  homeDelegateNone: '要离开一段时间？可以在回来之前把发给你的新申请转给别人。',
+  homeDelegateActive: (delegate, until, timeZone, waiting) =>
+    `${shortDate('zh-CN', until, timeZone)} 前，新申请将发给 ${delegate}；已在等待你的 ${waiting} 项仍由你审批（谁可以审批由审批系统决定）。`,
+  delegateSet: '设置代理人',
+  delegateChange: '修改',
+  delegateClear: '取消代理',
+  delegateModalTitle: '不在时的代理人',
+  delegateToLabel: '把发给我的新申请转给',
+  delegateUntilLabel: '截止日期（你回来的那天）',
+  delegateHint: '已在等待你的申请仍由你审批：谁可以审批由审批系统决定。',
+  delegateSave: '保存',
+  delegateYourself: '不能把自己设为代理人，请选择其他人。',
+  delegatePast: '请选择今天之后的日期。',
+  delegateUnknown: (name) => `审批系统中没有 ${name}，TA 无法审批你的申请；请选择其他人。`,
+  delegateNoLogin: (name) => `应用找不到 ${name} 的审批系统账号；请选择其他人。`,
+  delegateServiceDown: '暂时无法连接审批系统来核对代理人，请稍后再试。',
+  delegateNoOwnLogin: '应用不知道你的审批系统账号，因此无法为你设置代理人。',
+  delegateCouldNotSave: '代理人未能保存，请稍后再试。',
 };
 
 const MESSAGES: Record<Language, Messages> = { en, zh };

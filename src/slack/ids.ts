@@ -14,6 +14,8 @@ export const CALLBACK = {
   /** `/approve templates`: the channel's templates, and the editor of one (add or edit). */
   templatesModal: 'request_templates',
   templateEditor: 'request_template_edit',
+  /** App Home's "while I am away": the modal that sets a delegate. */
+  delegateModal: 'delegate_while_away',
 } as const;
 
 export const BLOCK = {
@@ -38,6 +40,9 @@ export const BLOCK = {
   templatePrefix: 'template_prefix',
   templateSkeleton: 'template_skeleton',
   templateApprover: 'template_approver',
+  /** The delegate modal's fields. */
+  delegateTo: 'delegate_to',
+  delegateUntil: 'delegate_until',
 } as const;
 
 export const ACTION = {
@@ -64,6 +69,11 @@ export const ACTION = {
   templatePrefix: 'template_prefix_input',
   templateSkeleton: 'template_skeleton_input',
   templateApprover: 'template_approver_select',
+  /** App Home: open the delegate modal, or clear the delegation. */
+  delegateOpen: 'delegate_open',
+  delegateClear: 'delegate_clear',
+  delegateTo: 'delegate_to_select',
+  delegateUntil: 'delegate_until_pick',
 } as const;
 
 /** `event_type` of the metadata on every message the app posts (see announcement-dispatcher.ts). */

@@ -3,6 +3,7 @@ import type { AccountLinking, AccountLinks } from '../approvals/account-links.ts
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
 import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
+import type { Delegations } from '../approvals/delegation.ts';
 import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
@@ -30,6 +31,8 @@ export interface SlackDeps {
   accountLinking: AccountLinking;
   /** Channels' request templates (src/approvals/request-templates.ts). */
   templates: TemplateStore;
+  /** Delegates while away (src/approvals/delegation.ts). */
+  delegations: Delegations;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */
   access: Access;
   /** What is kept of conversations' members, dropped when Slack says someone joined or left. */
@@ -58,6 +61,7 @@ export type StartingDeps = Pick<
   | 'submissions'
   | 'textLimits'
   | 'templates'
+  | 'delegations'
   | 'logger'
   | 'webUrl'
   | 'now'

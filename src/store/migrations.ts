@@ -598,6 +598,24 @@ const migrations: Record<string, StagedMigration> = {
       await db.schema.alterTable('tracked_approvals').dropColumn('hot_until').execute();
     },
   },
+  '2026-11-28-028-delegations': {
+    // Delegates while away (approvals/delegation.ts): one row per person who is away, keyed by
+    // their login as person.ts compares it (from_key), so one person has one delegation however
+    // their login was spelled. Expand only: a new table the previous release never reads.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('delegations')
+        .addColumn('from_key', 'text', (c) => c.primaryKey())
+        .addColumn('from_login', 'text', (c) => c.notNull())
+        .addColumn('to_login', 'text', (c) => c.notNull())
+        .addColumn('until', 'bigint', (c) => c.notNull())
+        .addColumn('set_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('delegations').execute();
+    },
+  },
 };
 
 /** Dropped by 022, as the migrations before it had made them. */

@@ -96,6 +96,14 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+
+    async deleteEndedDelegations(before) {
+      const result = await db
+        .deleteFrom('delegations')
+        .where('until', '<', before.getTime())
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

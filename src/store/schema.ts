@@ -179,6 +179,15 @@ export interface StepConfirmationRow {
   shown_digest: string | null;
 }
 
+/** Delegates while away (approvals/delegation.ts); `from_key` is loginKey(from_login). */
+export interface DelegationRow {
+  from_key: string;
+  from_login: string;
+  to_login: string;
+  until: number;
+  set_at: number;
+}
+
 export interface Database {
   submission_keys: SubmissionKeyRow;
   tracked_approvals: TrackedApprovalRow;
@@ -190,4 +199,5 @@ export interface Database {
   lane_leases: LaneLeaseRow;
   request_templates: RequestTemplateRow;
   template_changes: TemplateChangeRow;
+  delegations: DelegationRow;
 }

@@ -115,6 +115,7 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
       await handle.db.deleteFrom('job_runs').execute();
       await handle.db.deleteFrom('template_changes').execute();
       await handle.db.deleteFrom('request_templates').execute();
+      await handle.db.deleteFrom('delegations').execute();
     },
     async close() {
       await handle.close();

@@ -6,6 +6,7 @@ import { mayRequestAgain } from '../../approvals/request-again.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
+import { delegationSection, type HomeDelegation } from './home-delegation.ts';
 import { escapeMrkdwn, fitMrkdwn, linkButton, personRef, SECTION_MAX } from './request-message.ts';
 
 /**
@@ -26,6 +27,8 @@ export interface HomeState {
   /** The approver's list on the service's web UI, for what waits for them (web-links.ts). */
   webListUrl?: string;
   now: Date;
+  /** The person's delegate while away (home-delegation.ts); absent without a login. */
+  delegation?: HomeDelegation;
 }
 
 export function buildHomeView(s: HomeState, t: Messages): HomeView {
@@ -42,6 +45,7 @@ export function buildHomeView(s: HomeState, t: Messages): HomeView {
     // What waits for me names who asks; my own requests name who decides.
     ...section(t.homeWaiting, s.waiting, s, t, 'requester'),
     ...section(t.homeMine, s.mine, s, t, 'approver'),
+    ...(s.delegation ? delegationSection(s.delegation, t) : []),
   ];
   return { type: 'home', blocks };
 }

@@ -1,7 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../../approvals/approval-repository.ts';
+import { inForce } from '../../approvals/delegation.ts';
 import { logFailure } from '../../logger.ts';
+import type { HomeDelegation } from '../blocks/home-delegation.ts';
 import { buildHomeView, HOME_ROWS } from '../blocks/home-view.ts';
+import { personRef } from '../blocks/request-message.ts';
 import { messagesFor } from '../i18n.ts';
 import { visiblePage } from '../people/access.ts';
 import { BoundedMap } from '../people/bounded.ts';
@@ -19,6 +22,7 @@ type Deps = Pick<
   | 'webListUrl'
   | 'now'
   | 'access'
+  | 'delegations'
 >;
 
 const EMPTY: Page = { approvals: [], total: 0 };
@@ -42,7 +46,8 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
 
   async function publish(userId: string): Promise<void> {
     seen.add(userId);
-    const t = messagesFor((await deps.people.get(userId)).locale);
+    const viewer = await deps.people.get(userId);
+    const t = messagesFor(viewer.locale);
     const login = await deps.identities.loginOf(userId);
     const linked = await deps.links.get(userId);
     // Through the access policy, like every surface that shows approvals.
@@ -72,12 +77,28 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
         permalinks,
         linking: deps.accountLinking,
         now: deps.now(),
+        ...(login ? { delegation: await delegationOf(login, waiting.total, viewer.timeZone) } : {}),
         ...(deps.webUrl ? { webUrl: deps.webUrl } : {}),
         ...(deps.webListUrl ? { webListUrl: deps.webListUrl } : {}),
       },
       t,
     );
     await client.views.publish({ user_id: userId, view });
+  }
+
+  /**
+   * The person's delegate while away, named as they are on Slack now (through the identities).
+   * Advice: when the store cannot say, Home shows none rather than failing.
+   */
+  async function delegationOf(
+    login: string,
+    waiting: number,
+    timeZone: string | undefined,
+  ): Promise<HomeDelegation> {
+    const d = await deps.delegations.of(login).catch(() => undefined);
+    if (!d || !inForce(d, deps.now())) return { active: null, waiting, timeZone };
+    const chatId = await deps.identities.slackUserOf(d.to).catch(() => null);
+    return { active: { delegate: personRef(chatId, d.to), until: d.until }, waiting, timeZone };
   }
 
   return {

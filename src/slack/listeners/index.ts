@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../slack-deps.ts';
 import { registerApproverPick } from './actions/approver-pick.ts';
+import { registerDelegateActions } from './actions/delegate-actions.ts';
 import { registerLinkFollowed } from './actions/link-followed.ts';
 import { registerRequestAgain } from './actions/request-again.ts';
 import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
@@ -12,6 +13,7 @@ import { registerMembershipEvents } from './events/membership-changed.ts';
 import { registerFunctions } from './functions/request-approval-step.ts';
 import { registerShortcuts } from './shortcuts/request-shortcuts.ts';
 import { registerViews } from './views/approval-submission.ts';
+import { registerDelegateView } from './views/delegate-submission.ts';
 import { registerLinkView } from './views/link-submission.ts';
 import { registerConfirmationModal } from './views/step-confirmation-modal.ts';
 import { registerTemplateView } from './views/template-submission.ts';
@@ -32,4 +34,6 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerTemplatePick(app, deps);
   registerTemplateView(app, deps);
   registerLinkFollowed(app, deps);
+  registerDelegateActions(app, deps);
+  registerDelegateView(app, deps);
 }

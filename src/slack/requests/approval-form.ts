@@ -4,6 +4,7 @@ import {
   suggestApproverFor,
 } from '../../approvals/approver-suggestion.ts';
 import { type Away, awayOf } from '../../approvals/away-rule.ts';
+import { currentDelegate } from '../../approvals/delegation.ts';
 import type { RequestTemplate } from '../../approvals/request-templates.ts';
 import type {
   ApprovalModalState,
@@ -43,7 +44,10 @@ export function formPlace(place: FormPlace): Omit<ModalMetadata, 'locale'> {
  * the suggested approver, with one line saying why when there is no suggestion.
  */
 export async function fillApprovalForm(
-  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'templates' | 'access'>,
+  deps: Pick<
+    SlackDeps,
+    'people' | 'identities' | 'service' | 'now' | 'templates' | 'access' | 'delegations'
+  >,
   request: FormPlace & {
     userId: string;
     title: string;
@@ -81,14 +85,20 @@ export async function fillApprovalForm(
   if (template) {
     metadata.templateId = template.id;
     const templateNotice = [t.templateApplied(escapeMrkdwn(template.name))];
-    const approver = template.approverChatId;
-    if (approver) {
-      // The template's approver, not the org chart's: only the chain is said about the latter.
+    if (template.approverChatId) {
+      // The template's approver (or their delegate), not the org chart's: only the chain is said
+      // about the latter.
       const chain =
         'chain' in suggestion && suggestion.chain.length > 0
           ? [t.chain(escapeMrkdwn(suggestion.chain.join(' › ')))]
           : [];
-      const approverNotice = await noticeFor(deps, request.userId, approver, metadata, t);
+      const { approver, approverNotice } = await templateApprover(
+        deps,
+        request.userId,
+        template.approverChatId,
+        metadata,
+        t,
+      );
       return {
         t,
         state: {
@@ -151,13 +161,80 @@ export async function templateOptions(
   return templates.map((template) => ({ id: template.id, name: template.name }));
 }
 
-/** The suggestion's ports over Slack: who is on Slack, and who is away now. */
-export function suggestionDeps(deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>) {
+/** The suggestion's ports over Slack: who is on Slack, who is away now, and who delegated. */
+export function suggestionDeps(
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'delegations'>,
+) {
   return {
     service: deps.service,
     findChatUser: (login: string) => deps.identities.slackUserOf(login),
     awayOf: async (chatId: string) => awayOf((await deps.people.get(chatId)).presence, deps.now()),
+    delegations: deps.delegations,
+    now: deps.now,
   };
+}
+
+/**
+ * The delegate of the chat user `approver` for a new request of `requesterLogin`, when they set
+ * one and it is on the chat; undefined otherwise (the approver stays). Read when the request is
+ * made: a delegation is a login's, and the delegate's chat account is who they are on Slack now.
+ */
+export async function delegateOf(
+  deps: Pick<SlackDeps, 'identities' | 'delegations' | 'now'>,
+  approver: string,
+  requesterLogin: string | null,
+): Promise<{ chatId: string; from: string; until: Date } | undefined> {
+  const login = await deps.identities.loginOf(approver).catch(() => null);
+  if (!login) return undefined;
+  const delegated = await currentDelegate(deps.delegations, login, deps.now(), requesterLogin);
+  const first = delegated.via[0];
+  if (!first) return undefined;
+  const chatId = await deps.identities.slackUserOf(delegated.approver).catch(() => null);
+  return chatId ? { chatId, from: first.from, until: first.until } : undefined;
+}
+
+/**
+ * A template's approver as the form proposes them: their delegate while they are away (said so,
+ * before the chat-status rule), else them with what noticeFor says.
+ */
+export async function templateApprover(
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'delegations'>,
+  requesterId: string,
+  approver: string,
+  metadata: { requesterLogin?: string },
+  t: Messages,
+): Promise<{ approver: string; approverNotice: string[] }> {
+  const delegate = await delegateOf(deps, approver, metadata.requesterLogin ?? null);
+  if (!delegate) {
+    return {
+      approver,
+      approverNotice: await noticeFor(deps, requesterId, approver, metadata, t),
+    };
+  }
+  const requester = await deps.people.get(requesterId);
+  const line = await delegateLine(deps, approver, delegate.chatId, delegate.until, t, requester);
+  return { approver: delegate.chatId, approverNotice: [line] };
+}
+
+/** "Maria is away until 3 Dec; their delegate is Alex", in the reader's words and time zone. */
+async function delegateLine(
+  deps: Pick<SlackDeps, 'people'>,
+  fromChatId: string,
+  delegateChatId: string,
+  until: Date,
+  t: Messages,
+  reader: { timeZone?: string | undefined },
+): Promise<string> {
+  const [from, delegate] = await Promise.all([
+    deps.people.get(fromChatId),
+    deps.people.get(delegateChatId),
+  ]);
+  return t.delegatedTo(
+    escapeMrkdwn(from.name),
+    until,
+    reader.timeZone,
+    escapeMrkdwn(delegate.name),
+  );
 }
 
 /**
@@ -165,7 +242,7 @@ export function suggestionDeps(deps: Pick<SlackDeps, 'people' | 'identities' | '
  * there; that they are away, and who is next up their chain (if anyone), when they are not.
  */
 export async function noticeFor(
-  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now'>,
+  deps: Pick<SlackDeps, 'people' | 'identities' | 'service' | 'now' | 'delegations'>,
   requesterId: string,
   picked: string,
   metadata: { requesterLogin?: string },
@@ -175,6 +252,10 @@ export async function noticeFor(
     deps.people.get(picked),
     deps.people.get(requesterId),
   ]);
+  // A delegate while away comes before the chat status: said, and the pick is theirs to keep.
+  const delegate = await delegateOf(deps, picked, metadata.requesterLogin ?? null);
+  if (delegate)
+    return [await delegateLine(deps, picked, delegate.chatId, delegate.until, t, requester)];
   const away = awayOf(person.presence, deps.now());
   if (!away) return [];
   const line = await awayLine(deps, picked, away, t, requester.timeZone);
@@ -201,13 +282,24 @@ export async function awayLine(
   return t.awayUntil(name, away.until, timeZone, status);
 }
 
-/** What the form says under the approver when the suggested one, or the nearest, is away. */
+/**
+ * What the form says under the approver when the suggested one is a leader's delegate, or the
+ * nearest leader, or the suggested one, is away.
+ */
 async function awayNotice(
-  deps: Pick<SlackDeps, 'people'>,
+  deps: Pick<SlackDeps, 'people' | 'identities'>,
   s: Extract<Suggestion, { kind: 'suggested' }>,
   t: Messages,
   timeZone: string | undefined,
 ): Promise<string[]> {
+  if (s.delegatedBy) {
+    const from = await deps.identities.slackUserOf(s.delegatedBy.login).catch(() => null);
+    const fromName = from ? (await deps.people.get(from)).name : s.delegatedBy.login;
+    const delegate = (await deps.people.get(s.approverChatId)).name;
+    return [
+      t.delegatedTo(escapeMrkdwn(fromName), s.delegatedBy.until, timeZone, escapeMrkdwn(delegate)),
+    ];
+  }
   if (s.passedOver) {
     const { chatId, away } = s.passedOver;
     const next = escapeMrkdwn((await deps.people.get(s.approverChatId)).name);
@@ -229,8 +321,9 @@ async function describeSuggestion(
     'chain' in s && s.chain.length > 0 ? [t.chain(escapeMrkdwn(s.chain.join(' › ')))] : [];
   switch (s.kind) {
     case 'suggested': {
-      // Passed over for someone further up: the line under the approver says why.
-      if (s.passedOver) return chain;
+      // Passed over for someone further up, or a leader's delegate: the line under the approver
+      // says why.
+      if (s.passedOver || s.delegatedBy) return chain;
       const name = (await deps.people.get(s.approverChatId)).name;
       return [...chain, t.suggested(escapeMrkdwn(name))];
     }

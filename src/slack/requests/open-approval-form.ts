@@ -7,7 +7,7 @@ import { type FormPlace, fillApprovalForm, formPlace } from './approval-form.ts'
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access' | 'delegations'
 >;
 
 export interface FormOpening extends FormPlace {

@@ -99,7 +99,13 @@ async function suggested(
   t: Messages,
 ): Promise<{ login: string; slackId?: string } | { error: string }> {
   const s = await suggestApproverFor(
-    { service: deps.service, findChatUser: (login) => deps.identities.slackUserOf(login) },
+    {
+      service: deps.service,
+      findChatUser: (login) => deps.identities.slackUserOf(login),
+      // A leader's delegate while away, as the form would preselect.
+      delegations: deps.delegations,
+      now: deps.now,
+    },
     requesterLogin,
   );
   switch (s.kind) {

@@ -13,7 +13,7 @@ import { ACTION, BLOCK } from '../../ids.ts';
 import { noticeFor } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
-type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now'>;
+type Deps = Pick<SlackDeps, 'people' | 'identities' | 'service' | 'logger' | 'now' | 'delegations'>;
 type Args = SlackActionMiddlewareArgs<BlockAction<UsersSelectAction>> & AllMiddlewareArgs;
 type Values = Record<
   string,

@@ -17,7 +17,15 @@ import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'logger' | 'now' | 'store' | 'access' | 'templates'
+  | 'people'
+  | 'identities'
+  | 'service'
+  | 'logger'
+  | 'now'
+  | 'store'
+  | 'access'
+  | 'templates'
+  | 'delegations'
 >;
 type Args = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 

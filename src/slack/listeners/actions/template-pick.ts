@@ -17,12 +17,12 @@ import {
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
-import { noticeFor, templateOptions } from '../../requests/approval-form.ts';
+import { templateApprover, templateOptions } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access' | 'delegations'
 >;
 type Args = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 type Values = Record<
@@ -95,10 +95,13 @@ export function templatePicked(deps: Deps) {
         };
       } else {
         const applied = applyTemplate(typed, template, previous);
-        const approver = template.approverChatId ?? pickedApprover;
-        const approverNotice = template.approverChatId
-          ? await noticeFor(deps, body.user.id, template.approverChatId, metadata, t)
-          : contextLines(blocks, BLOCK.approverNotice);
+        // The template's approver, or their delegate while away (said so).
+        const proposed = template.approverChatId
+          ? await templateApprover(deps, body.user.id, template.approverChatId, metadata, t)
+          : undefined;
+        const approver = proposed?.approver ?? pickedApprover;
+        const approverNotice =
+          proposed?.approverNotice ?? contextLines(blocks, BLOCK.approverNotice);
         const next: ModalMetadata = {
           ...metadata,
           revision: (rev ?? 0) + 1,

@@ -17,6 +17,7 @@ type Deps = Pick<
   SlackDeps,
   | 'people'
   | 'identities'
+  | 'delegations'
   | 'links'
   | 'accountLinking'
   | 'service'

@@ -8,7 +8,7 @@ import { describe } from '../../../errors.ts';
 import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
 import { CALLBACK } from '../../ids.ts';
-import { suggestionDeps } from '../../requests/approval-form.ts';
+import { delegateOf, suggestionDeps } from '../../requests/approval-form.ts';
 import type { SlackDeps, StartingDeps } from '../../slack-deps.ts';
 
 type Deps = StartingDeps & Pick<SlackDeps, 'confirmer'>;
@@ -94,7 +94,7 @@ export function requestApprovalStep(deps: Deps) {
       shownDigest: shownDigest(title, note),
       requesterChatId: inputs.requester,
       startedByChatId: interactor,
-      approverChatId: inputs.approver || (await nearestLeader(deps, inputs.requester)),
+      approverChatId: await stepApprover(deps, inputs.requester, inputs.approver ?? null),
       channelId: inputs.channel || null,
       locale: requester.locale,
       createdAt: now,
@@ -114,6 +114,20 @@ export function requestApprovalStep(deps: Deps) {
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * The approver the requester confirms: the step's own, or their delegate while away (a workflow
+ * naming someone who set one); with none, the nearest leader (or theirs).
+ */
+async function stepApprover(
+  deps: StartingDeps,
+  requester: string,
+  approver: string | null,
+): Promise<string | null> {
+  if (!approver) return nearestLeader(deps, requester);
+  const requesterLogin = await deps.identities.loginOf(requester).catch(() => null);
+  return (await delegateOf(deps, approver, requesterLogin))?.chatId ?? approver;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<
   SlackDeps,
-  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access'
+  'people' | 'identities' | 'service' | 'logger' | 'now' | 'templates' | 'access' | 'delegations'
 >;
 
 /** How long the answer on the app's own message waits for the locale; the trigger lasts 3 s. */

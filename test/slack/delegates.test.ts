@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import type { View } from '../../src/sandbox/workspace.ts';
+import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
+
+// Delegates while away, through the app's HTTP endpoint with signed requests: set and cleared on
+// App Home, and used by the form's suggestion, a template, a picked approver and the workflow step.
+
+const harness = harnessPerTest();
+const NOW = new Date('2026-11-23T10:00:00Z');
+const SAM = 'sam.taylor@corp.example';
+const MARIA = 'maria.lopez@corp.example';
+const ALEX = 'alex.kim@corp.example';
+const LI = 'li.wei@corp.example';
+
+const text = (x: unknown) => JSON.stringify(x ?? {});
+const blockOf = (view: View | undefined, blockId: string) =>
+  JSON.stringify(
+    ((view?.view.blocks as Array<{ block_id?: string }> | undefined) ?? []).find(
+      (b) => b.block_id === blockId,
+    ) ?? null,
+  );
+
+async function openHome(hh: Harness, login: string) {
+  const before = hh.workspace.callsOf('views.publish').length;
+  const user = hh.user(login);
+  await hh.slack.event({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home' });
+  await waitFor(() => hh.workspace.callsOf('views.publish').length > before, 5000, 'Home');
+  return hh.workspace.homes.get(user);
+}
+
+/** Presses a Home button and waits until Home is published again. */
+async function pressOnHome(hh: Harness, login: string, actionId: string) {
+  const before = hh.workspace.callsOf('views.publish').length;
+  await hh.slack.blockAction(hh.user(login), { action_id: actionId });
+  await waitFor(() => hh.workspace.callsOf('views.publish').length > before, 5000, 'Home again');
+  return hh.workspace.homes.get(hh.user(login));
+}
+
+/** Home's "Set a delegate", the modal it opens, and its Save with the delegate and the day back. */
+async function setDelegate(hh: Harness, login: string, delegate: string | null, until: string) {
+  const opens = hh.workspace.callsOf('views.open').length;
+  await hh.slack.blockAction(hh.user(login), { action_id: 'delegate_open' });
+  await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'the modal');
+  const modal = await waitFor(
+    () =>
+      [...hh.workspace.views.values()].find(
+        (v) => v.user === hh.user(login) && v.view.callback_id === 'delegate_while_away',
+      ),
+    5000,
+    'the delegate modal',
+  );
+  const published = hh.workspace.callsOf('views.publish').length;
+  const { errors } = await hh.slack.submitView(modal.id, {
+    ...(delegate ? { delegate_to_select: hh.user(delegate) } : {}),
+    delegate_until_pick: until,
+  });
+  if (errors) {
+    hh.workspace.closeView(modal.id);
+    return { errors };
+  }
+  await waitFor(
+    () => hh.workspace.callsOf('views.publish').length > published,
+    5000,
+    'Home after Save',
+  );
+  return { errors, home: hh.workspace.homes.get(hh.user(login)) };
+}
+
+describe('a delegate on App Home', () => {
+  it('is set with a person and a day, named on Home with what already waits staying, and cleared', async () => {
+    const hh = await harness({ now: () => NOW });
+    await hh.startApproval(SAM); // one waits for Maria already
+    const before = await openHome(hh, MARIA);
+    expect(text(before)).toContain('While I am away');
+    expect(text(before)).toContain('"action_id":"delegate_open"');
+
+    const { errors, home } = await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    expect(errors).toBeUndefined();
+    expect(text(home)).toContain(
+      `New requests go to <@${hh.user(ALEX)}> until 3 Dec; the 1 already waiting stays with you`,
+    );
+    expect(text(home)).toContain('"action_id":"delegate_clear"');
+    // What waits for Maria is still hers in the service: nothing was moved.
+    expect(hh.sim.approvals()[0]).toMatchObject({ approver: MARIA });
+
+    const cleared = await pressOnHome(hh, MARIA, 'delegate_clear');
+    expect(text(cleared)).not.toContain('New requests go to');
+    expect(text(cleared)).toContain('"action_id":"delegate_open"');
+    const view = await hh.openModal(SAM);
+    expect(text(view.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+  });
+
+  it('says it in Chinese on a Chinese Home', async () => {
+    const hh = await harness({ now: () => NOW });
+    await hh.openModal(LI); // so the app knows Li Wei reads Chinese
+    const { home } = await setDelegate(hh, LI, SAM, '2026-12-03');
+    expect(text(home)).toContain('我不在时');
+    expect(text(home)).toContain(`12月3日 前，新申请将发给 <@${hh.user(SAM)}>`);
+  });
+
+  it('refuses yourself, a day that is not after today, and someone the service does not know, beside the field', async () => {
+    const hh = await harness({
+      now: () => NOW,
+      extraSlackUsers: [{ login: 'ghost@corp.example', name: 'Ghost Writer' }],
+    });
+    expect((await setDelegate(hh, MARIA, MARIA, '2026-12-03')).errors).toEqual({
+      delegate_to: 'You cannot be your own delegate; pick someone else.',
+    });
+    // 23 Nov is today in the person's zone: it would end as it starts.
+    for (const day of ['2026-11-20', '2026-11-23'])
+      expect((await setDelegate(hh, MARIA, ALEX, day)).errors).toEqual({
+        delegate_until: 'Pick a day after today.',
+      });
+    expect((await setDelegate(hh, MARIA, 'ghost@corp.example', '2026-12-03')).errors).toEqual({
+      delegate_to:
+        'The approval service does not know Ghost Writer, so they could not decide your requests; pick someone else.',
+    });
+    const home = await openHome(hh, MARIA);
+    expect(text(home)).not.toContain('New requests go to');
+  });
+});
+
+describe('new requests for someone away', () => {
+  it('the form suggests the nearest leader’s delegate and says why, until the day they are back', async () => {
+    let now = NOW;
+    const hh = await harness({ now: () => now });
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    const view = await hh.openModal(SAM);
+    expect(text(view.view)).toContain(`"initial_user":"${hh.user(ALEX)}"`);
+    expect(blockOf(view, 'approver_notice')).toContain(
+      'Maria Lopez is away until 3 Dec; their delegate is Alex Kim.',
+    );
+    const before = hh.sim.approvals().length;
+    await hh.slack.submitView(view.id, { note_input: 'Rack 4' });
+    const approval = await waitFor(() => hh.sim.approvals()[before], 5000, 'the approval');
+    expect(approval).toMatchObject({ requester: SAM, approver: ALEX });
+    hh.workspace.views.delete(view.id);
+
+    // Back on 3 Dec (Asia/Shanghai, the stand-in's zone): the delegation no longer applies.
+    now = new Date('2026-12-02T16:00:00Z');
+    const later = await hh.openModal(SAM);
+    expect(text(later.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+    expect(blockOf(later, 'approver_notice')).toBe('null');
+  });
+
+  it('says it in Chinese, and never suggests the requester as their own leader’s delegate', async () => {
+    const hh = await harness({ now: () => NOW });
+    await setDelegate(hh, MARIA, SAM, '2026-12-03');
+    const li = await hh.openModal(LI);
+    expect(text(li.view)).toContain(`"initial_user":"${hh.user(SAM)}"`);
+    expect(blockOf(li, 'approver_notice')).toContain(
+      'Maria Lopez 12月3日 前不在岗，委托 Sam Taylor 代为审批',
+    );
+    // Sam is Maria's delegate, and asks himself: his request goes to Maria, not to him.
+    const sam = await hh.openModal(SAM);
+    expect(text(sam.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+  });
+
+  it('a template naming an approver who delegated goes to the delegate', async () => {
+    const hh = await harness({ now: () => NOW });
+    const id = await addTemplate(hh, SAM, { name: 'Purchase', approver: hh.user(MARIA) });
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    const view = await hh.openModal(LI);
+    const picked = await pickTemplate(hh, LI, view, id, { title_input: 'Disks' });
+    expect(text(picked.view)).toContain(`"initial_user":"${hh.user(ALEX)}"`);
+    expect(blockOf(picked, 'approver_notice')).toContain('委托 Alex Kim 代为审批');
+    const before = hh.sim.approvals().length;
+    await hh.slack.submitView(view.id, { title_input: '[Purchase] Disks', note_input: 'Ten.' });
+    const approval = await waitFor(() => hh.sim.approvals()[before], 5000, 'the approval');
+    expect(approval).toMatchObject({ requester: LI, approver: ALEX });
+  });
+
+  it('picking someone who delegated says so, and keeps the pick', async () => {
+    const hh = await harness({ now: () => NOW });
+    await setDelegate(hh, 'olivia.brown@corp.example', ALEX, '2026-12-03');
+    const view = await hh.openModal(SAM);
+    const updates = hh.workspace.callsOf('views.update').length;
+    await hh.slack.selectUser(
+      hh.user(SAM),
+      view.id,
+      'approver_select',
+      hh.user('olivia.brown@corp.example'),
+    );
+    await waitFor(() => hh.workspace.callsOf('views.update').length > updates, 5000, 'update');
+    const updated = hh.workspace.views.get(view.id);
+    expect(blockOf(updated, 'approver_notice')).toContain(
+      'Olivia Brown is away until 3 Dec; their delegate is Alex Kim.',
+    );
+    expect(text(updated?.view)).toContain(
+      `"initial_user":"${hh.user('olivia.brown@corp.example')}"`,
+    );
+  });
+
+  it('the workflow step naming an approver who delegated asks the delegate, and so does one naming none', async () => {
+    const hh = await harness({ now: () => NOW });
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    for (const approver of [hh.user(MARIA), null]) {
+      const before = hh.sim.approvals().length;
+      await hh.slack.functionExecuted('request_approval_step', {
+        requester: hh.user(SAM),
+        ...(approver ? { approver } : {}),
+        title: 'Quarterly budget',
+        note: 'Marketing, Q4.',
+        channel: hh.channel('general'),
+        interactivity: hh.workspace.interactivityOf(hh.user(SAM)),
+      });
+      const modal = await waitFor(
+        () =>
+          [...hh.workspace.views.values()].find(
+            (v) => v.user === hh.user(SAM) && v.view.callback_id === 'step_confirm_modal',
+          ),
+        5000,
+        'the confirmation modal',
+      );
+      expect(text(modal.view)).toContain(`<@${hh.user(ALEX)}>`);
+      await hh.slack.submitView(modal.id);
+      const approval = await waitFor(() => hh.sim.approvals()[before], 5000, 'the approval');
+      expect(approval).toMatchObject({ requester: SAM, approver: ALEX });
+      hh.workspace.views.delete(modal.id);
+    }
+  });
+});
