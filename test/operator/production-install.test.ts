@@ -61,6 +61,7 @@ describe('the operator commands with production dependencies only', () => {
       ['backup', 'npm run backup -- <new file>'],
       ['migrate', 'npm run migrate'],
       ['accounts', 'npm run accounts -- import <file.csv>'],
+      ['delegations', 'npm run delegations -- clear <login>'],
     ] as const) {
       const answer = await npmRun(script, ['--help'], env);
       expect(answer, script).toMatchObject({ code: 0, stderr: '' });

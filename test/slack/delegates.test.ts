@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
-import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { openHome, pressOnHome, setDelegate } from '../helpers/delegate-forms.ts';
+import { harnessPerTest, waitFor } from '../helpers/harness.ts';
 import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
 // Delegates while away, through the app's HTTP endpoint with signed requests: set and cleared on
@@ -20,52 +21,6 @@ const blockOf = (view: View | undefined, blockId: string) =>
       (b) => b.block_id === blockId,
     ) ?? null,
   );
-
-async function openHome(hh: Harness, login: string) {
-  const before = hh.workspace.callsOf('views.publish').length;
-  const user = hh.user(login);
-  await hh.slack.event({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home' });
-  await waitFor(() => hh.workspace.callsOf('views.publish').length > before, 5000, 'Home');
-  return hh.workspace.homes.get(user);
-}
-
-/** Presses a Home button and waits until Home is published again. */
-async function pressOnHome(hh: Harness, login: string, actionId: string) {
-  const before = hh.workspace.callsOf('views.publish').length;
-  await hh.slack.blockAction(hh.user(login), { action_id: actionId });
-  await waitFor(() => hh.workspace.callsOf('views.publish').length > before, 5000, 'Home again');
-  return hh.workspace.homes.get(hh.user(login));
-}
-
-/** Home's "Set a delegate", the modal it opens, and its Save with the delegate and the day back. */
-async function setDelegate(hh: Harness, login: string, delegate: string | null, until: string) {
-  const opens = hh.workspace.callsOf('views.open').length;
-  await hh.slack.blockAction(hh.user(login), { action_id: 'delegate_open' });
-  await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'the modal');
-  const modal = await waitFor(
-    () =>
-      [...hh.workspace.views.values()].find(
-        (v) => v.user === hh.user(login) && v.view.callback_id === 'delegate_while_away',
-      ),
-    5000,
-    'the delegate modal',
-  );
-  const published = hh.workspace.callsOf('views.publish').length;
-  const { errors } = await hh.slack.submitView(modal.id, {
-    ...(delegate ? { delegate_to_select: hh.user(delegate) } : {}),
-    delegate_until_pick: until,
-  });
-  if (errors) {
-    hh.workspace.closeView(modal.id);
-    return { errors };
-  }
-  await waitFor(
-    () => hh.workspace.callsOf('views.publish').length > published,
-    5000,
-    'Home after Save',
-  );
-  return { errors, home: hh.workspace.homes.get(hh.user(login)) };
-}
 
 describe('a delegate on App Home', () => {
   it('is set with a person and a day, named on Home with what already waits staying, and cleared', async () => {
