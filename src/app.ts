@@ -5,6 +5,7 @@ import type {
   DispatchCounts,
 } from './approvals/announcement-dispatcher.ts';
 import type { ApprovalService } from './approvals/approval-types.ts';
+import type { Delegations } from './approvals/delegation.ts';
 import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
 import { cacheDepartments } from './approvals/service-directory.ts';
@@ -49,9 +50,9 @@ export interface ApplicationOverrides {
   service?: ApprovalService;
   /**
    * Runs once the database is migrated and before anything is served: the sandbox puts its
-   * example templates in here.
+   * example templates and a person with a delegate while away in here.
    */
-  seed?: (stores: { templates: TemplateStore }) => Promise<void>;
+  seed?: (stores: { templates: TemplateStore; delegations: Delegations }) => Promise<void>;
 }
 
 export interface Application {
@@ -117,7 +118,7 @@ export async function startApplication(
   );
   const service = createObservedService(config, overrides.service, metrics, health);
   try {
-    await overrides.seed?.({ templates: stores.templates });
+    await overrides.seed?.({ templates: stores.templates, delegations: stores.delegations });
     // Asked while Slack checks the bot token (serve): a start waits for the slower of the two.
     const probed = probeService(service, logger);
     probed.catch(() => undefined); // awaited in serve

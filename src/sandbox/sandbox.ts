@@ -11,6 +11,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { DatabaseError, dialectOf, ensureFolder } from '../store/database.ts';
 import { claimSqliteFile, SqliteInUseError } from '../store/sqlite-file.ts';
 import { createSandboxRoutes } from './sandbox-server.ts';
+import { seedDelegations } from './seed-delegations.ts';
 import { seedTemplates } from './seed-templates.ts';
 import { SlackRequester } from './slack-requests.ts';
 import { type Enterprise, Workspace } from './workspace.ts';
@@ -170,7 +171,13 @@ async function startClaimed(
         proxyEnv: {},
       },
     },
-    { logger, seed: ({ templates }) => seedTemplates(templates, workspace) },
+    {
+      logger,
+      seed: async ({ templates, delegations }) => {
+        await seedTemplates(templates, workspace);
+        await seedDelegations(delegations);
+      },
+    },
   );
   appPort = app.port;
   slack = new SlackRequester({

@@ -188,6 +188,14 @@ function control(element, ctx) {
       }
       return select;
     }
+    case 'datepicker':
+      // The browser's own date picker, giving YYYY-MM-DD as Slack's does.
+      return el('input', {
+        id,
+        type: 'date',
+        'data-action': element.action_id,
+        value: element.initial_date ?? '',
+      });
     case 'conversations_select': {
       // The channels the person can see, as Slack's picker lists them.
       const select = el(
