@@ -4,7 +4,7 @@ import {
   suggestApproverFor,
 } from '../../approvals/approver-suggestion.ts';
 import { type Away, awayOf } from '../../approvals/away-rule.ts';
-import { currentDelegate } from '../../approvals/delegation.ts';
+import { delegateFor } from '../../approvals/delegation.ts';
 import type { RequestTemplate } from '../../approvals/request-templates.ts';
 import type {
   ApprovalModalState,
@@ -182,11 +182,16 @@ export function suggestionDeps(
 export async function delegateOf(
   deps: Pick<SlackDeps, 'identities' | 'delegations' | 'now'>,
   approver: string,
-  requesterLogin: string | null,
+  requesterLogin: string | null | (() => Promise<string | null>),
 ): Promise<{ chatId: string; from: string; until: Date } | undefined> {
+  const now = deps.now();
+  // Nobody away (the usual case): no one is looked up on Slack for it.
+  const inForce = await deps.delegations.inForceAt(now).catch(() => []);
+  if (inForce.length === 0) return undefined;
   const login = await deps.identities.loginOf(approver).catch(() => null);
   if (!login) return undefined;
-  const delegated = await currentDelegate(deps.delegations, login, deps.now(), requesterLogin);
+  const requester = typeof requesterLogin === 'function' ? await requesterLogin() : requesterLogin;
+  const delegated = delegateFor(login, inForce, now, requester);
   const first = delegated.via[0];
   if (!first) return undefined;
   const chatId = await deps.identities.slackUserOf(delegated.approver).catch(() => null);

@@ -126,7 +126,7 @@ async function stepApprover(
   approver: string | null,
 ): Promise<string | null> {
   if (!approver) return nearestLeader(deps, requester);
-  const requesterLogin = await deps.identities.loginOf(requester).catch(() => null);
+  const requesterLogin = () => deps.identities.loginOf(requester).catch(() => null);
   return (await delegateOf(deps, approver, requesterLogin))?.chatId ?? approver;
 }
 
