@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
+import { TEST_DATABASES } from '../helpers/databases.ts';
 import { openHome, pressOnHome, setDelegate } from '../helpers/delegate-forms.ts';
-import { harnessPerTest, waitFor } from '../helpers/harness.ts';
+import { harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
 // Delegates while away, through the app's HTTP endpoint with signed requests: set and cleared on
@@ -126,6 +127,43 @@ describe('new requests for someone away', () => {
     expect(approval).toMatchObject({ requester: LI, approver: ALEX });
   });
 
+  it('Request again of a template’s request goes to the template approver’s delegate, saying why', async () => {
+    const hh = await harness({ now: () => NOW });
+    const id = await addTemplate(hh, SAM, { name: 'Purchase', approver: hh.user(MARIA) });
+    const form = await hh.openModal(SAM);
+    await pickTemplate(hh, SAM, form, id, { title_input: 'Disks' });
+    await hh.slack.submitView(form.id, { title_input: '[Purchase] Disks', note_input: 'Ten.' });
+    const first = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(first).toMatchObject({ approver: MARIA });
+    const parent = await waitFor(
+      () => hh.workspace.messages.find((m) => isRequestMessage(m, first.djbh)),
+      5000,
+      'the request message',
+    );
+    hh.sim.decide(first.djbh, 'refuse');
+    await hh.app.poll();
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    const opens = hh.workspace.callsOf('views.open').length;
+    await hh.slack.blockAction(
+      hh.user(SAM),
+      { action_id: 'request_again', value: first.djbh },
+      { channelId: parent.channel, messageTs: parent.ts },
+    );
+    await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'the form');
+    const again = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) => v.user === hh.user(SAM) && text(v.view).includes('their delegate is'),
+        ),
+      5000,
+      'the form filled in again',
+    );
+    expect(text(again.view)).toContain(`"initial_user":"${hh.user(ALEX)}"`);
+    expect(blockOf(again, 'approver_notice')).toContain(
+      'Maria Lopez is away until 3 Dec; their delegate is Alex Kim.',
+    );
+  });
+
   it('picking someone who delegated says so, and keeps the pick', async () => {
     const hh = await harness({ now: () => NOW });
     await setDelegate(hh, 'olivia.brown@corp.example', ALEX, '2026-12-03');
@@ -176,3 +214,33 @@ describe('new requests for someone away', () => {
     }
   });
 });
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(`a delegate on ${database.name}`, () => {
+    let created: { url: string; drop(): Promise<void> };
+    beforeAll(async () => {
+      created = await database.create();
+    });
+    afterAll(async () => {
+      await created?.drop();
+    });
+
+    it('is set on Home, followed by the form through a chain, kept over a restart, and cleared', async () => {
+      const hh = await harness({ now: () => NOW, databaseUrl: created.url });
+      await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+      await setDelegate(hh, ALEX, LI, '2026-12-01');
+      await hh.restart();
+      const view = await hh.openModal(SAM);
+      // Maria → Alex → Li Wei: the end of the chain; the words name whose delegate it is.
+      expect(text(view.view)).toContain(`"initial_user":"${hh.user(LI)}"`);
+      expect(blockOf(view, 'approver_notice')).toContain(
+        'Maria Lopez is away until 3 Dec; their delegate is Li Wei.',
+      );
+      hh.workspace.views.delete(view.id);
+      await openHome(hh, MARIA);
+      await pressOnHome(hh, MARIA, 'delegate_clear');
+      const after = await hh.openModal(SAM);
+      expect(text(after.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+    });
+  });
+}
