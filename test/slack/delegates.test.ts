@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { View } from '../../src/sandbox/workspace.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createDelegationStore } from '../../src/store/delegation-store.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { openHome, pressOnHome, setDelegate } from '../helpers/delegate-forms.ts';
 import { harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
@@ -111,6 +113,24 @@ describe('new requests for someone away', () => {
     // Sam is Maria's delegate, and asks himself: his request goes to Maria, not to him.
     const sam = await hh.openModal(SAM);
     expect(text(sam.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+  });
+
+  it('keeps a delegate who is not on Slack by login in the form, saying whose delegate they are', async () => {
+    const hh = await harness({ now: () => NOW, notOnSlack: [ALEX] });
+    // Set while Alex was on Slack: what the app's Home wrote, as its store writes it.
+    const database = await openDatabase(hh.env.DATABASE_URL);
+    await createDelegationStore(database.db).set({
+      from: MARIA,
+      to: ALEX,
+      until: new Date('2026-12-02T16:00:00Z'),
+      setAt: NOW,
+    });
+    await database.close();
+    const view = await hh.openModal(SAM);
+    expect(text(view.view)).toContain(`"initial_value":"${ALEX}"`);
+    expect(text(view.view)).toContain(
+      `Maria Lopez is away until 3 Dec; their delegate is ${ALEX}.`,
+    );
   });
 
   it('a template naming an approver who delegated goes to the delegate', async () => {

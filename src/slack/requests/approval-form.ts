@@ -1,5 +1,6 @@
 import {
   availableAbove,
+  type DelegatedBy,
   type Suggestion,
   suggestApproverFor,
 } from '../../approvals/approver-suggestion.ts';
@@ -112,7 +113,7 @@ export async function fillApprovalForm(
     }
     Object.assign(base, { templateNotice });
   }
-  const info = await describeSuggestion(deps, suggestion, login, t);
+  const info = await describeSuggestion(deps, suggestion, login, t, person.timeZone);
   if (suggestion.kind === 'suggested') {
     metadata.suggestion = { login: suggestion.approverLogin, slackId: suggestion.approverChatId };
     const approverNotice = await awayNotice(deps, suggestion, t, person.timeZone);
@@ -298,12 +299,8 @@ async function awayNotice(
   timeZone: string | undefined,
 ): Promise<string[]> {
   if (s.delegatedBy) {
-    const from = await deps.identities.slackUserOf(s.delegatedBy.login).catch(() => null);
-    const fromName = from ? (await deps.people.get(from)).name : s.delegatedBy.login;
     const delegate = (await deps.people.get(s.approverChatId)).name;
-    return [
-      t.delegatedTo(escapeMrkdwn(fromName), s.delegatedBy.until, timeZone, escapeMrkdwn(delegate)),
-    ];
+    return [await delegatedByLine(deps, s.delegatedBy, escapeMrkdwn(delegate), t, timeZone)];
   }
   if (s.passedOver) {
     const { chatId, away } = s.passedOver;
@@ -316,11 +313,25 @@ async function awayNotice(
   return [];
 }
 
+/** "Maria is away until 3 Dec; their delegate is …", naming whoever delegated as Slack knows them. */
+async function delegatedByLine(
+  deps: Pick<SlackDeps, 'people' | 'identities'>,
+  by: DelegatedBy,
+  delegate: string,
+  t: Messages,
+  timeZone: string | undefined,
+): Promise<string> {
+  const from = await deps.identities.slackUserOf(by.login).catch(() => null);
+  const fromName = from ? (await deps.people.get(from)).name : by.login;
+  return t.delegatedTo(escapeMrkdwn(fromName), by.until, timeZone, delegate);
+}
+
 async function describeSuggestion(
-  deps: Pick<SlackDeps, 'people'>,
+  deps: Pick<SlackDeps, 'people' | 'identities'>,
   s: Suggestion,
   login: string,
   t: Messages,
+  timeZone?: string,
 ): Promise<string[]> {
   const chain =
     'chain' in s && s.chain.length > 0 ? [t.chain(escapeMrkdwn(s.chain.join(' › ')))] : [];
@@ -333,6 +344,12 @@ async function describeSuggestion(
       return [...chain, t.suggested(escapeMrkdwn(name))];
     }
     case 'leader-not-in-chat':
+      // A delegate not on Slack: whose delegate they are, and their login kept in the field.
+      if (s.delegatedBy)
+        return [
+          ...chain,
+          await delegatedByLine(deps, s.delegatedBy, escapeMrkdwn(s.approverLogin), t, timeZone),
+        ];
       return [...chain, t.leaderNotOnSlack(escapeMrkdwn(s.approverLogin))];
     case 'no-leader':
       return [...chain, t.noLeader];
