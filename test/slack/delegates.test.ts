@@ -74,6 +74,12 @@ describe('a delegate on App Home', () => {
       delegate_to:
         'The approval service does not know Ghost Writer, so they could not decide your requests; pick someone else.',
     });
+    // The directory cannot be asked: nothing is set, and the person is told to try again.
+    hh.sim.setFaults('department', { html502: true });
+    expect((await setDelegate(hh, MARIA, ALEX, '2026-12-03')).errors).toEqual({
+      delegate_to:
+        'The approval service could not be reached to check your delegate; try again in a moment.',
+    });
     const home = await openHome(hh, MARIA);
     expect(text(home)).not.toContain('New requests go to');
   });
