@@ -459,7 +459,11 @@ const en = {
     timeZone: string | undefined,
     waiting: number,
   ) =>
-    `New requests go to ${delegate} until ${shortDate('en-GB', until, timeZone)}; ${waiting === 1 ? 'the 1 already waiting stays' : `the ${waiting} already waiting stay`} with you (the approval service decides who may decide them).`,
+    `New requests go to ${delegate} until ${shortDate('en-GB', until, timeZone)}${
+      waiting === 0
+        ? '.'
+        : `; ${waiting === 1 ? 'the 1 already waiting stays' : `the ${waiting} already waiting stay`} with you (the approval service decides who may decide them).`
+    }`,
   delegateSet: 'Set a delegate',
   delegateChange: 'Change',
   delegateClear: 'Clear',
@@ -828,7 +832,9 @@ const zh: Messages = {
   homeDelegateHeader: '我不在时',
   homeDelegateNone: '要离开一段时间？可以在回来之前把发给你的新申请转给别人。',
   homeDelegateActive: (delegate, until, timeZone, waiting) =>
-    `${shortDate('zh-CN', until, timeZone)} 前，新申请将发给 ${delegate}；已在等待你的 ${waiting} 项仍由你审批（谁可以审批由审批系统决定）。`,
+    `${shortDate('zh-CN', until, timeZone)} 前，新申请将发给 ${delegate}${
+      waiting === 0 ? '。' : `；已在等待你的 ${waiting} 项仍由你审批（谁可以审批由审批系统决定）。`
+    }`,
   delegateSet: '设置代理人',
   delegateChange: '修改',
   delegateClear: '取消代理',

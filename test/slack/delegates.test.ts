@@ -54,7 +54,8 @@ describe('a delegate on App Home', () => {
     await hh.openModal(LI); // so the app knows Li Wei reads Chinese
     const { home } = await setDelegate(hh, LI, SAM, '2026-12-03');
     expect(text(home)).toContain('我不在时');
-    expect(text(home)).toContain(`12月3日 前，新申请将发给 <@${hh.user(SAM)}>`);
+    // Nothing waits for Li Wei: nothing is said of what stays.
+    expect(text(home)).toContain(`12月3日 前，新申请将发给 <@${hh.user(SAM)}>。"`);
   });
 
   it('refuses yourself, a day that is not after today, and someone the service does not know, beside the field', async () => {
