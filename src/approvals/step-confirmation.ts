@@ -74,6 +74,12 @@ export interface StepConfirmation {
   askedIn: { channel: string; ts: string } | null;
   /** The step was told how it ended (an error); false while that is still owed. */
   stepClosed: boolean;
+  /**
+   * The step named someone away, and the approver is their delegate (delegation.ts): whom, and
+   * until when, said beside the approver when the requester is asked. Not stored: a question
+   * asked again (after a restart) names the delegate without it.
+   */
+  approverDelegatedBy?: { chatId: string; until: Date; timeZone: string | undefined };
 }
 
 /**

@@ -450,6 +450,8 @@ const en = {
   // Delegates while away (approvals/delegation.ts).
   delegatedTo: (name: string, until: Date, timeZone: string | undefined, delegate: string) =>
     `:palm_tree: ${name} is away until ${shortDate('en-GB', until, timeZone)}; their delegate is ${delegate}. You may still choose anyone.`,
+  delegatedToStep: (name: string, until: Date, timeZone: string | undefined, delegate: string) =>
+    `:palm_tree: ${name} is away until ${shortDate('en-GB', until, timeZone)}; their delegate is ${delegate}.`,
   homeDelegateHeader: 'While I am away',
   homeDelegateNone:
     'Away for a while? Send new requests for you to someone else until you are back.',
@@ -829,6 +831,8 @@ const zh: Messages = {
   homeLoginFromEmail: (login) => `你的审批系统账号：${login}（来自 Slack 邮箱）。`,
   delegatedTo: (name, until, timeZone, delegate) =>
     `:palm_tree: ${name} ${shortDate('zh-CN', until, timeZone)} 前不在岗，委托 ${delegate} 代为审批；你仍可选择任何人。`,
+  delegatedToStep: (name, until, timeZone, delegate) =>
+    `:palm_tree: ${name} ${shortDate('zh-CN', until, timeZone)} 前不在岗，委托 ${delegate} 代为审批。`,
   homeDelegateHeader: '我不在时',
   homeDelegateNone: '要离开一段时间？可以在回来之前把发给你的新申请转给别人。',
   homeDelegateActive: (delegate, until, timeZone, waiting) =>

@@ -234,6 +234,9 @@ describe('new requests for someone away', () => {
         'the confirmation modal',
       );
       expect(text(modal.view)).toContain(`<@${hh.user(ALEX)}>`);
+      expect(text(modal.view)).toContain(
+        `<@${hh.user(MARIA)}> is away until 3 Dec; their delegate is <@${hh.user(ALEX)}>.`,
+      );
       await hh.slack.submitView(modal.id);
       const approval = await waitFor(() => hh.sim.approvals()[before], 5000, 'the approval');
       expect(approval).toMatchObject({ requester: SAM, approver: ALEX });

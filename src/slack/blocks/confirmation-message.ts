@@ -72,9 +72,23 @@ function details(
         { type: 'mrkdwn', text: `*${t.confirmPostedLabel}*\n${t.confirmWhere(c.channelId)}` },
       ],
     },
+    ...delegated(c, t),
     ...whole(t.titleLabel, c.title),
     ...whole(t.noteLabel, c.note),
   ];
+}
+
+/** "Maria is away until 3 Dec; their delegate is Alex", when the step named someone away. */
+function delegated(c: StepConfirmation, t: Messages): KnownBlock[] {
+  const by = c.approverDelegatedBy;
+  if (!by || !c.approverChatId) return [];
+  const line = t.delegatedToStep(
+    `<@${by.chatId}>`,
+    by.until,
+    by.timeZone,
+    `<@${c.approverChatId}>`,
+  );
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: line }] }];
 }
 
 /** The question, with Start / Decline; both buttons carry the step's execution id. */

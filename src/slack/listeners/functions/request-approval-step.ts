@@ -94,7 +94,7 @@ export function requestApprovalStep(deps: Deps) {
       shownDigest: shownDigest(title, note),
       requesterChatId: inputs.requester,
       startedByChatId: interactor,
-      approverChatId: await stepApprover(deps, inputs.requester, inputs.approver ?? null),
+      ...(await stepApprover(deps, inputs.requester, inputs.approver ?? null, requester.timeZone)),
       channelId: inputs.channel || null,
       locale: requester.locale,
       createdAt: now,
@@ -124,10 +124,16 @@ async function stepApprover(
   deps: StartingDeps,
   requester: string,
   approver: string | null,
-): Promise<string | null> {
-  if (!approver) return nearestLeader(deps, requester);
+  timeZone: string | undefined,
+): Promise<Pick<NewStepConfirmation, 'approverChatId' | 'approverDelegatedBy'>> {
+  if (!approver) return nearestLeader(deps, requester, timeZone);
   const requesterLogin = () => deps.identities.loginOf(requester).catch(() => null);
-  return (await delegateOf(deps, approver, requesterLogin))?.chatId ?? approver;
+  const delegate = await delegateOf(deps, approver, requesterLogin);
+  if (!delegate) return { approverChatId: approver };
+  return {
+    approverChatId: delegate.chatId,
+    approverDelegatedBy: { chatId: approver, until: delegate.until, timeZone },
+  };
 }
 
 /**
@@ -136,11 +142,25 @@ async function stepApprover(
  * confirms a person, not "your nearest leader"; null when there is none on Slack (Start then says
  * why it cannot start).
  */
-async function nearestLeader(deps: StartingDeps, requester: string): Promise<string | null> {
+async function nearestLeader(
+  deps: StartingDeps,
+  requester: string,
+  timeZone: string | undefined,
+): Promise<Pick<NewStepConfirmation, 'approverChatId' | 'approverDelegatedBy'>> {
   const login = await deps.identities.loginOf(requester).catch(() => null);
-  if (!login) return null;
+  if (!login) return { approverChatId: null };
   const s = await suggestApproverFor(suggestionDeps(deps), login);
-  return s.kind === 'suggested' ? s.approverChatId : null;
+  if (s.kind !== 'suggested') return { approverChatId: null };
+  // The leader's delegate while away: said beside them, naming the leader as Slack knows them.
+  const from = s.delegatedBy
+    ? await deps.identities.slackUserOf(s.delegatedBy.login).catch(() => null)
+    : null;
+  return {
+    approverChatId: s.approverChatId,
+    ...(from && s.delegatedBy
+      ? { approverDelegatedBy: { chatId: from, until: s.delegatedBy.until, timeZone } }
+      : {}),
+  };
 }
 
 export function registerFunctions(app: App, deps: Deps): void {
