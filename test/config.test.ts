@@ -534,20 +534,26 @@ describe('loadConfig', () => {
       'localhost,.corp.example',
       '*',
       '10.0.0.7:8080, *.corp.example',
-      '[::1],127.0.0.1',
+      // As Kubernetes and corporate images commonly set it: both agents honour each of these
+      // (test/approval-service/approval-service-client.test.ts goes through them).
+      'localhost,127.0.0.1,::1,.svc,.cluster.local',
+      'localhost,127.0.0.1,',
+      'approval_service,.corp.example,*',
     ])
       expect(loadConfig({ ...slackHttp, NO_PROXY: list }).approval.proxyEnv.NO_PROXY).toBe(list);
     // A range is ignored by Node's agents and undici alike (the call goes through the proxy);
-    // a space-separated list is one host to Node's agents and several to undici.
+    // a space-separated list is one host to Node's agents and several to undici, and so is a
+    // bracketed IPv6 address, with or without a port.
     for (const list of [
       '10.0.0.0/8',
       'localhost .corp.example',
       'http://intranet.corp.example',
-      'localhost,',
+      '[::1],127.0.0.1',
+      '[::1]:8080',
     ])
       for (const name of ['NO_PROXY', 'no_proxy'])
         expect(problemsOf({ ...slackHttp, [name]: list }), list).toEqual([
-          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs); was "${list}"`,
+          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no address ranges or URLs; an IPv6 address without brackets or port); was "${list}"`,
         ]);
   });
 });

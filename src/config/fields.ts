@@ -154,10 +154,14 @@ function isProxyUrl(value: string): boolean {
   }
 }
 
-// A host name, an IPv4 address or a bracketed IPv6 one, maybe a domain (a leading `.` or `*.`),
-// maybe a port. What Node's agents and undici match NO_PROXY entries against; anything else (a
-// CIDR range, a URL) they ignore without a word, and the call would go through the proxy.
-const NO_PROXY_ENTRY = /^(\*?\.)?([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/i;
+// A host name, an IPv4 address or a bare IPv6 one, maybe a domain (a leading `.` or `*.`), maybe a
+// port (not after an IPv6 address), or `*`: what Node's agents and undici both match NO_PROXY
+// entries against. Anything else they ignore without a word (a CIDR range, a URL) or read
+// differently from each other (`[::1]` is a host to undici only), and the call would go through
+// the proxy. An empty entry (`localhost,`) both skip.
+const NO_PROXY_HOST = /^(\*?\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*(:\d{1,5})?$/i;
+const isNoProxyEntry = (entry: string) =>
+  entry === '' || entry === '*' || isIP(entry) === 6 || NO_PROXY_HOST.test(entry);
 
 /** NO_PROXY: `*`, or a comma-separated list of hosts and domains, each maybe with a port. */
 export const noProxyList = () =>
@@ -165,8 +169,8 @@ export const noProxyList = () =>
     z
       .string()
       .refine(
-        (v) => v.trim() === '*' || v.split(',').every((entry) => NO_PROXY_ENTRY.test(entry.trim())),
-        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs)',
+        (v) => v.split(',').every((entry) => isNoProxyEntry(entry.trim())),
+        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no address ranges or URLs; an IPv6 address without brackets or port)',
       ),
     '`*`, or hosts and domains separated by commas, each maybe with `:port`',
   );
