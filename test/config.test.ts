@@ -406,6 +406,37 @@ describe('loadConfig', () => {
     });
   });
 
+  it('shows no password a malformed URL carries: a proxy without its scheme, a / in the password, a password in the query', () => {
+    for (const [name, value, shown] of [
+      [
+        'HTTPS_PROXY',
+        'alice:proxy-secret@proxy.corp.example:3128',
+        'alice:***@proxy.corp.example:3128',
+      ],
+      [
+        'HTTPS_PROXY',
+        'http://alice:pa/proxy-secret@proxy.corp.example:3128',
+        'http://alice:***@proxy.corp.example:3128',
+      ],
+      ['HTTP_PROXY', 'socks5://alice:pa/proxy-secret@proxy:1080', 'socks5://alice:***@proxy:1080'],
+      [
+        'APPROVAL_BASE_URL',
+        'https://svc:pa/url-secret@approvals example',
+        'https://svc:***@approvals example',
+      ],
+      [
+        'APPROVAL_WEB_URL',
+        'https://approvals example/?password=url-secret',
+        'https://approvals example/?password=***',
+      ],
+    ] as const) {
+      const problems = problemsOf({ ...slackHttp, [name]: value });
+      expect(problems, value).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
+      expect(problems[0], value).toContain(`was "${shown}"`);
+      expect(problems.join('\n'), value).not.toMatch(/-secret/);
+    }
+  });
+
   it('never puts a secret into its error message', () => {
     const error = (() => {
       try {
