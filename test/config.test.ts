@@ -532,6 +532,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a Postgres URL it would take for a file path, password and all: a space before it, or a mistyped ://', () => {
+    for (const url of [
+      ' postgres://app:pg-secret@db/approvals',
+      '\tpostgresql://app:pg-secret@db/approvals',
+      'postgres:/app:pg-secret@db/approvals',
+      'postgres//app:pg-secret@db/approvals',
+      'postgres:app:pg-secret@db/approvals',
+    ])
+      expect(problemsOf({ ...slackHttp, DATABASE_URL: url }), url).toEqual([
+        'DATABASE_URL: must be a SQLite file path or a postgres:// (or postgresql://) URL; the value given is not shown: it is a secret',
+      ]);
+    expect(loadConfig({ ...slackHttp, DATABASE_URL: './data/app@2.db' }).databaseUrl).toBe(
+      './data/app@2.db',
+    );
+  });
+
   it('takes the fallback time zone by its IANA name only, never a fixed offset', () => {
     for (const zone of ['Europe/Berlin', 'UTC', 'Etc/GMT+5', 'US/Eastern'])
       expect(

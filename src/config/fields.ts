@@ -103,9 +103,11 @@ function isHttpUrl(value: string): boolean {
 
 /**
  * Where the database is: a SQLite file path, or a Postgres URL. Any other `scheme://` (a mistyped
- * `postgress://`, `mysql://`) or libpq's `key=value … password=…` form would otherwise be taken
- * for a file name, made into folders and printed, password and all. (The store refuses them too,
- * for the operator's commands; here they are reported with every other problem, at start.)
+ * `postgress://`, `mysql://`), a Postgres URL not at the very start (a space before it) or with
+ * its `://` mistyped (`postgres:/…`), or libpq's `key=value … password=…` form would otherwise be
+ * taken for a file name, made into folders and printed, password and all: a path holds no `://`
+ * and no `user:password@`. (The store refuses most of them too, for the operator's commands;
+ * here they are reported with every other problem, at start.)
  */
 export const databaseUrl = () =>
   documented(
@@ -113,9 +115,7 @@ export const databaseUrl = () =>
       .string()
       .min(1)
       .refine(
-        (v) =>
-          /^postgres(ql)?:\/\//i.test(v) ||
-          (!/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && redactUrl(v) === v),
+        (v) => /^postgres(ql)?:\/\//i.test(v) || (!/:\/\/|:[^@]*@/.test(v) && redactUrl(v) === v),
         'must be a SQLite file path or a postgres:// (or postgresql://) URL',
       ),
     'a file path, or `postgres://…` or `postgresql://…`',
