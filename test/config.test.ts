@@ -572,8 +572,18 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...slackHttp, HOST: host }).host).toBe(host);
     for (const host of ['http://0.0.0.0', '0.0.0.0:9091', '*'])
       expect(problemsOf({ ...slackHttp, ADMIN_PORT: '9091', ADMIN_HOST: host }), host).toEqual([
-        `ADMIN_HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port); was "${host}"`,
+        `ADMIN_HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets); was "${host}"`,
       ]);
+  });
+
+  it('tells an IPv6 address in brackets, which never listened, to go without them, and takes a host name with _', () => {
+    // `[::1]` failed when the port opened (getaddrinfo ENOTFOUND); `::1` listens.
+    expect(problemsOf({ ...slackHttp, HOST: '[::1]' })).toEqual([
+      'HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets); was "[::1]"',
+    ]);
+    expect(loadConfig({ ...slackHttp, HOST: '::1' }).host).toBe('::1');
+    // A compose service's name may hold `_`, and the resolver takes it.
+    expect(loadConfig({ ...slackHttp, HOST: 'slack_approvals' }).host).toBe('slack_approvals');
   });
 
   it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {

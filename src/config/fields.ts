@@ -66,8 +66,9 @@ export const flag = () => oneOf(['true', 'false']).transform((v) => v === 'true'
 export const text = () => documented(z.string().min(1), 'any text');
 
 /**
- * An interface to listen on: an IP address (`0.0.0.0`, `127.0.0.1`, `::`) or a host name. A URL,
- * a port after it or a `*` would fail only when the listener opens, without the variable's name.
+ * An interface to listen on: an IP address (`0.0.0.0`, `127.0.0.1`, `::`) or a host name (a
+ * compose service's may hold `_`). A URL, a port after it, an IPv6 address in brackets or a `*`
+ * would fail only when the listener opens, without the variable's name.
  */
 export const listenHost = () =>
   documented(
@@ -76,8 +77,8 @@ export const listenHost = () =>
       .refine(
         (v) =>
           isIP(v) !== 0 ||
-          /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v),
-        'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port)',
+          /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/i.test(v),
+        'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets)',
       ),
     'IP address or host name',
   );
