@@ -654,6 +654,17 @@ describe('the documented settings', () => {
     expect(literals).toBeGreaterThan(30);
   });
 
+  it('gives a default to no variable a deployment must set: "—" or "sandbox: …" there', () => {
+    let defaults = 0;
+    for (const [name, row] of settingsRows()) {
+      if (/^(—|sandbox:)/.test(row.default)) continue;
+      defaults++;
+      const { [name]: _left, ...unset } = slackHttp as Record<string, string>;
+      expect(() => loadConfig(unset), `${name}: ${row.default}`).not.toThrow();
+    }
+    expect(defaults).toBeGreaterThan(40);
+  });
+
   it('gives the sandbox’s own default beside a deployment’s for every variable its overlay changes', () => {
     const rows = settingsRows();
     expect(Object.keys(SANDBOX_DEFAULTS)).toContain('RETENTION_DAYS');
