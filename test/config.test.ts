@@ -109,6 +109,20 @@ describe('loadConfig', () => {
     expect(config.approval.baseUrl).toBeUndefined();
   });
 
+  it('runs the sandbox whatever proxy the machine names, since it never uses one', () => {
+    // As a corporate laptop's shell often has them: a range, a proxy without its scheme.
+    const machine = {
+      no_proxy: 'localhost,127.0.0.0/8,::1',
+      NO_PROXY: 'localhost 127.0.0.1',
+      http_proxy: 'proxy.corp.example:3128',
+      HTTPS_PROXY: 'proxy.corp.example:3128',
+    };
+    const config = loadConfig(machine);
+    expect(config.mode).toBe('sandbox');
+    expect(config.approval.proxyEnv).toEqual({});
+    expect(loadConfig({ ...machine, APP_MODE: 'sandbox' }).mode).toBe('sandbox');
+  });
+
   it('sizes the Postgres pool for the configured work, or as DATABASE_POOL_SIZE says, with a statement timeout', () => {
     expect(loadConfig(slackHttp).databasePool).toEqual({ size: 14, statementTimeoutMs: 15_000 });
     expect(
