@@ -600,6 +600,32 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...slackHttp, HOST: 'slack_approvals' }).host).toBe('slack_approvals');
   });
 
+  it('refuses an address range in NO_PROXY only when it holds the service’s own address, which the proxy agents would not match', () => {
+    const proxied = {
+      ...slackHttp,
+      APPROVAL_BASE_URL: 'http://10.0.0.7:8080',
+      HTTP_PROXY: 'http://proxy.corp.example:3128',
+    };
+    for (const name of ['NO_PROXY', 'no_proxy'])
+      expect(problemsOf({ ...proxied, [name]: 'localhost,10.0.0.0/8' })).toEqual([
+        `${name}: the range 10.0.0.0/8 holds APPROVAL_BASE_URL's address 10.0.0.7, but the proxy agents match no ranges, so the service would be called through the proxy: add 10.0.0.7 itself`,
+      ]);
+    // Node's agents read the lower-case one first.
+    expect(loadConfig({ ...proxied, NO_PROXY: '10.0.0.0/8', no_proxy: '10.0.0.7' }).mode).toBe(
+      'http',
+    );
+    for (const env of [
+      { NO_PROXY: '10.0.0.0/8,10.0.0.7' },
+      { NO_PROXY: '10.1.0.0/16' },
+      { NO_PROXY: '10.0.0.0/8', HTTP_PROXY: undefined },
+      { NO_PROXY: '10.0.0.0/8', APPROVAL_BASE_URL: 'http://approvals.corp.example' },
+    ])
+      expect(loadConfig({ ...proxied, ...env }).mode, JSON.stringify(env)).toBe('http');
+    expect(
+      problemsOf({ ...proxied, NO_PROXY: 'fd00::/8', APPROVAL_BASE_URL: 'http://[fd00::7]:8080' }),
+    ).toHaveLength(1);
+  });
+
   it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {
     for (const list of [
       'localhost,.corp.example',
@@ -610,13 +636,13 @@ describe('loadConfig', () => {
       'localhost,127.0.0.1,::1,.svc,.cluster.local',
       'localhost,127.0.0.1,',
       'approval_service,.corp.example,*',
+      // OpenShift's cluster-wide proxy: its networks as ranges, which match no host name.
+      '.cluster.local,.svc,10.128.0.0/14,127.0.0.1,172.30.0.0/16,fd00::/8,localhost',
     ])
       expect(loadConfig({ ...slackHttp, NO_PROXY: list }).approval.proxyEnv.NO_PROXY).toBe(list);
-    // A range is ignored by Node's agents and undici alike (the call goes through the proxy);
-    // a space-separated list is one host to Node's agents and several to undici, and so is a
+    // A space-separated list is one host to Node's agents and several to undici, and so is a
     // bracketed IPv6 address, with or without a port.
     for (const list of [
-      '10.0.0.0/8',
       'localhost .corp.example',
       'http://intranet.corp.example',
       '[::1],127.0.0.1',
@@ -624,7 +650,7 @@ describe('loadConfig', () => {
     ])
       for (const name of ['NO_PROXY', 'no_proxy'])
         expect(problemsOf({ ...slackHttp, [name]: list }), list).toEqual([
-          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no address ranges or URLs; an IPv6 address without brackets or port); was "${list}"`,
+          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no URLs; an IPv6 address without brackets or port); was "${list}"`,
         ]);
   });
 });

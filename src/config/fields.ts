@@ -157,12 +157,29 @@ function isProxyUrl(value: string): boolean {
 
 // A host name, an IPv4 address or a bare IPv6 one, maybe a domain (a leading `.` or `*.`), maybe a
 // port (not after an IPv6 address), or `*`: what Node's agents and undici both match NO_PROXY
-// entries against. Anything else they ignore without a word (a CIDR range, a URL) or read
-// differently from each other (`[::1]` is a host to undici only), and the call would go through
-// the proxy. An empty entry (`localhost,`) both skip.
+// entries against. Anything else they ignore without a word (a URL) or read differently from each
+// other (`[::1]` is a host to undici only), and the call would go through the proxy. An empty
+// entry (`localhost,`) both skip. An address range (`10.0.0.0/8`) they ignore too, but it is
+// common in a cluster's or a machine's list and matches no host name; one that holds the
+// service's own address is refused by the rules (rules.ts).
 const NO_PROXY_HOST = /^(\*?\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*(:\d{1,5})?$/i;
 const isNoProxyEntry = (entry: string) =>
-  entry === '' || entry === '*' || isIP(entry) === 6 || NO_PROXY_HOST.test(entry);
+  entry === '' ||
+  entry === '*' ||
+  isIP(entry) === 6 ||
+  NO_PROXY_HOST.test(entry) ||
+  addressRangeOf(entry) !== undefined;
+
+/** A NO_PROXY entry's address range (`10.0.0.0/8`, `fd00::/8`), when it is one. */
+export function addressRangeOf(
+  entry: string,
+): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [, address = '', bits] = /^([^/]+)\/(\d{1,3})$/.exec(entry) ?? [];
+  const version = isIP(address);
+  const prefix = Number(bits);
+  if (version === 0 || prefix > (version === 4 ? 32 : 128)) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
 
 /** NO_PROXY: `*`, or a comma-separated list of hosts and domains, each maybe with a port. */
 export const noProxyList = () =>
@@ -171,9 +188,9 @@ export const noProxyList = () =>
       .string()
       .refine(
         (v) => v.split(',').every((entry) => isNoProxyEntry(entry.trim())),
-        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no address ranges or URLs; an IPv6 address without brackets or port)',
+        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no URLs; an IPv6 address without brackets or port)',
       ),
-    '`*`, or hosts and domains separated by commas, each maybe with `:port`',
+    '`*`, or hosts, domains and address ranges separated by commas, each host maybe with `:port`',
   );
 
 /** The accepted forms a variable's reader carries, through its optional, default and pipe wrappers. */
