@@ -6,7 +6,7 @@ import { type Mode, modeOf } from './config/mode.ts';
 import { ConfigError, problemOf } from './config/problems.ts';
 import { rulesOf } from './config/rules.ts';
 import { configOf } from './config/shape.ts';
-import { PROXY_URL_VARIABLES, SETTINGS, variables } from './config/variables.ts';
+import { PROXY_SETTINGS, PROXY_URL_VARIABLES, SETTINGS, variables } from './config/variables.ts';
 import { maskSecret, redactUrl } from './redact.ts';
 
 export type { Mode } from './config/mode.ts';
@@ -45,11 +45,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       (entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '',
     ),
   );
-  const parsed = SCHEMAS[modeOf(set)].safeParse(set);
+  const mode = modeOf(set);
+  // The sandbox talks only to its own simulator on this machine, never through a proxy: one the
+  // machine's shell or a copied `.env` names is no concern of it, however written.
+  const read = mode === 'sandbox' ? withoutProxy(set) : set;
+  const parsed = SCHEMAS[mode].safeParse(read);
   if (!parsed.success)
-    throw new ConfigError(parsed.error.issues.map((issue) => problemOf(issue, set)));
+    throw new ConfigError(parsed.error.issues.map((issue) => problemOf(issue, read)));
   return parsed.data;
 }
+
+const withoutProxy = (set: Record<string, string>) =>
+  Object.fromEntries(Object.entries(set).filter(([name]) => !(name in PROXY_SETTINGS)));
 
 /**
  * The configuration as it may be logged: secrets replaced by `***`, and the password of every URL

@@ -109,6 +109,20 @@ describe('loadConfig', () => {
     expect(config.approval.baseUrl).toBeUndefined();
   });
 
+  it('runs the sandbox whatever proxy the machine names, since it never uses one', () => {
+    // As a corporate laptop's shell often has them: a range, a proxy without its scheme.
+    const machine = {
+      no_proxy: 'localhost,127.0.0.0/8,::1',
+      NO_PROXY: 'localhost 127.0.0.1',
+      http_proxy: 'proxy.corp.example:3128',
+      HTTPS_PROXY: 'proxy.corp.example:3128',
+    };
+    const config = loadConfig(machine);
+    expect(config.mode).toBe('sandbox');
+    expect(config.approval.proxyEnv).toEqual({});
+    expect(loadConfig({ ...machine, APP_MODE: 'sandbox' }).mode).toBe('sandbox');
+  });
+
   it('sizes the Postgres pool for the configured work, or as DATABASE_POOL_SIZE says, with a statement timeout', () => {
     expect(loadConfig(slackHttp).databasePool).toEqual({ size: 14, statementTimeoutMs: 15_000 });
     expect(
@@ -406,6 +420,37 @@ describe('loadConfig', () => {
     });
   });
 
+  it('shows no password a malformed URL carries: a proxy without its scheme, a / in the password, a password in the query', () => {
+    for (const [name, value, shown] of [
+      [
+        'HTTPS_PROXY',
+        'alice:proxy-secret@proxy.corp.example:3128',
+        'alice:***@proxy.corp.example:3128',
+      ],
+      [
+        'HTTPS_PROXY',
+        'http://alice:pa/proxy-secret@proxy.corp.example:3128',
+        'http://alice:***@proxy.corp.example:3128',
+      ],
+      ['HTTP_PROXY', 'socks5://alice:pa/proxy-secret@proxy:1080', 'socks5://alice:***@proxy:1080'],
+      [
+        'APPROVAL_BASE_URL',
+        'https://svc:pa/url-secret@approvals example',
+        'https://svc:***@approvals example',
+      ],
+      [
+        'APPROVAL_WEB_URL',
+        'https://approvals example/?password=url-secret',
+        'https://approvals example/?password=***',
+      ],
+    ] as const) {
+      const problems = problemsOf({ ...slackHttp, [name]: value });
+      expect(problems, value).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
+      expect(problems[0], value).toContain(`was "${shown}"`);
+      expect(problems.join('\n'), value).not.toMatch(/-secret/);
+    }
+  });
+
   it('never puts a secret into its error message', () => {
     const error = (() => {
       try {
@@ -501,6 +546,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a Postgres URL it would take for a file path, password and all: a space before it, or a mistyped ://', () => {
+    for (const url of [
+      ' postgres://app:pg-secret@db/approvals',
+      '\tpostgresql://app:pg-secret@db/approvals',
+      'postgres:/app:pg-secret@db/approvals',
+      'postgres//app:pg-secret@db/approvals',
+      'postgres:app:pg-secret@db/approvals',
+    ])
+      expect(problemsOf({ ...slackHttp, DATABASE_URL: url }), url).toEqual([
+        'DATABASE_URL: must be a SQLite file path or a postgres:// (or postgresql://) URL; the value given is not shown: it is a secret',
+      ]);
+    expect(loadConfig({ ...slackHttp, DATABASE_URL: './data/app@2.db' }).databaseUrl).toBe(
+      './data/app@2.db',
+    );
+  });
+
   it('takes the fallback time zone by its IANA name only, never a fixed offset', () => {
     for (const zone of ['Europe/Berlin', 'UTC', 'Etc/GMT+5', 'US/Eastern'])
       expect(
@@ -525,8 +586,44 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...slackHttp, HOST: host }).host).toBe(host);
     for (const host of ['http://0.0.0.0', '0.0.0.0:9091', '*'])
       expect(problemsOf({ ...slackHttp, ADMIN_PORT: '9091', ADMIN_HOST: host }), host).toEqual([
-        `ADMIN_HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port); was "${host}"`,
+        `ADMIN_HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets); was "${host}"`,
       ]);
+  });
+
+  it('tells an IPv6 address in brackets, which never listened, to go without them, and takes a host name with _', () => {
+    // `[::1]` failed when the port opened (getaddrinfo ENOTFOUND); `::1` listens.
+    expect(problemsOf({ ...slackHttp, HOST: '[::1]' })).toEqual([
+      'HOST: must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets); was "[::1]"',
+    ]);
+    expect(loadConfig({ ...slackHttp, HOST: '::1' }).host).toBe('::1');
+    // A compose service's name may hold `_`, and the resolver takes it.
+    expect(loadConfig({ ...slackHttp, HOST: 'slack_approvals' }).host).toBe('slack_approvals');
+  });
+
+  it('refuses an address range in NO_PROXY only when it holds the service’s own address, which the proxy agents would not match', () => {
+    const proxied = {
+      ...slackHttp,
+      APPROVAL_BASE_URL: 'http://10.0.0.7:8080',
+      HTTP_PROXY: 'http://proxy.corp.example:3128',
+    };
+    for (const name of ['NO_PROXY', 'no_proxy'])
+      expect(problemsOf({ ...proxied, [name]: 'localhost,10.0.0.0/8' })).toEqual([
+        `${name}: the range 10.0.0.0/8 holds APPROVAL_BASE_URL's address 10.0.0.7, but the proxy agents match no ranges, so the service would be called through the proxy: add 10.0.0.7 itself`,
+      ]);
+    // Node's agents read the lower-case one first.
+    expect(loadConfig({ ...proxied, NO_PROXY: '10.0.0.0/8', no_proxy: '10.0.0.7' }).mode).toBe(
+      'http',
+    );
+    for (const env of [
+      { NO_PROXY: '10.0.0.0/8,10.0.0.7' },
+      { NO_PROXY: '10.1.0.0/16' },
+      { NO_PROXY: '10.0.0.0/8', HTTP_PROXY: undefined },
+      { NO_PROXY: '10.0.0.0/8', APPROVAL_BASE_URL: 'http://approvals.corp.example' },
+    ])
+      expect(loadConfig({ ...proxied, ...env }).mode, JSON.stringify(env)).toBe('http');
+    expect(
+      problemsOf({ ...proxied, NO_PROXY: 'fd00::/8', APPROVAL_BASE_URL: 'http://[fd00::7]:8080' }),
+    ).toHaveLength(1);
   });
 
   it('refuses a NO_PROXY entry the proxy agents would ignore or read differently, naming the accepted forms', () => {
@@ -534,20 +631,26 @@ describe('loadConfig', () => {
       'localhost,.corp.example',
       '*',
       '10.0.0.7:8080, *.corp.example',
-      '[::1],127.0.0.1',
+      // As Kubernetes and corporate images commonly set it: both agents honour each of these
+      // (test/approval-service/approval-service-client.test.ts goes through them).
+      'localhost,127.0.0.1,::1,.svc,.cluster.local',
+      'localhost,127.0.0.1,',
+      'approval_service,.corp.example,*',
+      // OpenShift's cluster-wide proxy: its networks as ranges, which match no host name.
+      '.cluster.local,.svc,10.128.0.0/14,127.0.0.1,172.30.0.0/16,fd00::/8,localhost',
     ])
       expect(loadConfig({ ...slackHttp, NO_PROXY: list }).approval.proxyEnv.NO_PROXY).toBe(list);
-    // A range is ignored by Node's agents and undici alike (the call goes through the proxy);
-    // a space-separated list is one host to Node's agents and several to undici.
+    // A space-separated list is one host to Node's agents and several to undici, and so is a
+    // bracketed IPv6 address, with or without a port.
     for (const list of [
-      '10.0.0.0/8',
       'localhost .corp.example',
       'http://intranet.corp.example',
-      'localhost,',
+      '[::1],127.0.0.1',
+      '[::1]:8080',
     ])
       for (const name of ['NO_PROXY', 'no_proxy'])
         expect(problemsOf({ ...slackHttp, [name]: list }), list).toEqual([
-          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs); was "${list}"`,
+          `${name}: must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no URLs; an IPv6 address without brackets or port); was "${list}"`,
         ]);
   });
 });
@@ -589,6 +692,17 @@ describe('the documented settings', () => {
       expect(loadConfig({ ...slackHttp, [name]: value }), `${name}=${value}`).toEqual(unset);
     }
     expect(literals).toBeGreaterThan(30);
+  });
+
+  it('gives a default to no variable a deployment must set: "—" or "sandbox: …" there', () => {
+    let defaults = 0;
+    for (const [name, row] of settingsRows()) {
+      if (/^(—|sandbox:)/.test(row.default)) continue;
+      defaults++;
+      const { [name]: _left, ...unset } = slackHttp as Record<string, string>;
+      expect(() => loadConfig(unset), `${name}: ${row.default}`).not.toThrow();
+    }
+    expect(defaults).toBeGreaterThan(40);
   });
 
   it('gives the sandbox’s own default beside a deployment’s for every variable its overlay changes', () => {

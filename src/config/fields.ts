@@ -66,8 +66,9 @@ export const flag = () => oneOf(['true', 'false']).transform((v) => v === 'true'
 export const text = () => documented(z.string().min(1), 'any text');
 
 /**
- * An interface to listen on: an IP address (`0.0.0.0`, `127.0.0.1`, `::`) or a host name. A URL,
- * a port after it or a `*` would fail only when the listener opens, without the variable's name.
+ * An interface to listen on: an IP address (`0.0.0.0`, `127.0.0.1`, `::`) or a host name (a
+ * compose service's may hold `_`). A URL, a port after it, an IPv6 address in brackets or a `*`
+ * would fail only when the listener opens, without the variable's name.
  */
 export const listenHost = () =>
   documented(
@@ -76,8 +77,8 @@ export const listenHost = () =>
       .refine(
         (v) =>
           isIP(v) !== 0 ||
-          /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v),
-        'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme or port)',
+          /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/i.test(v),
+        'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or :: (no scheme, port or brackets)',
       ),
     'IP address or host name',
   );
@@ -103,9 +104,11 @@ function isHttpUrl(value: string): boolean {
 
 /**
  * Where the database is: a SQLite file path, or a Postgres URL. Any other `scheme://` (a mistyped
- * `postgress://`, `mysql://`) or libpq's `key=value … password=…` form would otherwise be taken
- * for a file name, made into folders and printed, password and all. (The store refuses them too,
- * for the operator's commands; here they are reported with every other problem, at start.)
+ * `postgress://`, `mysql://`), a Postgres URL not at the very start (a space before it) or with
+ * its `://` mistyped (`postgres:/…`), or libpq's `key=value … password=…` form would otherwise be
+ * taken for a file name, made into folders and printed, password and all: a path holds no `://`
+ * and no `user:password@`. (The store refuses most of them too, for the operator's commands;
+ * here they are reported with every other problem, at start.)
  */
 export const databaseUrl = () =>
   documented(
@@ -113,9 +116,7 @@ export const databaseUrl = () =>
       .string()
       .min(1)
       .refine(
-        (v) =>
-          /^postgres(ql)?:\/\//i.test(v) ||
-          (!/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && redactUrl(v) === v),
+        (v) => /^postgres(ql)?:\/\//i.test(v) || (!/:\/\/|:[^@]*@/.test(v) && redactUrl(v) === v),
         'must be a SQLite file path or a postgres:// (or postgresql://) URL',
       ),
     'a file path, or `postgres://…` or `postgresql://…`',
@@ -154,10 +155,31 @@ function isProxyUrl(value: string): boolean {
   }
 }
 
-// A host name, an IPv4 address or a bracketed IPv6 one, maybe a domain (a leading `.` or `*.`),
-// maybe a port. What Node's agents and undici match NO_PROXY entries against; anything else (a
-// CIDR range, a URL) they ignore without a word, and the call would go through the proxy.
-const NO_PROXY_ENTRY = /^(\*?\.)?([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/i;
+// A host name, an IPv4 address or a bare IPv6 one, maybe a domain (a leading `.` or `*.`), maybe a
+// port (not after an IPv6 address), or `*`: what Node's agents and undici both match NO_PROXY
+// entries against. Anything else they ignore without a word (a URL) or read differently from each
+// other (`[::1]` is a host to undici only), and the call would go through the proxy. An empty
+// entry (`localhost,`) both skip. An address range (`10.0.0.0/8`) they ignore too, but it is
+// common in a cluster's or a machine's list and matches no host name; one that holds the
+// service's own address is refused by the rules (rules.ts).
+const NO_PROXY_HOST = /^(\*?\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*(:\d{1,5})?$/i;
+const isNoProxyEntry = (entry: string) =>
+  entry === '' ||
+  entry === '*' ||
+  isIP(entry) === 6 ||
+  NO_PROXY_HOST.test(entry) ||
+  addressRangeOf(entry) !== undefined;
+
+/** A NO_PROXY entry's address range (`10.0.0.0/8`, `fd00::/8`), when it is one. */
+export function addressRangeOf(
+  entry: string,
+): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [, address = '', bits] = /^([^/]+)\/(\d{1,3})$/.exec(entry) ?? [];
+  const version = isIP(address);
+  const prefix = Number(bits);
+  if (version === 0 || prefix > (version === 4 ? 32 : 128)) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
 
 /** NO_PROXY: `*`, or a comma-separated list of hosts and domains, each maybe with a port. */
 export const noProxyList = () =>
@@ -165,10 +187,10 @@ export const noProxyList = () =>
     z
       .string()
       .refine(
-        (v) => v.trim() === '*' || v.split(',').every((entry) => NO_PROXY_ENTRY.test(entry.trim())),
-        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,.corp.example,10.0.0.7:8080 (no address ranges or URLs)',
+        (v) => v.split(',').every((entry) => isNoProxyEntry(entry.trim())),
+        'must be * or hosts and domains separated by commas, each maybe with :port, e.g. localhost,::1,.corp.example,10.0.0.7:8080 (no URLs; an IPv6 address without brackets or port)',
       ),
-    '`*`, or hosts and domains separated by commas, each maybe with `:port`',
+    '`*`, or hosts, domains and address ranges separated by commas, each host maybe with `:port`',
   );
 
 /** The accepted forms a variable's reader carries, through its optional, default and pipe wrappers. */

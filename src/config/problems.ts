@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { MASK, redactUrl } from '../redact.ts';
 
 export class ConfigError extends AppError {
   readonly problems: string[];
@@ -32,8 +33,21 @@ function given(name: string, value: string): string {
       ? `; was a value starting "${prefix}" (the rest is not shown: it is a secret)`
       : '; the value given is not shown: it is a secret';
   }
-  const shown = value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  const shown = withoutPassword(value);
   return `; was "${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}"`;
+}
+
+/**
+ * A value refused as a URL, with any password it may carry hidden: a URL's (redactUrl), and in one
+ * that is not quite a URL (no scheme: `user:password@proxy:3128`; a `/` in the password), whatever
+ * stands between the user and the last `@`.
+ */
+function withoutPassword(value: string): string {
+  const text = redactUrl(value);
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 0;
+  const colon = text.indexOf(':', start);
+  const at = text.lastIndexOf('@');
+  return colon >= 0 && colon < at ? `${text.slice(0, colon)}:${MASK}${text.slice(at)}` : text;
 }
 
 /**

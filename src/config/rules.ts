@@ -1,5 +1,7 @@
+import { BlockList, isIP } from 'node:net';
 import type { z } from 'zod';
 import { defaultsOf } from './defaults.ts';
+import { addressRangeOf } from './fields.ts';
 import { DEPLOYMENT_VARIABLES, deploymentNamed, type Mode, slackNamed } from './mode.ts';
 import type { Given, Variable } from './variables.ts';
 
@@ -150,6 +152,48 @@ const escalationWithinReminders: Rule = {
   },
 };
 
+/**
+ * Node's agents and undici match no address range in NO_PROXY: one that holds the service's own
+ * address would send its calls through the proxy all the same. (A range matches no host name, so
+ * a service reached by name is not concerned.) The lower-case variables first, as both read them.
+ */
+const serviceOutsideRanges: Rule = {
+  reads: [
+    'APPROVAL_BASE_URL',
+    'HTTP_PROXY',
+    'http_proxy',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'NO_PROXY',
+    'no_proxy',
+  ],
+  broken(given) {
+    if (given.APPROVAL_BASE_URL === undefined) return [];
+    const url = new URL(given.APPROVAL_BASE_URL);
+    const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const https = url.protocol === 'https:';
+    const proxy = https
+      ? (given.https_proxy ?? given.HTTPS_PROXY)
+      : (given.http_proxy ?? given.HTTP_PROXY);
+    const name = given.no_proxy !== undefined ? 'no_proxy' : 'NO_PROXY';
+    const entries = (given[name] ?? '').split(',').map((entry) => entry.trim());
+    if (isIP(address) === 0 || proxy === undefined || entries.includes(address)) return [];
+    return entries.flatMap((entry) => {
+      const range = addressRangeOf(entry);
+      if (range === undefined) return [];
+      const block = new BlockList();
+      block.addSubnet(range.address, range.prefix, range.family);
+      if (!block.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')) return [];
+      return [
+        {
+          variables: [name],
+          message: `the range ${entry} holds APPROVAL_BASE_URL's address ${address}, but the proxy agents match no ranges, so the service would be called through the proxy: add ${address} itself`,
+        },
+      ];
+    });
+  },
+};
+
 const RULES: readonly Rule[] = [
   sandboxRefusesDeployment,
   slackRequired,
@@ -158,6 +202,7 @@ const RULES: readonly Rule[] = [
   adminPortApart,
   graceFinishesASubmission,
   escalationWithinReminders,
+  serviceOutsideRanges,
 ];
 
 /** The rules as one refinement of the variables' schema, for a mode: every broken one is an issue. */

@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalServiceClient } from '../../src/approval-service/approval-service-client.ts';
 import { ApprovalServiceError } from '../../src/approval-service/approval-service-error.ts';
@@ -396,6 +396,67 @@ describe('approval status', () => {
     } finally {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('goes past the proxy for every NO_PROXY form the configuration takes, starting and checking alike', async () => {
+    const { proxy, seen } = await forwardProxy();
+    // The simulator on the IPv6 loopback as well, for `::1` entries.
+    const simPort = Number(new URL(sim.url).port);
+    const sockets = new Set<Socket>();
+    const bridge = createNetServer((socket) => {
+      const onward = connect(simPort, '127.0.0.1');
+      sockets.add(socket).add(onward);
+      socket.pipe(onward).pipe(socket);
+      onward.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => bridge.listen(0, '::1', resolve));
+    const v6 = `http://[::1]:${(bridge.address() as AddressInfo).port}`;
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+    const serviceFor = (baseUrl: string, noProxy: string) =>
+      createObservedService(
+        loadConfig({
+          SLACK_BOT_TOKEN: 'xoxb-1-bot',
+          SLACK_SIGNING_SECRET: 'signing-secret-value',
+          APPROVAL_BASE_URL: baseUrl,
+          APPROVAL_APP_NAME: CREDENTIALS.appName,
+          APPROVAL_APP_KEY: CREDENTIALS.appKey,
+          HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+          NO_PROXY: noProxy,
+        }),
+        undefined,
+        { serviceCall() {} } as unknown as Metrics,
+        createServiceHealth(quiet),
+      );
+    try {
+      for (const [baseUrl, noProxy] of [
+        [sim.url, 'localhost,127.0.0.1,'],
+        [sim.url, 'intranet.corp.example,,127.0.0.1'],
+        [sim.url, 'intranet.corp.example,*'],
+        [v6, 'localhost,127.0.0.1,::1,.svc,.cluster.local'],
+      ] as const) {
+        const service = serviceFor(baseUrl, noProxy);
+        const { djbh } = await service.startApproval(request);
+        expect((await service.getStatus(djbh)).decision, noProxy).toBe('pending');
+        expect(seen, `${baseUrl} with NO_PROXY=${noProxy}`).toEqual([]);
+      }
+      // Why `[::1]` is refused: Node's agents (the start) read it as no host of theirs, undici
+      // (the status check) as ::1, so one call would go through the proxy and the other not.
+      const bracketed = client({
+        baseUrl: v6,
+        proxyEnv: {
+          HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+          NO_PROXY: '[::1]',
+        },
+      });
+      const { djbh } = await bracketed.startApproval(request);
+      await bracketed.getStatus(djbh);
+      expect(seen).toEqual([`POST ${v6}/api/job/to3part/v1/approval`]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => bridge.close(resolve));
     }
   });
 
