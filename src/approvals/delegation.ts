@@ -76,14 +76,23 @@ export function delegateFor(
 export type DelegationProblem =
   | 'yourself'
   | 'past'
+  | 'too-far'
   | 'unknown-delegate'
   | 'service-unreachable'
   | 'no-login';
 
 /**
+ * How far ahead a delegation may end: a year. Longer is not "while away" but a standing redirect
+ * nobody would remember setting (and never purged while in force); and its day is said without
+ * its year ("until 3 Dec"), which only reads right within the year ahead.
+ */
+export const LONGEST_DELEGATION_MS = 365 * 24 * 3_600_000;
+
+/**
  * Whether `from` may send new requests to `to` until `until`: not to themself, not ending before
- * now, and only to someone the service's directory knows (an approval for anyone else could never
- * be decided). The directory is asked last, so the cheap refusals cost no call.
+ * now nor more than a year ahead, and only to someone the service's directory knows (an approval
+ * for anyone else could never be decided). The directory is asked last, so the cheap refusals
+ * cost no call.
  */
 export async function checkDelegation(
   service: Pick<ApprovalService, 'getDepartment'>,
@@ -93,6 +102,7 @@ export async function checkDelegation(
   if (!draft.to) return 'no-login';
   if (sameLogin(draft.from, draft.to)) return 'yourself';
   if (!inForce({ ...draft, to: draft.to, setAt: now }, now)) return 'past';
+  if (draft.until.getTime() - now.getTime() > LONGEST_DELEGATION_MS) return 'too-far';
   const known = await checkApprover(service, draft.to);
   if (known === 'unknown') return 'unknown-delegate';
   if (known === 'unchecked') return 'service-unreachable';

@@ -84,6 +84,18 @@ describe('a delegate on App Home', () => {
     const home = await openHome(hh, MARIA);
     expect(text(home)).not.toContain('New requests go to');
   });
+  it('refuses a day more than a year ahead (Home says the day without its year), storing nothing', async () => {
+    const hh = await harness({ now: () => NOW });
+    for (const day of ['9999-12-31', '2027-12-03'])
+      expect((await setDelegate(hh, MARIA, ALEX, day)).errors).toEqual({
+        delegate_until: 'Pick a day within a year from today.',
+      });
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+    // A year ahead is still a leave.
+    const { errors, home } = await setDelegate(hh, MARIA, ALEX, '2027-11-20');
+    expect(errors).toBeUndefined();
+    expect(text(home)).toContain(`New requests go to <@${hh.user(ALEX)}> until 20 Nov`);
+  });
 });
 
 describe('new requests for someone away', () => {

@@ -25,7 +25,7 @@ type Values = Record<
 /**
  * The delegate modal's Save: the chosen Slack user is found as a service login through the
  * identities, and the delegation is from login to login. Refused, beside the field, in the
- * person's words: themself, a day that is not after today, someone without a login, or someone
+ * person's words: themself, a day that is not after today or more than a year ahead, someone without a login, or someone
  * the service's directory does not know (checkDelegation).
  */
 export function delegateSubmission(deps: Deps) {
@@ -70,6 +70,8 @@ function words(problem: DelegationProblem, name: string, t: Messages): [string, 
       return [BLOCK.delegateTo, t.delegateYourself];
     case 'past':
       return [BLOCK.delegateUntil, t.delegatePast];
+    case 'too-far':
+      return [BLOCK.delegateUntil, t.delegateTooFar];
     case 'no-login':
       return [BLOCK.delegateTo, t.delegateNoLogin(name)];
     case 'unknown-delegate':
