@@ -3,7 +3,12 @@ import type { View } from '../../src/sandbox/workspace.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createDelegationStore } from '../../src/store/delegation-store.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { openHome, pressOnHome, setDelegate } from '../helpers/delegate-forms.ts';
+import {
+  openDelegateModal,
+  openHome,
+  pressOnHome,
+  setDelegate,
+} from '../helpers/delegate-forms.ts';
 import { harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
@@ -16,6 +21,7 @@ const SAM = 'sam.taylor@corp.example';
 const MARIA = 'maria.lopez@corp.example';
 const ALEX = 'alex.kim@corp.example';
 const LI = 'li.wei@corp.example';
+const GAO = 'gao.yu@corp.example'; // a deactivated Slack account
 
 const text = (x: unknown) => JSON.stringify(x ?? {});
 const blockOf = (view: View | undefined, blockId: string) =>
@@ -84,6 +90,23 @@ describe('a delegate on App Home', () => {
     const home = await openHome(hh, MARIA);
     expect(text(home)).not.toContain('New requests go to');
   });
+  it('refuses an app and a deactivated Slack account as a delegate: requests could never reach them', async () => {
+    const hh = await harness({ now: () => NOW });
+    const modal = await openDelegateModal(hh, MARIA);
+    const save = (who: string) =>
+      hh.slack.submitView(modal.id, { delegate_to_select: who, delegate_until_pick: '2026-12-03' });
+    expect((await save(hh.workspace.botUserId)).errors).toEqual({
+      delegate_to: 'Choose a person, not an app.',
+    });
+    // Gao Yu's account is deactivated; the service's directory still knows them.
+    expect((await save(hh.user(GAO))).errors).toEqual({
+      delegate_to:
+        'Gao Yu’s Slack account is deactivated, so your requests could not reach them; pick someone else.',
+    });
+    hh.workspace.closeView(modal.id);
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+  });
+
   it('refuses a day more than a year ahead (Home says the day without its year), storing nothing', async () => {
     const hh = await harness({ now: () => NOW });
     for (const day of ['9999-12-31', '2027-12-03'])

@@ -25,7 +25,7 @@ type Values = Record<
 /**
  * The delegate modal's Save: the chosen Slack user is found as a service login through the
  * identities, and the delegation is from login to login. Refused, beside the field, in the
- * person's words: themself, a day that is not after today or more than a year ahead, someone without a login, or someone
+ * person's words: themself, an app or a deactivated account, a day that is not after today or more than a year ahead, someone without a login, or someone
  * the service's directory does not know (checkDelegation).
  */
 export function delegateSubmission(deps: Deps) {
@@ -42,12 +42,17 @@ export function delegateSubmission(deps: Deps) {
     if (!from) return refuse(BLOCK.delegateTo, t.delegateNoOwnLogin);
     const until = startOfLocalDate(date, person?.timeZone);
     if (!until) return refuse(BLOCK.delegateUntil, t.delegatePast);
+    // Someone a request can reach on Slack, as for a template's approver: not an app, and not a
+    // deactivated account (which the service's directory may still know).
+    const picked = chosen ? await deps.people.get(chosen).catch(() => undefined) : undefined;
+    if (picked?.isBot) return refuse(BLOCK.delegateTo, t.approverIsBot);
+    if (picked?.presence.deactivated)
+      return refuse(BLOCK.delegateTo, t.delegateDeactivated(escapeMrkdwn(picked.name)));
     const to = chosen ? await deps.identities.loginOf(chosen).catch(() => null) : null;
     const now = deps.now();
     const problem = await checkDelegation(deps.service, { from, to, until }, now);
     if (problem) {
-      const name = chosen ? (await deps.people.get(chosen).catch(() => undefined))?.name : '';
-      const [block, text] = words(problem, escapeMrkdwn(name || to || ''), t);
+      const [block, text] = words(problem, escapeMrkdwn(picked?.name || to || ''), t);
       return refuse(block, text);
     }
     try {
