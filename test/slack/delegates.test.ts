@@ -119,6 +119,38 @@ describe('a delegate on App Home', () => {
     expect(errors).toBeUndefined();
     expect(text(home)).toContain(`New requests go to <@${hh.user(ALEX)}> until 20 Nov`);
   });
+
+  it('answers Save within Slack’s 3 s when the service’s directory is slow: nothing set, and says so', async () => {
+    // The app's own timeout longer than Slack's 3 s, as in production (10 s by default).
+    const hh = await harness({ now: () => NOW, env: { APPROVAL_TIMEOUT_MS: '10000' } });
+    const modal = await openDelegateModal(hh, MARIA);
+    hh.sim.setFaults('department', { latencyMs: 4000 });
+    const first = await hh.slack.submitView(modal.id, {
+      delegate_to_select: hh.user(ALEX),
+      delegate_until_pick: '2026-12-03',
+    });
+    // The app's answer, not the 2.5 s safety net's empty one (which would close the modal).
+    expect(first.errors).toEqual({
+      delegate_to:
+        'Still checking your delegate — press Save again in a moment. Nothing was saved yet.',
+    });
+    expect(hh.workspace.views.get(modal.id)?.view.callback_id).toBe('delegate_while_away');
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+    // The service answers again: the next press saves.
+    hh.sim.clearFaults();
+    const published = hh.workspace.callsOf('views.publish').length;
+    const second = await hh.slack.submitView(modal.id, {
+      delegate_to_select: hh.user(ALEX),
+      delegate_until_pick: '2026-12-03',
+    });
+    expect(second.errors).toBeUndefined();
+    await waitFor(
+      () => hh.workspace.callsOf('views.publish').length > published,
+      5000,
+      'Home after Save',
+    );
+    expect(text(hh.workspace.homes.get(hh.user(MARIA)))).toContain('New requests go to');
+  });
 });
 
 describe('new requests for someone away', () => {
