@@ -151,6 +151,16 @@ describe('a delegate on App Home', () => {
     );
     expect(text(hh.workspace.homes.get(hh.user(MARIA)))).toContain('New requests go to');
   });
+
+  it('Change after a restart shows the day back in the person’s zone, not a day early', async () => {
+    const hh = await harness({ now: () => NOW });
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    // A new process (another replica): nobody is known yet when Change is pressed on Home.
+    await hh.restart();
+    const modal = await openDelegateModal(hh, MARIA);
+    expect(text(modal.view)).toContain('"initial_date":"2026-12-03"');
+    expect(text(modal.view)).toContain(`"initial_user":"${hh.user(ALEX)}"`);
+  });
 });
 
 describe('new requests for someone away', () => {
