@@ -72,6 +72,29 @@ export function delegateFor(
   return { approver: end.approver, via: path.slice(0, end.steps) };
 }
 
+/**
+ * `delegated` (what delegateFor found for `person`) ending at the last delegate the service's
+ * directory still knows: someone who left after being named would get requests nobody could ever
+ * decide (a form refused at Submit, a workflow step failed), so the chain is cut back to the one
+ * before them, the person themself at worst. Never the requester, as delegateFor. A directory that
+ * cannot be asked now keeps the delegate (the start tells, as for any approver). Asked only when
+ * someone is delegated to, so nobody away costs no lookup.
+ */
+export async function knownDelegate(
+  service: Pick<ApprovalService, 'getDepartment'>,
+  person: string,
+  delegated: Delegated,
+  requester: string | null,
+): Promise<Delegated> {
+  for (let steps = delegated.via.length; steps > 0; steps--) {
+    const to = (delegated.via[steps - 1] as Delegation).to;
+    if (sameLogin(to, requester)) continue;
+    if ((await checkApprover(service, to)) !== 'unknown')
+      return { approver: to, via: delegated.via.slice(0, steps) };
+  }
+  return { approver: person, via: [] };
+}
+
 /** Why a delegation cannot be set; none when it can. */
 export type DelegationProblem =
   | 'yourself'
@@ -132,17 +155,21 @@ export interface Delegations {
 }
 
 /**
- * The delegate of `person` for a new request of `requester`, read from the store at `now`. Advice:
+ * The delegate of `person` for a new request of `requester`, read from the store at `now`, whom
+ * the service still knows (knownDelegate). Advice:
  * when the store cannot say, nobody is delegated to and the original stays (nothing blocks a
  * request).
  */
 export async function currentDelegate(
-  delegations: Pick<Delegations, 'inForceAt'> | undefined,
+  deps: {
+    delegations?: Pick<Delegations, 'inForceAt'> | undefined;
+    service: Pick<ApprovalService, 'getDepartment'>;
+  },
   person: string,
   now: Date,
   requester: string | null,
 ): Promise<Delegated> {
-  if (!delegations) return { approver: person, via: [] };
-  const all = await delegations.inForceAt(now).catch(() => []);
-  return delegateFor(person, all, now, requester);
+  if (!deps.delegations) return { approver: person, via: [] };
+  const all = await deps.delegations.inForceAt(now).catch(() => []);
+  return knownDelegate(deps.service, person, delegateFor(person, all, now, requester), requester);
 }

@@ -217,6 +217,47 @@ describe('new requests for someone away', () => {
     );
   });
 
+  it('passes over a delegate the service no longer knows (they left after being named): the form and the workflow step ask the person themself', async () => {
+    const hh = await harness({
+      now: () => NOW,
+      extraSlackUsers: [{ login: 'ghost@corp.example', name: 'Ghost Writer' }],
+    });
+    // Named while the service knew them: what Home's Save wrote, as its store writes it.
+    const database = await openDatabase(hh.env.DATABASE_URL);
+    await createDelegationStore(database.db).set({
+      from: MARIA,
+      to: 'ghost@corp.example',
+      until: new Date('2026-12-02T16:00:00Z'),
+      setAt: NOW,
+    });
+    await database.close();
+    const view = await hh.openModal(SAM);
+    expect(text(view.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+    expect(text(view.view)).not.toContain('Ghost Writer');
+    hh.workspace.views.delete(view.id);
+
+    await hh.slack.functionExecuted('request_approval_step', {
+      requester: hh.user(SAM),
+      approver: hh.user(MARIA),
+      title: 'Quarterly budget',
+      note: 'Marketing, Q4.',
+      channel: hh.channel('general'),
+      interactivity: hh.workspace.interactivityOf(hh.user(SAM)),
+    });
+    const modal = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) => v.user === hh.user(SAM) && v.view.callback_id === 'step_confirm_modal',
+        ),
+      5000,
+      'the confirmation modal',
+    );
+    expect(text(modal.view)).not.toContain('their delegate is');
+    await hh.slack.submitView(modal.id);
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(approval).toMatchObject({ requester: SAM, approver: MARIA });
+  });
+
   it('a template naming an approver who delegated goes to the delegate', async () => {
     const hh = await harness({ now: () => NOW });
     const id = await addTemplate(hh, SAM, { name: 'Purchase', approver: hh.user(MARIA) });
