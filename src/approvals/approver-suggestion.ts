@@ -92,7 +92,7 @@ async function lookUp(deps: SuggestionDeps, requesterLogin: string): Promise<Sug
     if (!knownToService(department)) return { kind: 'unknown-person' };
     if (!leader) return { kind: 'no-leader', chain };
     const delegated = await currentDelegate(
-      deps.delegations,
+      deps,
       leader,
       deps.now?.() ?? new Date(),
       requesterLogin,

@@ -72,18 +72,50 @@ export function delegateFor(
   return { approver: end.approver, via: path.slice(0, end.steps) };
 }
 
+/**
+ * `delegated` (what delegateFor found for `person`) ending at the last delegate the service's
+ * directory still knows: someone who left after being named would get requests nobody could ever
+ * decide (a form refused at Submit, a workflow step failed), so the chain is cut back to the one
+ * before them, the person themself at worst. Never the requester, as delegateFor. A directory that
+ * cannot be asked now keeps the delegate (the start tells, as for any approver). Asked only when
+ * someone is delegated to, so nobody away costs no lookup.
+ */
+export async function knownDelegate(
+  service: Pick<ApprovalService, 'getDepartment'>,
+  person: string,
+  delegated: Delegated,
+  requester: string | null,
+): Promise<Delegated> {
+  for (let steps = delegated.via.length; steps > 0; steps--) {
+    const to = (delegated.via[steps - 1] as Delegation).to;
+    if (sameLogin(to, requester)) continue;
+    if ((await checkApprover(service, to)) !== 'unknown')
+      return { approver: to, via: delegated.via.slice(0, steps) };
+  }
+  return { approver: person, via: [] };
+}
+
 /** Why a delegation cannot be set; none when it can. */
 export type DelegationProblem =
   | 'yourself'
   | 'past'
+  | 'too-far'
   | 'unknown-delegate'
   | 'service-unreachable'
   | 'no-login';
 
 /**
+ * How far ahead a delegation may end: a year. Longer is not "while away" but a standing redirect
+ * nobody would remember setting (and never purged while in force); and its day is said without
+ * its year ("until 3 Dec"), which only reads right within the year ahead.
+ */
+export const LONGEST_DELEGATION_MS = 365 * 24 * 3_600_000;
+
+/**
  * Whether `from` may send new requests to `to` until `until`: not to themself, not ending before
- * now, and only to someone the service's directory knows (an approval for anyone else could never
- * be decided). The directory is asked last, so the cheap refusals cost no call.
+ * now nor more than a year ahead, and only to someone the service's directory knows (an approval
+ * for anyone else could never be decided). The directory is asked last, so the cheap refusals
+ * cost no call.
  */
 export async function checkDelegation(
   service: Pick<ApprovalService, 'getDepartment'>,
@@ -93,6 +125,7 @@ export async function checkDelegation(
   if (!draft.to) return 'no-login';
   if (sameLogin(draft.from, draft.to)) return 'yourself';
   if (!inForce({ ...draft, to: draft.to, setAt: now }, now)) return 'past';
+  if (draft.until.getTime() - now.getTime() > LONGEST_DELEGATION_MS) return 'too-far';
   const known = await checkApprover(service, draft.to);
   if (known === 'unknown') return 'unknown-delegate';
   if (known === 'unchecked') return 'service-unreachable';
@@ -122,17 +155,21 @@ export interface Delegations {
 }
 
 /**
- * The delegate of `person` for a new request of `requester`, read from the store at `now`. Advice:
+ * The delegate of `person` for a new request of `requester`, read from the store at `now`, whom
+ * the service still knows (knownDelegate). Advice:
  * when the store cannot say, nobody is delegated to and the original stays (nothing blocks a
  * request).
  */
 export async function currentDelegate(
-  delegations: Pick<Delegations, 'inForceAt'> | undefined,
+  deps: {
+    delegations?: Pick<Delegations, 'inForceAt'> | undefined;
+    service: Pick<ApprovalService, 'getDepartment'>;
+  },
   person: string,
   now: Date,
   requester: string | null,
 ): Promise<Delegated> {
-  if (!delegations) return { approver: person, via: [] };
-  const all = await delegations.inForceAt(now).catch(() => []);
-  return delegateFor(person, all, now, requester);
+  if (!deps.delegations) return { approver: person, via: [] };
+  const all = await deps.delegations.inForceAt(now).catch(() => []);
+  return knownDelegate(deps.service, person, delegateFor(person, all, now, requester), requester);
 }

@@ -477,6 +477,11 @@ const en = {
   delegateSave: 'Save',
   delegateYourself: 'You cannot be your own delegate; pick someone else.',
   delegatePast: 'Pick a day after today.',
+  delegateTooFar: 'Pick a day within a year from today.',
+  delegateDeactivated: (name: string) =>
+    `${name}’s Slack account is deactivated, so your requests could not reach them; pick someone else.`,
+  delegateStillChecking:
+    'Still checking your delegate — press Save again in a moment. Nothing was saved yet.',
   delegateUnknown: (name: string) =>
     `The approval service does not know ${name}, so they could not decide your requests; pick someone else.`,
   delegateNoLogin: (name: string) =>
@@ -849,6 +854,9 @@ const zh: Messages = {
   delegateSave: '保存',
   delegateYourself: '不能把自己设为代理人，请选择其他人。',
   delegatePast: '请选择今天之后的日期。',
+  delegateTooFar: '请选择一年之内的日期。',
+  delegateDeactivated: (name) => `${name} 的 Slack 账号已停用，你的申请无法送达 TA；请选择其他人。`,
+  delegateStillChecking: '仍在核对代理人，请稍后再按一次保存。尚未保存任何内容。',
   delegateUnknown: (name) => `审批系统中没有 ${name}，TA 无法审批你的申请；请选择其他人。`,
   delegateNoLogin: (name) => `应用找不到 ${name} 的审批系统账号；请选择其他人。`,
   delegateServiceDown: '暂时无法连接审批系统来核对代理人，请稍后再试。',

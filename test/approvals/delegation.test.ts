@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Delegation, delegateFor, inForce } from '../../src/approvals/delegation.ts';
+import {
+  type Delegation,
+  delegateFor,
+  inForce,
+  knownDelegate,
+} from '../../src/approvals/delegation.ts';
 import { loginKey, sameLogin } from '../../src/approvals/person.ts';
 
 // The rule of who gets a new request for someone away, over generated delegations: chains,
@@ -117,5 +122,60 @@ describe('delegateFor', () => {
     expect(delegateFor('a@x', [d('a@x', 'b@x', -1)], NOW, null).approver).toBe('a@x');
     expect(delegateFor('a@x', [d('a@x', 'b@x', 0)], NOW, null).approver).toBe('a@x');
     expect(delegateFor('A@X', [d('a@x', 'b@x', 1)], NOW, null).approver).toBe('b@x');
+  });
+});
+
+describe('knownDelegate: a delegate the service no longer knows', () => {
+  const d = (from: string, to: string): Delegation => ({
+    from,
+    to,
+    until: new Date(NOW.getTime() + 3_600_000),
+    setAt: NOW,
+  });
+  /** The service's directory: `known` have a department; anyone else gets its made-up defaults. */
+  const directory = (known: string[], down = false) => ({
+    asked: [] as string[],
+    async getDepartment(login: string) {
+      this.asked.push(login);
+      if (down) throw new Error('unreachable');
+      const filled = known.includes(login) ? 'Storage' : '';
+      const leaders = { subDepartment: '', department: '', productLine: '' };
+      return {
+        login,
+        name: login.split('@')[0] ?? login,
+        mobile: '',
+        productLine: '',
+        department: filled,
+        subDepartment: '',
+        leaders,
+      };
+    },
+  });
+  const chain = [d('a@x', 'b@x'), d('b@x', 'r@x'), d('r@x', 'c@x')];
+
+  it('cuts the chain back to the last one it knows, skipping the requester, the person at worst', async () => {
+    const found = delegateFor('a@x', chain, NOW, 'r@x');
+    expect(found.approver).toBe('c@x');
+    expect(await knownDelegate(directory(['b@x', 'c@x']), 'a@x', found, 'r@x')).toEqual(found);
+    // c left: the requester is passed over, to b.
+    expect(await knownDelegate(directory(['b@x', 'r@x']), 'a@x', found, 'r@x')).toMatchObject({
+      approver: 'b@x',
+      via: [{ to: 'b@x' }],
+    });
+    expect(await knownDelegate(directory(['r@x']), 'a@x', found, 'r@x')).toEqual({
+      approver: 'a@x',
+      via: [],
+    });
+  });
+
+  it('keeps the delegate when the directory cannot be asked, and asks nothing when nobody is delegated to', async () => {
+    const found = delegateFor('a@x', [d('a@x', 'b@x')], NOW, null);
+    expect((await knownDelegate(directory([], true), 'a@x', found, null)).approver).toBe('b@x');
+    const none = directory([]);
+    expect(await knownDelegate(none, 'a@x', { approver: 'a@x', via: [] }, null)).toEqual({
+      approver: 'a@x',
+      via: [],
+    });
+    expect(none.asked).toEqual([]);
   });
 });

@@ -19,17 +19,12 @@ export async function pressOnHome(hh: Harness, login: string, actionId: string) 
   return hh.workspace.homes.get(hh.user(login));
 }
 
-/** Home's "Set a delegate", the modal it opens, and its Save with the delegate and the day back. */
-export async function setDelegate(
-  hh: Harness,
-  login: string,
-  delegate: string | null,
-  until: string,
-) {
+/** Home's "Set a delegate" (or "Change"): the modal it opens. */
+export async function openDelegateModal(hh: Harness, login: string) {
   const opens = hh.workspace.callsOf('views.open').length;
   await hh.slack.blockAction(hh.user(login), { action_id: 'delegate_open' });
   await waitFor(() => hh.workspace.callsOf('views.open').length > opens, 5000, 'the modal');
-  const modal = await waitFor(
+  return waitFor(
     () =>
       [...hh.workspace.views.values()].find(
         (v) => v.user === hh.user(login) && v.view.callback_id === 'delegate_while_away',
@@ -37,6 +32,16 @@ export async function setDelegate(
     5000,
     'the delegate modal',
   );
+}
+
+/** Home's "Set a delegate", the modal it opens, and its Save with the delegate and the day back. */
+export async function setDelegate(
+  hh: Harness,
+  login: string,
+  delegate: string | null,
+  until: string,
+) {
+  const modal = await openDelegateModal(hh, login);
   const published = hh.workspace.callsOf('views.publish').length;
   const { errors } = await hh.slack.submitView(modal.id, {
     ...(delegate ? { delegate_to_select: hh.user(delegate) } : {}),

@@ -3,7 +3,12 @@ import type { View } from '../../src/sandbox/workspace.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createDelegationStore } from '../../src/store/delegation-store.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { openHome, pressOnHome, setDelegate } from '../helpers/delegate-forms.ts';
+import {
+  openDelegateModal,
+  openHome,
+  pressOnHome,
+  setDelegate,
+} from '../helpers/delegate-forms.ts';
 import { harnessPerTest, isRequestMessage, waitFor } from '../helpers/harness.ts';
 import { addTemplate, pickTemplate } from '../helpers/template-forms.ts';
 
@@ -16,6 +21,7 @@ const SAM = 'sam.taylor@corp.example';
 const MARIA = 'maria.lopez@corp.example';
 const ALEX = 'alex.kim@corp.example';
 const LI = 'li.wei@corp.example';
+const GAO = 'gao.yu@corp.example'; // a deactivated Slack account
 
 const text = (x: unknown) => JSON.stringify(x ?? {});
 const blockOf = (view: View | undefined, blockId: string) =>
@@ -84,6 +90,77 @@ describe('a delegate on App Home', () => {
     const home = await openHome(hh, MARIA);
     expect(text(home)).not.toContain('New requests go to');
   });
+  it('refuses an app and a deactivated Slack account as a delegate: requests could never reach them', async () => {
+    const hh = await harness({ now: () => NOW });
+    const modal = await openDelegateModal(hh, MARIA);
+    const save = (who: string) =>
+      hh.slack.submitView(modal.id, { delegate_to_select: who, delegate_until_pick: '2026-12-03' });
+    expect((await save(hh.workspace.botUserId)).errors).toEqual({
+      delegate_to: 'Choose a person, not an app.',
+    });
+    // Gao Yu's account is deactivated; the service's directory still knows them.
+    expect((await save(hh.user(GAO))).errors).toEqual({
+      delegate_to:
+        'Gao Yu’s Slack account is deactivated, so your requests could not reach them; pick someone else.',
+    });
+    hh.workspace.closeView(modal.id);
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+  });
+
+  it('refuses a day more than a year ahead (Home says the day without its year), storing nothing', async () => {
+    const hh = await harness({ now: () => NOW });
+    for (const day of ['9999-12-31', '2027-12-03'])
+      expect((await setDelegate(hh, MARIA, ALEX, day)).errors).toEqual({
+        delegate_until: 'Pick a day within a year from today.',
+      });
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+    // A year ahead is still a leave.
+    const { errors, home } = await setDelegate(hh, MARIA, ALEX, '2027-11-20');
+    expect(errors).toBeUndefined();
+    expect(text(home)).toContain(`New requests go to <@${hh.user(ALEX)}> until 20 Nov`);
+  });
+
+  it('answers Save within Slack’s 3 s when the service’s directory is slow: nothing set, and says so', async () => {
+    // The app's own timeout longer than Slack's 3 s, as in production (10 s by default).
+    const hh = await harness({ now: () => NOW, env: { APPROVAL_TIMEOUT_MS: '10000' } });
+    const modal = await openDelegateModal(hh, MARIA);
+    hh.sim.setFaults('department', { latencyMs: 4000 });
+    const first = await hh.slack.submitView(modal.id, {
+      delegate_to_select: hh.user(ALEX),
+      delegate_until_pick: '2026-12-03',
+    });
+    // The app's answer, not the 2.5 s safety net's empty one (which would close the modal).
+    expect(first.errors).toEqual({
+      delegate_to:
+        'Still checking your delegate — press Save again in a moment. Nothing was saved yet.',
+    });
+    expect(hh.workspace.views.get(modal.id)?.view.callback_id).toBe('delegate_while_away');
+    expect(text(await openHome(hh, MARIA))).not.toContain('New requests go to');
+    // The service answers again: the next press saves.
+    hh.sim.clearFaults();
+    const published = hh.workspace.callsOf('views.publish').length;
+    const second = await hh.slack.submitView(modal.id, {
+      delegate_to_select: hh.user(ALEX),
+      delegate_until_pick: '2026-12-03',
+    });
+    expect(second.errors).toBeUndefined();
+    await waitFor(
+      () => hh.workspace.callsOf('views.publish').length > published,
+      5000,
+      'Home after Save',
+    );
+    expect(text(hh.workspace.homes.get(hh.user(MARIA)))).toContain('New requests go to');
+  });
+
+  it('Change after a restart shows the day back in the person’s zone, not a day early', async () => {
+    const hh = await harness({ now: () => NOW });
+    await setDelegate(hh, MARIA, ALEX, '2026-12-03');
+    // A new process (another replica): nobody is known yet when Change is pressed on Home.
+    await hh.restart();
+    const modal = await openDelegateModal(hh, MARIA);
+    expect(text(modal.view)).toContain('"initial_date":"2026-12-03"');
+    expect(text(modal.view)).toContain(`"initial_user":"${hh.user(ALEX)}"`);
+  });
 });
 
 describe('new requests for someone away', () => {
@@ -138,6 +215,47 @@ describe('new requests for someone away', () => {
     expect(text(view.view)).toContain(
       `Maria Lopez is away until 3 Dec; their delegate is ${ALEX}.`,
     );
+  });
+
+  it('passes over a delegate the service no longer knows (they left after being named): the form and the workflow step ask the person themself', async () => {
+    const hh = await harness({
+      now: () => NOW,
+      extraSlackUsers: [{ login: 'ghost@corp.example', name: 'Ghost Writer' }],
+    });
+    // Named while the service knew them: what Home's Save wrote, as its store writes it.
+    const database = await openDatabase(hh.env.DATABASE_URL);
+    await createDelegationStore(database.db).set({
+      from: MARIA,
+      to: 'ghost@corp.example',
+      until: new Date('2026-12-02T16:00:00Z'),
+      setAt: NOW,
+    });
+    await database.close();
+    const view = await hh.openModal(SAM);
+    expect(text(view.view)).toContain(`"initial_user":"${hh.user(MARIA)}"`);
+    expect(text(view.view)).not.toContain('Ghost Writer');
+    hh.workspace.views.delete(view.id);
+
+    await hh.slack.functionExecuted('request_approval_step', {
+      requester: hh.user(SAM),
+      approver: hh.user(MARIA),
+      title: 'Quarterly budget',
+      note: 'Marketing, Q4.',
+      channel: hh.channel('general'),
+      interactivity: hh.workspace.interactivityOf(hh.user(SAM)),
+    });
+    const modal = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) => v.user === hh.user(SAM) && v.view.callback_id === 'step_confirm_modal',
+        ),
+      5000,
+      'the confirmation modal',
+    );
+    expect(text(modal.view)).not.toContain('their delegate is');
+    await hh.slack.submitView(modal.id);
+    const approval = await waitFor(() => hh.sim.approvals()[0], 5000, 'the approval');
+    expect(approval).toMatchObject({ requester: SAM, approver: MARIA });
   });
 
   it('a template naming an approver who delegated goes to the delegate', async () => {

@@ -10,8 +10,9 @@ import { delegationSection, type HomeDelegation } from './home-delegation.ts';
 import { escapeMrkdwn, fitMrkdwn, linkButton, personRef, SECTION_MAX } from './request-message.ts';
 
 /**
- * Rows per section: two sections and their frame, and a "Request again" row under each of my
- * requests that ended without a yes, stay within the Home tab's 100 blocks (at most 68).
+ * Rows per section: two sections and their frame, a "Request again" row under each of my
+ * requests that ended without a yes, and the delegate section (at most 4) stay within the Home
+ * tab's 100 blocks (at most 72).
  */
 export const HOME_ROWS = 20;
 

@@ -5,7 +5,7 @@ import {
   suggestApproverFor,
 } from '../../approvals/approver-suggestion.ts';
 import { type Away, awayOf } from '../../approvals/away-rule.ts';
-import { delegateFor } from '../../approvals/delegation.ts';
+import { delegateFor, knownDelegate } from '../../approvals/delegation.ts';
 import type { RequestTemplate } from '../../approvals/request-templates.ts';
 import type {
   ApprovalModalState,
@@ -177,11 +177,12 @@ export function suggestionDeps(
 
 /**
  * The delegate of the chat user `approver` for a new request of `requesterLogin`, when they set
- * one and it is on the chat; undefined otherwise (the approver stays). Read when the request is
- * made: a delegation is a login's, and the delegate's chat account is who they are on Slack now.
+ * one the service still knows and it is on the chat; undefined otherwise (the approver stays).
+ * Read when the request is made: a delegation is a login's, and the delegate's chat account is
+ * who they are on Slack now.
  */
 export async function delegateOf(
-  deps: Pick<SlackDeps, 'identities' | 'delegations' | 'now'>,
+  deps: Pick<SlackDeps, 'identities' | 'delegations' | 'now' | 'service'>,
   approver: string,
   requesterLogin: string | null | (() => Promise<string | null>),
 ): Promise<{ chatId: string; from: string; until: Date } | undefined> {
@@ -192,7 +193,12 @@ export async function delegateOf(
   const login = await deps.identities.loginOf(approver).catch(() => null);
   if (!login) return undefined;
   const requester = typeof requesterLogin === 'function' ? await requesterLogin() : requesterLogin;
-  const delegated = delegateFor(login, inForce, now, requester);
+  const delegated = await knownDelegate(
+    deps.service,
+    login,
+    delegateFor(login, inForce, now, requester),
+    requester,
+  );
   const first = delegated.via[0];
   if (!first) return undefined;
   const chatId = await deps.identities.slackUserOf(delegated.approver).catch(() => null);

@@ -5,10 +5,14 @@ import { logFailure } from '../../../logger.ts';
 import { buildDelegateModal } from '../../blocks/delegate-modal.ts';
 import { messagesFor } from '../../i18n.ts';
 import { ACTION } from '../../ids.ts';
+import { personWithin } from '../../people/slack-people.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 
 type Deps = Pick<SlackDeps, 'people' | 'identities' | 'delegations' | 'home' | 'logger' | 'now'>;
 type Args = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+
+/** How long opening the modal waits for who the person is (of the trigger's 3 s). */
+const PERSON_WAIT_MS = 1000;
 
 /**
  * App Home's "Set a delegate" / "Change": opens the modal, filled with the delegation in force.
@@ -19,8 +23,9 @@ export function openDelegate(deps: Deps) {
   return async ({ ack, body, client }: Args): Promise<void> => {
     await ack();
     const userId = body.user.id;
-    // The trigger lives 3 s: what the person's record and cache hold now, no more.
-    const person = deps.people.cached(userId);
+    // The trigger lives 3 s: the person (their language, and the zone their day back is read in)
+    // is waited for briefly. Another replica, or a restart, has nobody cached yet.
+    const person = await personWithin(deps.people, userId, PERSON_WAIT_MS);
     const t = messagesFor(person?.locale);
     const login = await deps.identities.loginOf(userId).catch(() => null);
     const current = login ? await deps.delegations.of(login).catch(() => undefined) : undefined;
@@ -28,7 +33,9 @@ export function openDelegate(deps: Deps) {
     const delegateChatId = active
       ? await deps.identities.slackUserOf(active.to).catch(() => null)
       : null;
-    const untilDate = active ? localDateOf(active.until, person?.timeZone) : null;
+    // Without their zone, no day rather than the wrong one (a day early east of UTC): Save would
+    // keep it.
+    const untilDate = active && person ? localDateOf(active.until, person.timeZone) : null;
     await client.views
       .open({
         trigger_id: (body as { trigger_id: string }).trigger_id,
