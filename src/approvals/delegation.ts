@@ -150,8 +150,6 @@ export interface Delegations {
   inForceAt(now: Date): Promise<Delegation[]>;
   /** Every delegation on record, for an admin, by `from`. */
   list(): Promise<Delegation[]>;
-  /** Deletes those that ended before `before`; how many. */
-  deleteEnded(before: Date): Promise<number>;
 }
 
 /**

@@ -59,13 +59,6 @@ export function createDelegationStore(db: Kysely<Database>): Delegations {
       const rows = await db.selectFrom('delegations').selectAll().orderBy('from_key').execute();
       return rows.map(toDelegation);
     },
-    async deleteEnded(before) {
-      const result = await db
-        .deleteFrom('delegations')
-        .where('until', '<', before.getTime())
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
   };
 }
 
