@@ -1,11 +1,11 @@
 import { jitteredBackoffMs } from '../backoff.ts';
 import { describe } from '../errors.ts';
 import { startLogContext } from '../log-context.ts';
-import { ruleOf } from './announcement-rules.ts';
-import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
+import type { Announcer } from './announcer.ts';
+import { type AttemptOutcome, createDeliveryAttempt } from './delivery-attempt.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
 import { createLanePacer } from './lane-pacer.ts';
-import type { Deliverable, Outbox } from './outbox.ts';
+import type { Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 export interface DispatcherOptions {
@@ -72,15 +72,7 @@ export interface DispatcherDeps {
   monotonic?: () => number;
 }
 
-export type AttemptOutcome =
-  | 'sent'
-  | 'recovered'
-  | 'retry'
-  | 'failed'
-  | 'skipped'
-  | 'lost'
-  /** Slack refused the app's token: the attempt is put back and delivery paused fleet-wide. */
-  | 'paused';
+export type { AttemptOutcome } from './delivery-attempt.ts';
 
 export interface DispatchCounts {
   sent: number;
@@ -153,6 +145,37 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
   let lastProgress = monotonic();
 
+  const deliverOne = createDeliveryAttempt(
+    {
+      store: deps.store,
+      announcer: deps.announcer,
+      logger: deps.logger,
+      ...(deps.stillPending ? { stillPending: deps.stillPending } : {}),
+      ...(deps.onOutcome ? { onOutcome: deps.onOutcome } : {}),
+      random,
+      monotonic,
+      pacer,
+      stopping: () => stopping,
+      pauseEverything,
+      retryDelayMs,
+    },
+    {
+      leaseMs: options.leaseMs,
+      callTimeoutMs: options.callTimeoutMs,
+      laneIntervalMs: options.laneIntervalMs,
+      lookaheadMs,
+      paceMarginMs: PACE_MARGIN_MS,
+      failures: {
+        retryForMs: options.retryForMs,
+        ...(options.retryAfterMaxMs !== undefined
+          ? { retryAfterMaxMs: options.retryAfterMaxMs }
+          : {}),
+        laneIntervalMs: options.laneIntervalMs,
+        commitHorizonMs: horizonMs,
+      },
+    },
+  );
+
   function progressed(): void {
     storeFailures = 0;
     lastProgress = monotonic();
@@ -215,167 +238,6 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     return heads.length;
   }
 
-  async function deliverOne(d: Deliverable, now: Date): Promise<AttemptOutcome> {
-    const { announcement: a, approval, lane } = d;
-    const rule = ruleOf(a.kind);
-    const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(
-      a,
-      now,
-      options.leaseMs,
-      lane,
-      lookaheadMs,
-      horizonMs,
-    );
-    if (!claim) return 'lost';
-    // Claimed ahead of the lane's pace: the first call waits for it. Stopped meanwhile, the
-    // attempt gives the announcement back untouched (the lane keeps its pace) for the next one.
-    if (claim.laneWaitMs) {
-      await sleep(claim.laneWaitMs);
-      if (stopping) {
-        await deps.store.markAnnouncementRetry(claim, {
-          error: a.lastError ?? 'stopped before its turn',
-          uncertain: a.uncertain,
-          nextAttemptAt: now,
-        });
-        return 'lost';
-      }
-    }
-    const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
-    const clock: AttemptClock = {
-      check() {
-        if (monotonic() > deadline)
-          throw new AnnounceError('the attempt ran out of time before its next call', {
-            retryable: true,
-          });
-      },
-    };
-    const done = (outcome: AttemptOutcome) => {
-      deps.onOutcome?.(outcome, a.kind, monotonic() - started);
-      return outcome;
-    };
-    // Whether an earlier attempt may have posted this. It stays so until a search has completed
-    // and found nothing: a search that failed or ran out of time proves nothing. Edits and
-    // completions are simply done again.
-    let mayBePosted = a.uncertain && !rule.repeatable;
-    // Whether this attempt has sent its own post (which Slack may then commit late).
-    let posting = false;
-    try {
-      if (rule.onlyWhilePending && !(await worthReminding(approval))) {
-        await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
-        deps.logger.info(
-          { announcement: a.id, kind: a.kind, djbh: a.djbh },
-          'announcement skipped: decided before it went out',
-        );
-        return done('skipped');
-      }
-      if (mayBePosted) {
-        const earlier = await deps.announcer.findDelivered(a, approval, clock);
-        if (earlier) {
-          warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
-          deps.logger.info(
-            { announcement: a.id, kind: a.kind, djbh: a.djbh },
-            'announcement was already posted; recorded it',
-          );
-          return done('recovered');
-        }
-        const horizonLeftMs = claim.commitHorizonLeftMs ?? 0;
-        if (horizonLeftMs > 0) {
-          // Slack may still commit the earlier post: not found yet proves nothing. Look again
-          // later (with backoff, and once more just after the horizon); the lane is free meanwhile.
-          const delay = Math.min(retryDelayMs(a.attempts + 1, random), horizonLeftMs);
-          await deps.store.markAnnouncementRetry(claim, {
-            error: a.lastError ?? 'the earlier post may still appear',
-            uncertain: true,
-            nextAttemptAt: new Date(now.getTime() + delay),
-          });
-          deps.logger.debug(
-            { announcement: a.id, horizonLeftMs, retryInMs: delay },
-            'earlier post not found yet; Slack may still commit it, so looking again before posting',
-          );
-          return done('retry');
-        }
-        mayBePosted = false;
-      }
-      clock.check();
-      posting = true;
-      const posted = await deps.announcer.deliver(a, approval, clock);
-      // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
-      // apart), and recording the post falls inside the interval rather than adding to it.
-      const answered = monotonic();
-      const laneWait = () =>
-        posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
-      const current = await deps.store.markAnnouncementSent(claim, posted, now, laneWait());
-      warnIfOvertaken(current, a.id);
-      // At info, so that the default level answers "was it posted?" for each approval.
-      if (current) logDelivered(a, posted, a.attempts + 1);
-      // Held here until the lane is free in the database too, so this replica comes back for the
-      // lane's next post as soon as the fleet allows it, not an idle period later.
-      if (posted.ts) pacer.pause(lane, laneWait() - lookaheadMs + PACE_MARGIN_MS);
-      void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
-        deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
-      });
-      return done('sent');
-    } catch (thrown) {
-      const error = asAnnounceError(thrown);
-      const uncertain = mayBePosted || error.uncertain;
-      const retryAfterMs =
-        error.retryAfterMs === undefined
-          ? undefined
-          : Math.min(error.retryAfterMs, options.retryAfterMaxMs ?? Number.POSITIVE_INFINITY);
-      // The lane waits for Slack's Retry-After, or its usual pace when the call may have posted.
-      const laneWaitMs = retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
-      if (laneWaitMs > 0) pacer.pause(lane, laneWaitMs - lookaheadMs);
-      const reason = error.message;
-      if (error.credentials) {
-        // Not this announcement's fault: it waits, untouched, for the token to work again.
-        await deps.store.markAnnouncementRetry(claim, {
-          error: reason,
-          uncertain,
-          nextAttemptAt: now,
-        });
-        await pauseEverything(reason, now);
-        return done('paused');
-      }
-      // The window stands still while delivery is paused fleet-wide (see resumeDelivery).
-      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + a.pausedMs + options.retryForMs;
-      const expired = now.getTime() >= windowEnds;
-      if (!error.retryable || expired) {
-        const why = error.retryable
-          ? `still failing after ${hours(options.retryForMs)}: ${reason}`
-          : reason;
-        await deps.store.markAnnouncementFinal(claim, 'failed', why);
-        deps.logger.error(
-          { announcement: a.id, kind: a.kind, djbh: a.djbh, reason: why },
-          'announcement failed for good; re-drive it once the cause is fixed',
-        );
-        return done('failed');
-      }
-      // Never past the retry window: the last attempt comes at its end, and fails if it fails too.
-      const delay = Math.min(
-        Math.max(retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random)),
-        Math.max(0, windowEnds - now.getTime()),
-      );
-      await deps.store.markAnnouncementRetry(
-        claim,
-        {
-          error: reason,
-          uncertain,
-          nextAttemptAt: new Date(now.getTime() + delay),
-          // Our own post may have been taken: Slack may commit it up to the horizon from now.
-          ...(posting && error.uncertain ? { commitHorizonMs: horizonMs } : {}),
-        },
-        laneWaitMs,
-      );
-      // A 429 is routine under load and honoured; other retries are worth a line at warn.
-      deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
-        { announcement: a.id, kind: a.kind, djbh: a.djbh, error: reason, retryInMs: delay },
-        'announcement not delivered yet; will retry',
-      );
-      return done('retry');
-    }
-  }
-
   async function pauseEverything(reason: string, now: Date): Promise<void> {
     // One line for the fleet: only the replica that set the pause logs it.
     if (await deps.store.pauseDelivery(reason, now))
@@ -404,35 +266,6 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       );
     wake();
     return false;
-  }
-
-  /** One line per delivered announcement: what it was, where it went (or that nothing was posted). */
-  function logDelivered(a: Deliverable['announcement'], posted: Posted, attempt: number): void {
-    deps.logger.info(
-      {
-        announcement: a.id,
-        kind: a.kind,
-        djbh: a.djbh,
-        attempt,
-        ...(posted.ts ? { channel: posted.channel, ts: posted.ts } : { postedNothing: true }),
-        ...(posted.approverUnreachable ? { approverUnreachable: true } : {}),
-      },
-      'announcement delivered',
-    );
-  }
-
-  function warnIfOvertaken(current: boolean, id: string): void {
-    // Our lease ran out and another attempt took over; it finds this post by its metadata.
-    if (!current)
-      deps.logger.warn({ announcement: id }, 'a later attempt took this announcement over');
-  }
-
-  async function worthReminding(approval: TrackedApproval): Promise<boolean> {
-    if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
-    if (approval.approverUnreachableSince) return false;
-    if (!deps.stillPending) return true;
-    // When the service cannot say, the recorded state (pending) stands.
-    return deps.stillPending(approval).catch(() => true);
   }
 
   async function run(): Promise<void> {
@@ -560,24 +393,6 @@ const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
   paused: 'paused',
 };
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function emptyCounts(): DispatchCounts {
   return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0, paused: 0 };
-}
-
-/** Anything unexpected (a dropped database connection, a bug) may pass, and may have posted. */
-function asAnnounceError(error: unknown): AnnounceError {
-  if (error instanceof AnnounceError) return error;
-  return new AnnounceError(messageOf(error), { retryable: true, uncertain: true, cause: error });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function hours(ms: number): string {
-  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`;
 }
