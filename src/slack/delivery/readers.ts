@@ -39,6 +39,8 @@ export interface Readers {
    * Slack name, or their login when they are not on Slack or Slack no longer knows them.
    */
   nameOf(attempt: AttemptClock, approval: TrackedApproval, login: string): Promise<string>;
+  /** A Slack user's time zone, as Slack says it (cached when it can); undefined when it cannot say. */
+  timeZoneOf(chatId: string): Promise<string | undefined>;
   /** The Slack name of `chatId`; `login` when Slack no longer knows them. Slack being down is retried. */
   plainName(attempt: AttemptClock, chatId: string, login: string): Promise<string>;
   /**
@@ -74,6 +76,13 @@ export function createReaders(deps: { identities: Identities; people: SlackPeopl
   return {
     slackUserOf,
     plainName,
+
+    async timeZoneOf(chatId) {
+      return (
+        people.cached(chatId)?.timeZone ??
+        (await people.get(chatId).catch(() => undefined))?.timeZone
+      );
+    },
 
     async personOf(attempt, approval, login = approval.approverLogin) {
       const wanted = login ?? approval.approverLogin;
