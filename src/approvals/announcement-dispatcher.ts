@@ -2,8 +2,13 @@ import { jitteredBackoffMs } from '../backoff.ts';
 import { describe } from '../errors.ts';
 import { startLogContext } from '../log-context.ts';
 import type { Announcer } from './announcer.ts';
-import { type AttemptOutcome, createDeliveryAttempt } from './delivery-attempt.ts';
+import {
+  type AttemptOutcome,
+  type AttemptSettings,
+  createDeliveryAttempt,
+} from './delivery-attempt.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
+import { createPauseWatch } from './delivery-pause-watch.ts';
 import { createLanePacer } from './lane-pacer.ts';
 import type { Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
@@ -130,7 +135,6 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const pauseCheckMs = options.pauseCheckMs ?? 30_000;
   const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
   const horizonMs = Math.max(0, Math.round(options.commitHorizonMs ?? 0));
-  let lastPauseCheck = Number.NEGATIVE_INFINITY;
   const inFlight = new Map<string, Promise<AttemptOutcome>>();
   let filling: Promise<number> = Promise.resolve(0);
   let running = false;
@@ -145,6 +149,17 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
   let lastProgress = monotonic();
 
+  const pauses = createPauseWatch(
+    {
+      store: deps.store,
+      announcer: deps.announcer,
+      logger: deps.logger,
+      now: deps.now,
+      monotonic,
+      resumed: () => wake(),
+    },
+    pauseCheckMs,
+  );
   const deliverOne = createDeliveryAttempt(
     {
       store: deps.store,
@@ -156,24 +171,10 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
       monotonic,
       pacer,
       stopping: () => stopping,
-      pauseEverything,
+      pauseEverything: (reason, now) => pauses.pauseEverything(reason, now),
       retryDelayMs,
     },
-    {
-      leaseMs: options.leaseMs,
-      callTimeoutMs: options.callTimeoutMs,
-      laneIntervalMs: options.laneIntervalMs,
-      lookaheadMs,
-      paceMarginMs: PACE_MARGIN_MS,
-      failures: {
-        retryForMs: options.retryForMs,
-        ...(options.retryAfterMaxMs !== undefined
-          ? { retryAfterMaxMs: options.retryAfterMaxMs }
-          : {}),
-        laneIntervalMs: options.laneIntervalMs,
-        commitHorizonMs: horizonMs,
-      },
-    },
+    attemptSettings(options, lookaheadMs, horizonMs),
   );
 
   function progressed(): void {
@@ -238,42 +239,12 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
     return heads.length;
   }
 
-  async function pauseEverything(reason: string, now: Date): Promise<void> {
-    // One line for the fleet: only the replica that set the pause logs it.
-    if (await deps.store.pauseDelivery(reason, now))
-      deps.logger.error(
-        { reason },
-        'Slack refuses the app’s token: all delivery is paused until it works again (checked every ' +
-          `${Math.round(pauseCheckMs / 1000)} s); nothing is failed meanwhile`,
-      );
-    lastPauseCheck = monotonic();
-  }
-
-  /**
-   * While delivery is paused (by any replica), asks Slack whether the token works again and lifts
-   * the pause when it does. True while delivery stays paused.
-   */
-  async function checkPause(): Promise<boolean> {
-    lastPauseCheck = monotonic();
-    const pause = await deps.store.deliveryPause();
-    if (!pause) return false;
-    const verdict = await deps.announcer.checkCredentials().catch(() => 'unknown' as const);
-    if (verdict !== 'ok') return true;
-    if (await deps.store.resumeDelivery(deps.now()))
-      deps.logger.info(
-        { pausedSince: pause.since.toISOString() },
-        'Slack accepts the app’s token again: delivery resumed',
-      );
-    wake();
-    return false;
-  }
-
   async function run(): Promise<void> {
     const counts = emptyCounts();
     while (running) {
       woken = false;
       try {
-        if (monotonic() - lastPauseCheck >= pauseCheckMs) await checkPause();
+        if (pauses.due()) await pauses.checkPause();
         await fill(deps.now(), counts);
       } catch (error) {
         storeFailed(error, 'could not read the outbox; trying again after a pause');
@@ -318,7 +289,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      * While delivery is paused, asks Slack whether the token works again and resumes when it
      * does; true while it stays paused. The background loop calls it every `pauseCheckMs`.
      */
-    checkPause,
+    checkPause: () => pauses.checkPause(),
     /**
      * One pass at `now`: starts attempts for the heads of free lanes and waits for them. For tests
      * that drive time themselves; the background loop and drain() repeat it.
@@ -354,7 +325,7 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      */
     async drain(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
-      if (await checkPause()) return counts;
+      if (await pauses.checkPause()) return counts;
       const errorsBefore = storeErrors;
       for (;;) {
         const started = await fill(now, counts);
@@ -383,6 +354,29 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
 }
 
 export type AnnouncementDispatcher = ReturnType<typeof createAnnouncementDispatcher>;
+
+/** What one attempt needs of the dispatcher's options (lookahead and horizon as normalised). */
+function attemptSettings(
+  options: DispatcherOptions,
+  lookaheadMs: number,
+  horizonMs: number,
+): AttemptSettings {
+  return {
+    leaseMs: options.leaseMs,
+    callTimeoutMs: options.callTimeoutMs,
+    laneIntervalMs: options.laneIntervalMs,
+    lookaheadMs,
+    paceMarginMs: PACE_MARGIN_MS,
+    failures: {
+      retryForMs: options.retryForMs,
+      ...(options.retryAfterMaxMs !== undefined
+        ? { retryAfterMaxMs: options.retryAfterMaxMs }
+        : {}),
+      laneIntervalMs: options.laneIntervalMs,
+      commitHorizonMs: horizonMs,
+    },
+  };
+}
 
 const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
   sent: 'sent',
