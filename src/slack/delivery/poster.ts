@@ -80,110 +80,130 @@ function destinationOf(
   };
 }
 
+type Env = PosterOptions & { membership: ConversationMembership };
+
 export function createPoster(options: PosterOptions): Poster {
-  const { client } = options;
-  const membership = options.membership ?? NO_MEMBERSHIP;
-
-  /**
-   * Every post goes through the audience check (approvals/audience.ts) before it is made: a
-   * message that carries the approval's title or note goes only where everyone who reads it may see
-   * the approval. Refused: an AnnounceError that is not retried (nothing is posted, the outbox
-   * records why); unsure (the chat could not say who is there): retried. An edit is not checked
-   * again: it rewrites a message that was checked when it was posted, where it was posted.
-   */
-  async function checkAudience(
-    attempt: AttemptClock,
-    approval: TrackedApproval,
-    channel: string,
-    reader: Reader | undefined,
-    a: Announcement,
-  ): Promise<void> {
-    const carries = carriedBy(a.kind);
-    if (carries === 'nothing') return;
-    attempt.check();
-    const to = destinationOf(approval, channel, reader, (chatId) =>
-      options.identities.loginOf(chatId),
-    );
-    const verdict = await mayReach(to, carries, audienceOf(approval), membership);
-    if (verdict === 'allowed') return;
-    options.logger?.info(
-      { announcement: a.id, channel, verdict },
-      'not posted: someone who reads there may not see this approval',
-    );
-    throw new AnnounceError(`audience ${verdict}: ${channel} may not read ${approval.djbh}`, {
-      retryable: verdict === 'unsure',
-      uncertain: false,
-    });
-  }
-
+  const env: Env = { ...options, membership: options.membership ?? NO_MEMBERSHIP };
   return {
-    async post(attempt, approval, to, message, a, threadTs) {
-      const channel = typeof to === 'string' ? to : to.chatId;
-      await checkAudience(attempt, approval, channel, typeof to === 'string' ? undefined : to, a);
-      attempt.check();
-      const result = await call('chat.postMessage', () =>
-        client.chat.postMessage({
-          channel,
-          text: message.text,
-          blocks: message.blocks,
-          ...(threadTs ? { thread_ts: threadTs } : {}),
-          unfurl_links: false,
-          metadata: {
-            event_type: ANNOUNCEMENT_EVENT,
-            event_payload: { announcement_id: a.id, djbh: a.djbh },
-          },
-        }),
-      );
-      return { channel: result.channel ?? channel, ts: result.ts ?? '' };
-    },
-
-    async edit(attempt, a, target, message) {
-      attempt.check();
-      try {
-        await call('chat.update', () =>
-          client.chat.update({
-            channel: target.channel,
-            ts: target.ts,
-            text: message.text,
-            blocks: message.blocks,
-          }),
-        );
-      } catch (error) {
-        if (classOf(error) !== 'done') throw error;
-        options.logger?.info(
-          { announcement: a.id, reason: (error as SlackCallError).code },
-          'the message to edit is gone or can no longer be edited; nothing left to do',
-        );
-        return NOTHING_POSTED;
-      }
-      return { channel: target.channel, ts: target.ts };
-    },
-
-    async permalink(attempt, channel, ts) {
-      attempt.check();
-      try {
-        return (
-          await call('chat.getPermalink', () =>
-            client.chat.getPermalink({ channel, message_ts: ts }),
-          )
-        ).permalink;
-      } catch (error) {
-        // Only a link: the message goes out without it, unless the token itself is refused.
-        if (classOf(error) === 'pause') throw error;
-        return undefined;
-      }
-    },
-
+    post: (attempt, approval, to, message, a, threadTs) =>
+      post(env, attempt, approval, to, message, a, threadTs),
+    edit: (attempt, a, target, message) => edit(env, attempt, a, target, message),
+    permalink: (attempt, channel, ts) => permalink(env, attempt, channel, ts),
     // A list is as private as its most private item: each one is checked on its own, and one
     // whose check is unsure is left out (a list is never the place to fail open).
-    async mayShow(reader, approval) {
-      const verdict = await mayReach(
+    mayShow: async (reader, approval) =>
+      (await mayReach(
         { kind: 'dm', person: reader },
         'title-and-note',
         audienceOf(approval),
-        membership,
-      );
-      return verdict === 'allowed';
-    },
+        env.membership,
+      )) === 'allowed',
   };
+}
+
+/**
+ * Every post goes through the audience check (approvals/audience.ts) before it is made: a message
+ * that carries the approval's title or note goes only where everyone who reads it may see the
+ * approval. Refused: an AnnounceError that is not retried (nothing is posted, the outbox records
+ * why); unsure (the chat could not say who is there): retried. An edit is not checked again: it
+ * rewrites a message that was checked when it was posted, where it was posted.
+ */
+async function checkAudience(
+  env: Env,
+  attempt: AttemptClock,
+  approval: TrackedApproval,
+  channel: string,
+  reader: Reader | undefined,
+  a: Announcement,
+): Promise<void> {
+  const carries = carriedBy(a.kind);
+  if (carries === 'nothing') return;
+  attempt.check();
+  const to = destinationOf(approval, channel, reader, (chatId) => env.identities.loginOf(chatId));
+  const verdict = await mayReach(to, carries, audienceOf(approval), env.membership);
+  if (verdict === 'allowed') return;
+  env.logger?.info(
+    { announcement: a.id, channel, verdict },
+    'not posted: someone who reads there may not see this approval',
+  );
+  throw new AnnounceError(`audience ${verdict}: ${channel} may not read ${approval.djbh}`, {
+    retryable: verdict === 'unsure',
+    uncertain: false,
+  });
+}
+
+async function post(
+  env: Env,
+  attempt: AttemptClock,
+  approval: TrackedApproval,
+  to: string | Reader,
+  message: SlackMessage,
+  a: Announcement,
+  threadTs: string | undefined,
+): Promise<Posted> {
+  const channel = typeof to === 'string' ? to : to.chatId;
+  await checkAudience(env, attempt, approval, channel, typeof to === 'string' ? undefined : to, a);
+  attempt.check();
+  const result = await call('chat.postMessage', () =>
+    env.client.chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      unfurl_links: false,
+      metadata: {
+        event_type: ANNOUNCEMENT_EVENT,
+        event_payload: { announcement_id: a.id, djbh: a.djbh },
+      },
+    }),
+  );
+  return { channel: result.channel ?? channel, ts: result.ts ?? '' };
+}
+
+async function edit(
+  env: Env,
+  attempt: AttemptClock,
+  a: Announcement,
+  target: { channel: string; ts: string },
+  message: SlackMessage,
+): Promise<Posted> {
+  attempt.check();
+  try {
+    await call('chat.update', () =>
+      env.client.chat.update({
+        channel: target.channel,
+        ts: target.ts,
+        text: message.text,
+        blocks: message.blocks,
+      }),
+    );
+  } catch (error) {
+    if (classOf(error) !== 'done') throw error;
+    env.logger?.info(
+      { announcement: a.id, reason: (error as SlackCallError).code },
+      'the message to edit is gone or can no longer be edited; nothing left to do',
+    );
+    return NOTHING_POSTED;
+  }
+  return { channel: target.channel, ts: target.ts };
+}
+
+async function permalink(
+  env: Env,
+  attempt: AttemptClock,
+  channel: string,
+  ts: string,
+): Promise<string | undefined> {
+  attempt.check();
+  try {
+    return (
+      await call('chat.getPermalink', () =>
+        env.client.chat.getPermalink({ channel, message_ts: ts }),
+      )
+    ).permalink;
+  } catch (error) {
+    // Only a link: the message goes out without it, unless the token itself is refused.
+    if (classOf(error) === 'pause') throw error;
+    return undefined;
+  }
 }
