@@ -1,6 +1,4 @@
 import { jitteredBackoffMs } from '../backoff.ts';
-import { describe } from '../errors.ts';
-import { startLogContext } from '../log-context.ts';
 import type { Announcer } from './announcer.ts';
 import {
   type AttemptOutcome,
@@ -9,6 +7,15 @@ import {
 } from './delivery-attempt.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
 import { createPauseWatch } from './delivery-pause-watch.ts';
+import {
+  createLaneFill,
+  createStoreHealth,
+  createWaker,
+  type DispatchCounts,
+  emptyCounts,
+  type LaneFill,
+  type StoreHealth,
+} from './dispatch-loop.ts';
 import { createLanePacer } from './lane-pacer.ts';
 import type { Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
@@ -79,14 +86,7 @@ export interface DispatcherDeps {
 
 export type { AttemptOutcome } from './delivery-attempt.ts';
 
-export interface DispatchCounts {
-  sent: number;
-  recovered: number;
-  retried: number;
-  failed: number;
-  skipped: number;
-  paused: number;
-}
+export type { DispatchCounts } from './dispatch-loop.ts';
 
 const BACKOFF_BASE_MS = 2000;
 // A replica's own wait for a lane it posted to ends this much after the lane's lookahead window
@@ -132,159 +132,44 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const random = deps.random ?? Math.random;
   const monotonic = deps.monotonic ?? (() => performance.now());
   const pacer = createLanePacer(options.laneIntervalMs, monotonic);
-  const pauseCheckMs = options.pauseCheckMs ?? 30_000;
   const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
   const horizonMs = Math.max(0, Math.round(options.commitHorizonMs ?? 0));
-  const inFlight = new Map<string, Promise<AttemptOutcome>>();
-  let filling: Promise<number> = Promise.resolve(0);
-  let running = false;
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-  // Store errors in a row (reads, claims, records): while above 0 the loop backs off.
-  let storeFailures = 0;
-  // Store errors since the start, for drain(): it stops at one rather than claim again in a spin.
-  let storeErrors = 0;
-  // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
-  let lastProgress = monotonic();
-
+  const waker = createWaker();
+  const health = createStoreHealth(deps.logger, monotonic);
+  const state: LoopState = { running: false, stopping: false, loop: undefined };
   const pauses = createPauseWatch(
-    {
-      store: deps.store,
-      announcer: deps.announcer,
-      logger: deps.logger,
-      now: deps.now,
-      monotonic,
-      resumed: () => wake(),
-    },
-    pauseCheckMs,
+    { ...deps, monotonic, resumed: waker.wake },
+    options.pauseCheckMs ?? 30_000,
   );
   const deliverOne = createDeliveryAttempt(
     {
-      store: deps.store,
-      announcer: deps.announcer,
-      logger: deps.logger,
-      ...(deps.stillPending ? { stillPending: deps.stillPending } : {}),
-      ...(deps.onOutcome ? { onOutcome: deps.onOutcome } : {}),
+      ...deps,
       random,
       monotonic,
       pacer,
-      stopping: () => stopping,
+      stopping: () => state.stopping,
       pauseEverything: (reason, now) => pauses.pauseEverything(reason, now),
       retryDelayMs,
     },
     attemptSettings(options, lookaheadMs, horizonMs),
   );
-
-  function progressed(): void {
-    storeFailures = 0;
-    lastProgress = monotonic();
-  }
-
-  function storeFailed(error: unknown, what: string): void {
-    storeFailures++;
-    storeErrors++;
-    const { message, code } = describe(error);
-    deps.logger.warn({ error: message, code, failuresInARow: storeFailures }, what);
-  }
-
-  function wake(): void {
-    woken = true;
-    wakeUp?.();
-  }
-
-  /**
-   * Starts attempts for the heads of free lanes; serialised so two fills never share a lane. Each
-   * fill waits for the one before, whatever its outcome: one failed read must not fail every
-   * later one (a chain left rejected stopped delivery on that replica for good).
-   */
-  function fill(now: Date, counts: DispatchCounts): Promise<number> {
-    const turn = filling.then(() => fillFreeLanes(now, counts));
-    filling = turn.catch(() => 0);
-    return turn;
-  }
-
-  async function fillFreeLanes(now: Date, counts: DispatchCounts): Promise<number> {
-    const free = options.concurrency - inFlight.size;
-    if (free <= 0) return 0;
-    const heads = await deps.store.deliverable(now, {
-      limit: free,
-      skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
-      laneLookaheadMs: lookaheadMs,
-    });
-    if (heads.length === 0) progressed();
-    for (const head of heads) {
-      const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
-        deliverOne(head, now),
-      ).then(
-        (outcome) => {
-          progressed();
-          if (outcome !== 'lost') counts[COUNTED[outcome]]++;
-          return outcome;
-        },
-        (error: unknown) => {
-          // The database failed while claiming or recording: the lease runs out and a later
-          // attempt, which will look for this one's post first, takes over after the backoff.
-          storeFailed(error, 'could not record a delivery attempt; it will be retried');
-          return 'lost' as const;
-        },
-      );
-      inFlight.set(head.lane, attempt);
-      void attempt.finally(() => {
-        inFlight.delete(head.lane);
-        wake();
-      });
-    }
-    return heads.length;
-  }
-
-  async function run(): Promise<void> {
-    const counts = emptyCounts();
-    while (running) {
-      woken = false;
-      try {
-        if (pauses.due()) await pauses.checkPause();
-        await fill(deps.now(), counts);
-      } catch (error) {
-        storeFailed(error, 'could not read the outbox; trying again after a pause');
-      }
-      if (!running) break;
-      // Backing off, only a stop cuts the wait short: a wake-up (an attempt that failed too, a
-      // new announcement) would have a store that keeps failing asked in a spin again.
-      if (storeFailures > 0) await idle(storeBackoffMs(storeFailures, random), () => !running);
-      // Woken: look again at once, but after the event loop has had its turn (better-sqlite3
-      // answers synchronously, so a loop of reads and claims would otherwise never yield).
-      else if (woken) await idle(0, () => true);
-      else
-        await idle(Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs), () => true);
-    }
-  }
-
-  /** Waits `ms` on a timer; a wake-up ends the wait early when `wakeable()` says so. */
-  async function idle(ms: number, wakeable: () => boolean): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        if (!wakeable()) return;
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wakeUp = undefined;
-  }
+  const lanes = createLaneFill({
+    ...{ store: deps.store, pacer, lookaheadMs, concurrency: options.concurrency },
+    ...{ deliverOne, health, wake: waker.wake },
+  });
+  const loop: Loop = { deps, options, random, pacer, waker, health, state, pauses, lanes };
 
   return {
     /** Runs delivery in the background until stop(). */
     start(): void {
-      if (running) return;
-      running = true;
-      stopping = false;
-      lastProgress = monotonic();
-      loop = run();
+      if (state.running) return;
+      state.running = true;
+      state.stopping = false;
+      health.started();
+      state.loop = run(loop);
     },
     /** Something new is in the outbox: look now rather than at the next idle check. */
-    wake,
+    wake: waker.wake,
     /**
      * While delivery is paused, asks Slack whether the token works again and resumes when it
      * does; true while it stays paused. The background loop calls it every `pauseCheckMs`.
@@ -296,9 +181,9 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      */
     async pass(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
-      const before = new Set(inFlight.values());
-      await fill(now, counts);
-      await Promise.all([...inFlight.values()].filter((p) => !before.has(p)));
+      const before = new Set(lanes.inFlight.values());
+      await lanes.fill(now, counts);
+      await Promise.all([...lanes.inFlight.values()].filter((p) => !before.has(p)));
       return counts;
     },
     /**
@@ -306,16 +191,14 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      * recorded an attempt's outcome), in ms: it grows only while delivery is stuck (the database
      * away, or a bug). Liveness and a gauge read it.
      */
-    sinceProgressMs(): number {
-      return running ? Math.max(0, monotonic() - lastProgress) : 0;
-    },
+    sinceProgressMs: (): number => (state.running ? health.sinceProgressMs() : 0),
     /** Stops the background delivery and waits for attempts under way. */
     async stop(): Promise<void> {
-      running = false;
-      stopping = true;
-      wake();
-      await loop;
-      await Promise.all(inFlight.values());
+      state.running = false;
+      state.stopping = true;
+      waker.wake();
+      await state.loop;
+      await Promise.all(lanes.inFlight.values());
     },
     /**
      * Delivers everything deliverable at `now` (waiting out lane spacing and attempts under way in
@@ -323,34 +206,83 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      * `now` are left for later. It stops early when the store fails an attempt: the background
      * loop tries again after its backoff.
      */
-    async drain(now: Date = deps.now()): Promise<DispatchCounts> {
-      const counts = emptyCounts();
-      if (await pauses.checkPause()) return counts;
-      const errorsBefore = storeErrors;
-      for (;;) {
-        const started = await fill(now, counts);
-        if (inFlight.size > 0) {
-          await Promise.race(inFlight.values());
-          // The store failed an attempt (logged): what is left waits for the background loop,
-          // which backs off, instead of being claimed again at once.
-          if (storeErrors > errorsBefore) {
-            await Promise.all(inFlight.values());
-            return counts;
-          }
-          continue;
-        }
-        if (started > 0) continue;
-        const waiting = await deps.store.deliverable(now, {
-          limit: 1,
-          skipLanes: [],
-          includeHeldLanes: true,
-        });
-        if (waiting.length === 0) return counts;
-        // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
-        await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
-      }
-    },
+    drain: (now: Date = deps.now()): Promise<DispatchCounts> => drain(loop, now),
   };
+}
+
+interface LoopState {
+  running: boolean;
+  stopping: boolean;
+  loop: Promise<void> | undefined;
+}
+
+/** What the background loop and drain() work with. */
+interface Loop {
+  deps: DispatcherDeps;
+  options: DispatcherOptions;
+  random: () => number;
+  pacer: ReturnType<typeof createLanePacer>;
+  waker: ReturnType<typeof createWaker>;
+  health: StoreHealth;
+  state: LoopState;
+  pauses: ReturnType<typeof createPauseWatch>;
+  lanes: LaneFill;
+}
+
+async function run(loop: Loop): Promise<void> {
+  const { deps, options, waker, health, state, pauses, lanes, pacer } = loop;
+  const counts = emptyCounts();
+  while (state.running) {
+    waker.clear();
+    try {
+      if (pauses.due()) await pauses.checkPause();
+      await lanes.fill(deps.now(), counts);
+    } catch (error) {
+      health.failed(error, 'could not read the outbox; trying again after a pause');
+    }
+    if (!state.running) break;
+    // Backing off, only a stop cuts the wait short: a wake-up (an attempt that failed too, a new
+    // announcement) would have a store that keeps failing asked in a spin again.
+    if (health.failuresInARow() > 0)
+      await waker.idle(storeBackoffMs(health.failuresInARow(), loop.random), () => !state.running);
+    // Woken: look again at once, but after the event loop has had its turn (better-sqlite3
+    // answers synchronously, so a loop of reads and claims would otherwise never yield).
+    else if (waker.woken()) await waker.idle(0, () => true);
+    else
+      await waker.idle(
+        Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs),
+        () => true,
+      );
+  }
+}
+
+async function drain(loop: Loop, now: Date): Promise<DispatchCounts> {
+  const { deps, health, pauses, lanes, pacer } = loop;
+  const counts = emptyCounts();
+  if (await pauses.checkPause()) return counts;
+  const errorsBefore = health.errors();
+  for (;;) {
+    const started = await lanes.fill(now, counts);
+    if (lanes.inFlight.size > 0) {
+      await Promise.race(lanes.inFlight.values());
+      // The store failed an attempt (logged): what is left waits for the background loop, which
+      // backs off, instead of being claimed again at once.
+      if (health.errors() > errorsBefore) {
+        await Promise.all(lanes.inFlight.values());
+        return counts;
+      }
+      continue;
+    }
+    if (started > 0) continue;
+    const waiting = await deps.store.deliverable(now, {
+      limit: 1,
+      skipLanes: [],
+      includeHeldLanes: true,
+    });
+    if (waiting.length === 0) return counts;
+    // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
+    await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
+  }
 }
 
 export type AnnouncementDispatcher = ReturnType<typeof createAnnouncementDispatcher>;
@@ -376,17 +308,4 @@ function attemptSettings(
       commitHorizonMs: horizonMs,
     },
   };
-}
-
-const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
-  sent: 'sent',
-  recovered: 'recovered',
-  retry: 'retried',
-  failed: 'failed',
-  skipped: 'skipped',
-  paused: 'paused',
-};
-
-function emptyCounts(): DispatchCounts {
-  return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0, paused: 0 };
 }
