@@ -34,119 +34,25 @@ export interface RecoverySearchDeps {
   ): Promise<string | null>;
 }
 
+/** Where an earlier post may be: a channel (opened when asked for), or a thread in it. */
+interface Place {
+  channel: () => Promise<string | undefined>;
+  thread?: string;
+}
+
 /** The announcer's findDelivered: the announcement's post, or undefined when none was found. */
 export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findDelivered'] {
-  const { client, slackUserOf } = deps;
-
-  async function dmChannel(
-    attempt: AttemptClock,
-    userId: string | null,
-  ): Promise<string | undefined> {
-    // Not on Slack now: there is no DM with them to look in.
-    if (!userId) return undefined;
-    attempt.check();
-    const opened = await call('conversations.open', () =>
-      client.conversations.open({ users: userId }),
-    );
-    return opened.channel?.id ?? userId;
-  }
-
-  /** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
-  async function findIn(
-    attempt: AttemptClock,
-    channel: string,
-    a: Announcement,
-    threadTs?: string,
-  ): Promise<Posted | undefined> {
-    // From the first attempt (kept through re-drives), less the clocks' disagreement.
-    const from = a.firstAttemptedAt ?? a.createdAt;
-    const oldest = String(Math.floor(from.getTime() / 1000) - RECOVERY_SLACK_S);
-    let cursor: string | undefined;
-    for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
-      attempt.check();
-      const common = {
-        channel,
-        include_all_metadata: true,
-        limit: 200,
-        oldest,
-        ...(cursor ? { cursor } : {}),
-      };
-      const result = threadTs
-        ? await call('conversations.replies', () =>
-            client.conversations.replies({ ...common, ts: threadTs }),
-          )
-        : await call('conversations.history', () => client.conversations.history(common));
-      const found = result.messages?.find((m) => {
-        const metadata = m.metadata as
-          | { event_type?: string; event_payload?: { announcement_id?: string } }
-          | undefined;
-        return (
-          metadata?.event_type === ANNOUNCEMENT_EVENT &&
-          metadata.event_payload?.announcement_id === a.id
-        );
-      });
-      if (found?.ts) return { channel, ts: found.ts };
-      cursor = result.response_metadata?.next_cursor || undefined;
-      if (!result.has_more || !cursor) return undefined;
-    }
-    return undefined;
-  }
-
   /**
    * Looks for this announcement's post wherever its rule may have put it: its own place first,
    * then its fallback's. Edits and completions (repeatable) are never looked for.
    */
-  return async function findDelivered(
-    a: Announcement,
-    approval: TrackedApproval,
-    attempt: AttemptClock,
-  ): Promise<Posted | undefined> {
-    const rule = ruleOf(a.kind);
-    if (rule.repeatable) return undefined;
-    const thread = replyThread(approval) ?? undefined;
-    const inThread = { channel: async () => approval.channelId, ...(thread ? { thread } : {}) };
-    const requesterDm = {
-      channel: async () =>
-        dmChannel(attempt, await slackUserOf(attempt, approval, approval.requesterLogin)),
-    };
-    const places: Array<{ channel: () => Promise<string | undefined>; thread?: string }> = [];
-    switch (rule.lane) {
-      case 'channel':
-        places.push({
-          channel: async () => approval.channelId,
-          ...(approval.threadTs ? { thread: approval.threadTs } : {}),
-        });
-        break;
-      case 'thread':
-        if (thread) places.push(inThread);
-        break;
-      case 'approver-dm': {
-        const approverId = await slackUserOf(attempt, approval);
-        if (approverId) places.push({ channel: () => dmChannel(attempt, approverId) });
-        break;
-      }
-      case 'leader-dm': {
-        const to = approval.escalatedTo;
-        if (to)
-          places.push({
-            channel: async () => dmChannel(attempt, await slackUserOf(attempt, approval, to.login)),
-          });
-        break;
-      }
-      case 'request-message':
-      case 'own':
-        break;
-    }
-    // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
-    // thread and the requester's DM.
-    if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
-    if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
-      places.push(requesterDm);
-    for (const place of places) {
+  return async function findDelivered(a, approval, attempt) {
+    if (ruleOf(a.kind).repeatable) return undefined;
+    for (const place of await placesOf(deps, a, approval, attempt)) {
       try {
         const channel = await place.channel();
         if (!channel) continue;
-        const found = await findIn(attempt, channel, a, place.thread);
+        const found = await findIn(deps.client, attempt, channel, a, place.thread);
         if (found) return found;
       } catch (error) {
         // A place we cannot read (or open) holds no post of ours we could find; anything else
@@ -156,4 +62,105 @@ export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findD
     }
     return undefined;
   };
+}
+
+/** Where an announcement of this kind may have been posted, in the order to look. */
+async function placesOf(
+  deps: RecoverySearchDeps,
+  a: Announcement,
+  approval: TrackedApproval,
+  attempt: AttemptClock,
+): Promise<Place[]> {
+  const rule = ruleOf(a.kind);
+  const thread = replyThread(approval) ?? undefined;
+  const inThread: Place = {
+    channel: async () => approval.channelId,
+    ...(thread ? { thread } : {}),
+  };
+  const dmOf = (login?: string): Place => ({
+    channel: async () =>
+      dmChannel(deps.client, attempt, await deps.slackUserOf(attempt, approval, login)),
+  });
+  const places: Place[] = [];
+  if (rule.lane === 'channel')
+    places.push({
+      channel: async () => approval.channelId,
+      ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+    });
+  if (rule.lane === 'thread' && thread) places.push(inThread);
+  if (rule.lane === 'approver-dm') {
+    // Looked up now: an approver not on Slack has no DM to look in.
+    const approverId = await deps.slackUserOf(attempt, approval);
+    if (approverId) places.push({ channel: () => dmChannel(deps.client, attempt, approverId) });
+  }
+  const leader = approval.escalatedTo;
+  if (rule.lane === 'leader-dm' && leader) places.push(dmOf(leader.login));
+  // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
+  // thread and the requester's DM.
+  if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
+  if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
+    places.push(dmOf(approval.requesterLogin));
+  return places;
+}
+
+async function dmChannel(
+  client: WebClient,
+  attempt: AttemptClock,
+  userId: string | null,
+): Promise<string | undefined> {
+  // Not on Slack now: there is no DM with them to look in.
+  if (!userId) return undefined;
+  attempt.check();
+  const opened = await call('conversations.open', () =>
+    client.conversations.open({ users: userId }),
+  );
+  return opened.channel?.id ?? userId;
+}
+
+type Page = {
+  messages?: Array<{ ts?: string; metadata?: unknown }>;
+  has_more?: boolean;
+  response_metadata?: { next_cursor?: string };
+};
+
+/** Our post carrying this announcement's id, in a channel or thread, from `oldest` on. */
+async function findIn(
+  client: WebClient,
+  attempt: AttemptClock,
+  channel: string,
+  a: Announcement,
+  threadTs?: string,
+): Promise<Posted | undefined> {
+  // From the first attempt (kept through re-drives), less the clocks' disagreement.
+  const from = a.firstAttemptedAt ?? a.createdAt;
+  const oldest = String(Math.floor(from.getTime() / 1000) - RECOVERY_SLACK_S);
+  let cursor: string | undefined;
+  for (let page = 0; page < RECOVERY_MAX_PAGES; page++) {
+    attempt.check();
+    const common = {
+      channel,
+      include_all_metadata: true,
+      limit: 200,
+      oldest,
+      ...(cursor ? { cursor } : {}),
+    };
+    const result: Page = threadTs
+      ? await call('conversations.replies', () =>
+          client.conversations.replies({ ...common, ts: threadTs }),
+        )
+      : await call('conversations.history', () => client.conversations.history(common));
+    const found = result.messages?.find((m) => carriesId(m.metadata, a.id));
+    if (found?.ts) return { channel, ts: found.ts };
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor) return undefined;
+  }
+  return undefined;
+}
+
+/** Whether a message's metadata names this announcement (the poster tags every post so). */
+function carriesId(metadata: unknown, id: string): boolean {
+  const m = metadata as
+    | { event_type?: string; event_payload?: { announcement_id?: string } }
+    | undefined;
+  return m?.event_type === ANNOUNCEMENT_EVENT && m.event_payload?.announcement_id === id;
 }
