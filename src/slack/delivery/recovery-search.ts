@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { ruleOf } from '../../approvals/announcement-rules.ts';
+import { type LaneType, ruleOf } from '../../approvals/announcement-rules.ts';
 import type { Announcer, AttemptClock, Posted } from '../../approvals/announcer.ts';
 import {
   type Announcement,
@@ -49,19 +49,29 @@ export function createRecoverySearch(deps: RecoverySearchDeps): Announcer['findD
   return async function findDelivered(a, approval, attempt) {
     if (ruleOf(a.kind).repeatable) return undefined;
     for (const place of await placesOf(deps, a, approval, attempt)) {
-      try {
-        const channel = await place.channel();
-        if (!channel) continue;
-        const found = await findIn(deps.client, attempt, channel, a, place.thread);
-        if (found) return found;
-      } catch (error) {
-        // A place we cannot read (or open) holds no post of ours we could find; anything else
-        // must not be taken for "not posted".
-        if (classOf(error) !== 'fallback') throw asAnnounceError(error);
-      }
+      const found = await lookIn(deps.client, attempt, place, a);
+      if (found) return found;
     }
     return undefined;
   };
+}
+
+/** This announcement's post in one place, if it is there. */
+async function lookIn(
+  client: WebClient,
+  attempt: AttemptClock,
+  place: Place,
+  a: Announcement,
+): Promise<Posted | undefined> {
+  try {
+    const channel = await place.channel();
+    return channel ? await findIn(client, attempt, channel, a, place.thread) : undefined;
+  } catch (error) {
+    // A place we cannot read (or open) holds no post of ours we could find; anything else must
+    // not be taken for "not posted".
+    if (classOf(error) !== 'fallback') throw asAnnounceError(error);
+    return undefined;
+  }
 }
 
 /** Where an announcement of this kind may have been posted, in the order to look. */
@@ -77,30 +87,60 @@ async function placesOf(
     channel: async () => approval.channelId,
     ...(thread ? { thread } : {}),
   };
-  const dmOf = (login?: string): Place => ({
-    channel: async () =>
-      dmChannel(deps.client, attempt, await deps.slackUserOf(attempt, approval, login)),
-  });
-  const places: Place[] = [];
-  if (rule.lane === 'channel')
-    places.push({
-      channel: async () => approval.channelId,
-      ...(approval.threadTs ? { thread: approval.threadTs } : {}),
-    });
-  if (rule.lane === 'thread' && thread) places.push(inThread);
-  if (rule.lane === 'approver-dm') {
-    // Looked up now: an approver not on Slack has no DM to look in.
-    const approverId = await deps.slackUserOf(attempt, approval);
-    if (approverId) places.push({ channel: () => dmChannel(deps.client, attempt, approverId) });
-  }
-  const leader = approval.escalatedTo;
-  if (rule.lane === 'leader-dm' && leader) places.push(dmOf(leader.login));
+  const own = await ownPlace(deps, rule.lane, approval, attempt);
+  const places: Place[] = own ? [own] : [];
   // Where the fallback would have put it: the requester's DM, or (to tell the requester) the
   // thread and the requester's DM.
   if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
   if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
-    places.push(dmOf(approval.requesterLogin));
+    places.push(dmPlace(deps, approval, attempt, approval.requesterLogin));
   return places;
+}
+
+/** Where the announcement's own lane posts, as far as a search can look. */
+async function ownPlace(
+  deps: RecoverySearchDeps,
+  lane: LaneType,
+  approval: TrackedApproval,
+  attempt: AttemptClock,
+): Promise<Place | undefined> {
+  const thread = replyThread(approval) ?? undefined;
+  switch (lane) {
+    case 'channel':
+      return {
+        channel: async () => approval.channelId,
+        ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+      };
+    case 'thread':
+      return thread ? { channel: async () => approval.channelId, thread } : undefined;
+    case 'approver-dm': {
+      // Looked up now: an approver not on Slack has no DM to look in.
+      const approverId = await deps.slackUserOf(attempt, approval);
+      return approverId
+        ? { channel: () => dmChannel(deps.client, attempt, approverId) }
+        : undefined;
+    }
+    case 'leader-dm': {
+      const leader = approval.escalatedTo;
+      return leader ? dmPlace(deps, approval, attempt, leader.login) : undefined;
+    }
+    case 'request-message':
+    case 'own':
+      return undefined;
+  }
+}
+
+/** The DM with whoever has `login` now (the approval's requester unless named). */
+function dmPlace(
+  deps: RecoverySearchDeps,
+  approval: TrackedApproval,
+  attempt: AttemptClock,
+  login: string,
+): Place {
+  return {
+    channel: async () =>
+      dmChannel(deps.client, attempt, await deps.slackUserOf(attempt, approval, login)),
+  };
 }
 
 async function dmChannel(

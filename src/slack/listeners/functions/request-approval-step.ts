@@ -87,20 +87,33 @@ export function requestApprovalStep(deps: Deps) {
       shown: { title, note },
       locale: requester.locale,
     });
-    const interactor = inputs.interactivity?.interactor?.id ?? null;
-    const pointer = inputs.interactivity?.interactivity_pointer ?? null;
-    // Not in their name until they say so: the step waits for their answer.
-    const asked =
-      pointer && mayConfirmInPlace(inputs.requester, interactor)
-        ? deps.confirmer.askInPlace(confirmation, pointer, client)
-        : deps.confirmer.ask(confirmation);
     // The question could not even be recorded (the database): nothing waits, so end the run.
-    if ((await asked.catch(() => undefined)) === undefined) {
+    if (!(await ask(deps, confirmation, inputs, client))) {
       deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
       return endRun(t.somethingWrong);
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * Asks the requester, in place when they ran the workflow themselves, else in a DM; not in their
+ * name until they say so: the step waits for their answer. False when the question could not be
+ * recorded.
+ */
+async function ask(
+  deps: Deps,
+  confirmation: NewStepConfirmation,
+  inputs: z.infer<typeof Inputs>,
+  client: Args['client'],
+): Promise<boolean> {
+  const interactor = inputs.interactivity?.interactor?.id ?? null;
+  const pointer = inputs.interactivity?.interactivity_pointer ?? null;
+  const asked =
+    pointer && mayConfirmInPlace(inputs.requester, interactor)
+      ? deps.confirmer.askInPlace(confirmation, pointer, client)
+      : deps.confirmer.ask(confirmation);
+  return (await asked.catch(() => undefined)) !== undefined;
 }
 
 /** The question the requester is asked: what will start in their name, and until when. */

@@ -7,13 +7,15 @@ import type {
 } from '@slack/bolt';
 import {
   checkTemplateDraft,
+  type TemplateDraft,
   type TemplateField,
   type TemplateProblem,
+  type TemplateWrite,
 } from '../../../approvals/request-templates.ts';
 import { checkApprover } from '../../../approvals/service-directory.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
-import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
+import { parseTemplatesMetadata, type TemplatesMetadata } from '../../blocks/templates-modal.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
 import type { SlackPerson } from '../../people/slack-people.ts';
@@ -74,12 +76,7 @@ export function templateSubmission(deps: Deps) {
     });
     const refused = refusalOf(verdict, metadata.channelId, t, deps.access.templateManagers);
     if (refused) return ack(refused);
-    const checked = checkTemplateDraft({
-      name: values[BLOCK.templateName]?.[ACTION.templateName]?.value ?? '',
-      titlePrefix: values[BLOCK.templatePrefix]?.[ACTION.templatePrefix]?.value ?? '',
-      noteSkeleton: values[BLOCK.templateSkeleton]?.[ACTION.templateSkeleton]?.value ?? '',
-      approverChatId,
-    });
+    const checked = checkTemplateDraft(draftOf(values, approverChatId));
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
     const approverError = approverProblem(approver, unknownLogin, t);
@@ -88,14 +85,7 @@ export function templateSubmission(deps: Deps) {
         response_action: 'errors',
         errors: { [BLOCK.templateApprover]: approverError },
       });
-    const now = deps.now();
-    const written = metadata.templateId
-      ? await ownTemplate(deps, metadata.templateId, metadata.channelId).then((id) =>
-          id
-            ? deps.templates.update(id, checked.draft, userId, now)
-            : ({ ok: false, field: 'name', problem: { code: 'gone' } } as const),
-        )
-      : await deps.templates.add(metadata.channelId, checked.draft, userId, now);
+    const written = await save(deps, metadata, checked.draft, userId);
     if (!written.ok)
       return ack({
         response_action: 'errors',
@@ -183,6 +173,32 @@ function approverProblem(
   if (approver?.presence.deactivated) return t.templateApproverDeactivated(approver.name);
   if (unknownLogin) return t.approverUnknownToService(unknownLogin);
   return undefined;
+}
+
+/** The editor's fields as typed. */
+function draftOf(values: Args['view']['state']['values'], approverChatId: string | null) {
+  const typed = (block: string, action: string) => values[block]?.[action]?.value ?? '';
+  return {
+    name: typed(BLOCK.templateName, ACTION.templateName),
+    titlePrefix: typed(BLOCK.templatePrefix, ACTION.templatePrefix),
+    noteSkeleton: typed(BLOCK.templateSkeleton, ACTION.templateSkeleton),
+    approverChatId,
+  };
+}
+
+/** Adds the template, or updates the one edited when it is still the channel's. */
+async function save(
+  deps: Deps,
+  metadata: TemplatesMetadata,
+  draft: TemplateDraft,
+  userId: string,
+): Promise<TemplateWrite> {
+  const now = deps.now();
+  if (!metadata.templateId) return deps.templates.add(metadata.channelId, draft, userId, now);
+  const id = await ownTemplate(deps, metadata.templateId, metadata.channelId);
+  return id
+    ? deps.templates.update(id, draft, userId, now)
+    : ({ ok: false, field: 'name', problem: { code: 'gone' } } as const);
 }
 
 /** The template's id when it is one of the channel's (the editor's metadata is only a claim). */
