@@ -1,11 +1,23 @@
 import { jitteredBackoffMs } from '../backoff.ts';
-import { describe } from '../errors.ts';
-import { startLogContext } from '../log-context.ts';
-import { ruleOf } from './announcement-rules.ts';
-import { AnnounceError, type Announcer, type AttemptClock, type Posted } from './announcer.ts';
+import type { Announcer } from './announcer.ts';
+import {
+  type AttemptOutcome,
+  type AttemptSettings,
+  createDeliveryAttempt,
+} from './delivery-attempt.ts';
 import type { DeliveryPause } from './delivery-pause.ts';
+import { createPauseWatch } from './delivery-pause-watch.ts';
+import {
+  createLaneFill,
+  createStoreHealth,
+  createWaker,
+  type DispatchCounts,
+  emptyCounts,
+  type LaneFill,
+  type StoreHealth,
+} from './dispatch-loop.ts';
 import { createLanePacer } from './lane-pacer.ts';
-import type { Deliverable, Outbox } from './outbox.ts';
+import type { Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
 export interface DispatcherOptions {
@@ -72,24 +84,9 @@ export interface DispatcherDeps {
   monotonic?: () => number;
 }
 
-export type AttemptOutcome =
-  | 'sent'
-  | 'recovered'
-  | 'retry'
-  | 'failed'
-  | 'skipped'
-  | 'lost'
-  /** Slack refused the app's token: the attempt is put back and delivery paused fleet-wide. */
-  | 'paused';
+export type { AttemptOutcome } from './delivery-attempt.ts';
 
-export interface DispatchCounts {
-  sent: number;
-  recovered: number;
-  retried: number;
-  failed: number;
-  skipped: number;
-  paused: number;
-}
+export type { DispatchCounts } from './dispatch-loop.ts';
 
 const BACKOFF_BASE_MS = 2000;
 // A replica's own wait for a lane it posted to ends this much after the lane's lookahead window
@@ -135,366 +132,58 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
   const random = deps.random ?? Math.random;
   const monotonic = deps.monotonic ?? (() => performance.now());
   const pacer = createLanePacer(options.laneIntervalMs, monotonic);
-  const pauseCheckMs = options.pauseCheckMs ?? 30_000;
   const lookaheadMs = Math.max(0, Math.round(options.laneLookaheadMs ?? 0));
   const horizonMs = Math.max(0, Math.round(options.commitHorizonMs ?? 0));
-  let lastPauseCheck = Number.NEGATIVE_INFINITY;
-  const inFlight = new Map<string, Promise<AttemptOutcome>>();
-  let filling: Promise<number> = Promise.resolve(0);
-  let running = false;
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-  // Store errors in a row (reads, claims, records): while above 0 the loop backs off.
-  let storeFailures = 0;
-  // Store errors since the start, for drain(): it stops at one rather than claim again in a spin.
-  let storeErrors = 0;
-  // When the loop last got an answer from the store: read the outbox, or recorded an attempt.
-  let lastProgress = monotonic();
-
-  function progressed(): void {
-    storeFailures = 0;
-    lastProgress = monotonic();
-  }
-
-  function storeFailed(error: unknown, what: string): void {
-    storeFailures++;
-    storeErrors++;
-    const { message, code } = describe(error);
-    deps.logger.warn({ error: message, code, failuresInARow: storeFailures }, what);
-  }
-
-  function wake(): void {
-    woken = true;
-    wakeUp?.();
-  }
-
-  /**
-   * Starts attempts for the heads of free lanes; serialised so two fills never share a lane. Each
-   * fill waits for the one before, whatever its outcome: one failed read must not fail every
-   * later one (a chain left rejected stopped delivery on that replica for good).
-   */
-  function fill(now: Date, counts: DispatchCounts): Promise<number> {
-    const turn = filling.then(() => fillFreeLanes(now, counts));
-    filling = turn.catch(() => 0);
-    return turn;
-  }
-
-  async function fillFreeLanes(now: Date, counts: DispatchCounts): Promise<number> {
-    const free = options.concurrency - inFlight.size;
-    if (free <= 0) return 0;
-    const heads = await deps.store.deliverable(now, {
-      limit: free,
-      skipLanes: [...inFlight.keys(), ...pacer.waitingLanes()],
-      laneLookaheadMs: lookaheadMs,
-    });
-    if (heads.length === 0) progressed();
-    for (const head of heads) {
-      const attempt = startLogContext({ djbh: head.approval.djbh }, () =>
-        deliverOne(head, now),
-      ).then(
-        (outcome) => {
-          progressed();
-          if (outcome !== 'lost') counts[COUNTED[outcome]]++;
-          return outcome;
-        },
-        (error: unknown) => {
-          // The database failed while claiming or recording: the lease runs out and a later
-          // attempt, which will look for this one's post first, takes over after the backoff.
-          storeFailed(error, 'could not record a delivery attempt; it will be retried');
-          return 'lost' as const;
-        },
-      );
-      inFlight.set(head.lane, attempt);
-      void attempt.finally(() => {
-        inFlight.delete(head.lane);
-        wake();
-      });
-    }
-    return heads.length;
-  }
-
-  async function deliverOne(d: Deliverable, now: Date): Promise<AttemptOutcome> {
-    const { announcement: a, approval, lane } = d;
-    const rule = ruleOf(a.kind);
-    const started = monotonic();
-    const claim = await deps.store.claimAnnouncement(
-      a,
-      now,
-      options.leaseMs,
-      lane,
-      lookaheadMs,
-      horizonMs,
-    );
-    if (!claim) return 'lost';
-    // Claimed ahead of the lane's pace: the first call waits for it. Stopped meanwhile, the
-    // attempt gives the announcement back untouched (the lane keeps its pace) for the next one.
-    if (claim.laneWaitMs) {
-      await sleep(claim.laneWaitMs);
-      if (stopping) {
-        await deps.store.markAnnouncementRetry(claim, {
-          error: a.lastError ?? 'stopped before its turn',
-          uncertain: a.uncertain,
-          nextAttemptAt: now,
-        });
-        return 'lost';
-      }
-    }
-    const deadline = started + options.leaseMs - 2 * options.callTimeoutMs;
-    const clock: AttemptClock = {
-      check() {
-        if (monotonic() > deadline)
-          throw new AnnounceError('the attempt ran out of time before its next call', {
-            retryable: true,
-          });
-      },
-    };
-    const done = (outcome: AttemptOutcome) => {
-      deps.onOutcome?.(outcome, a.kind, monotonic() - started);
-      return outcome;
-    };
-    // Whether an earlier attempt may have posted this. It stays so until a search has completed
-    // and found nothing: a search that failed or ran out of time proves nothing. Edits and
-    // completions are simply done again.
-    let mayBePosted = a.uncertain && !rule.repeatable;
-    // Whether this attempt has sent its own post (which Slack may then commit late).
-    let posting = false;
-    try {
-      if (rule.onlyWhilePending && !(await worthReminding(approval))) {
-        await deps.store.markAnnouncementFinal(claim, 'skipped', 'decided before the reminder');
-        deps.logger.info(
-          { announcement: a.id, kind: a.kind, djbh: a.djbh },
-          'announcement skipped: decided before it went out',
-        );
-        return done('skipped');
-      }
-      if (mayBePosted) {
-        const earlier = await deps.announcer.findDelivered(a, approval, clock);
-        if (earlier) {
-          warnIfOvertaken(await deps.store.markAnnouncementSent(claim, earlier, now), a.id);
-          deps.logger.info(
-            { announcement: a.id, kind: a.kind, djbh: a.djbh },
-            'announcement was already posted; recorded it',
-          );
-          return done('recovered');
-        }
-        const horizonLeftMs = claim.commitHorizonLeftMs ?? 0;
-        if (horizonLeftMs > 0) {
-          // Slack may still commit the earlier post: not found yet proves nothing. Look again
-          // later (with backoff, and once more just after the horizon); the lane is free meanwhile.
-          const delay = Math.min(retryDelayMs(a.attempts + 1, random), horizonLeftMs);
-          await deps.store.markAnnouncementRetry(claim, {
-            error: a.lastError ?? 'the earlier post may still appear',
-            uncertain: true,
-            nextAttemptAt: new Date(now.getTime() + delay),
-          });
-          deps.logger.debug(
-            { announcement: a.id, horizonLeftMs, retryInMs: delay },
-            'earlier post not found yet; Slack may still commit it, so looking again before posting',
-          );
-          return done('retry');
-        }
-        mayBePosted = false;
-      }
-      clock.check();
-      posting = true;
-      const posted = await deps.announcer.deliver(a, approval, clock);
-      // The lane's pace counts from Slack's answer (so two posts reach Slack at least the interval
-      // apart), and recording the post falls inside the interval rather than adding to it.
-      const answered = monotonic();
-      const laneWait = () =>
-        posted.ts ? Math.max(0, options.laneIntervalMs - (monotonic() - answered)) : 0;
-      const current = await deps.store.markAnnouncementSent(claim, posted, now, laneWait());
-      warnIfOvertaken(current, a.id);
-      // At info, so that the default level answers "was it posted?" for each approval.
-      if (current) logDelivered(a, posted, a.attempts + 1);
-      // Held here until the lane is free in the database too, so this replica comes back for the
-      // lane's next post as soon as the fleet allows it, not an idle period later.
-      if (posted.ts) pacer.pause(lane, laneWait() - lookaheadMs + PACE_MARGIN_MS);
-      void deps.announcer.afterDelivered?.(a, approval).catch((error: unknown) => {
-        deps.logger.debug({ error: messageOf(error) }, 'refresh after a delivery failed');
-      });
-      return done('sent');
-    } catch (thrown) {
-      const error = asAnnounceError(thrown);
-      const uncertain = mayBePosted || error.uncertain;
-      const retryAfterMs =
-        error.retryAfterMs === undefined
-          ? undefined
-          : Math.min(error.retryAfterMs, options.retryAfterMaxMs ?? Number.POSITIVE_INFINITY);
-      // The lane waits for Slack's Retry-After, or its usual pace when the call may have posted.
-      const laneWaitMs = retryAfterMs ?? (error.uncertain ? options.laneIntervalMs : 0);
-      if (laneWaitMs > 0) pacer.pause(lane, laneWaitMs - lookaheadMs);
-      const reason = error.message;
-      if (error.credentials) {
-        // Not this announcement's fault: it waits, untouched, for the token to work again.
-        await deps.store.markAnnouncementRetry(claim, {
-          error: reason,
-          uncertain,
-          nextAttemptAt: now,
-        });
-        await pauseEverything(reason, now);
-        return done('paused');
-      }
-      // The window stands still while delivery is paused fleet-wide (see resumeDelivery).
-      const windowEnds = (a.redrivenAt ?? a.createdAt).getTime() + a.pausedMs + options.retryForMs;
-      const expired = now.getTime() >= windowEnds;
-      if (!error.retryable || expired) {
-        const why = error.retryable
-          ? `still failing after ${hours(options.retryForMs)}: ${reason}`
-          : reason;
-        await deps.store.markAnnouncementFinal(claim, 'failed', why);
-        deps.logger.error(
-          { announcement: a.id, kind: a.kind, djbh: a.djbh, reason: why },
-          'announcement failed for good; re-drive it once the cause is fixed',
-        );
-        return done('failed');
-      }
-      // Never past the retry window: the last attempt comes at its end, and fails if it fails too.
-      const delay = Math.min(
-        Math.max(retryAfterMs ?? 0, retryDelayMs(a.attempts + 1, random)),
-        Math.max(0, windowEnds - now.getTime()),
-      );
-      await deps.store.markAnnouncementRetry(
-        claim,
-        {
-          error: reason,
-          uncertain,
-          nextAttemptAt: new Date(now.getTime() + delay),
-          // Our own post may have been taken: Slack may commit it up to the horizon from now.
-          ...(posting && error.uncertain ? { commitHorizonMs: horizonMs } : {}),
-        },
-        laneWaitMs,
-      );
-      // A 429 is routine under load and honoured; other retries are worth a line at warn.
-      deps.logger[error.retryAfterMs !== undefined ? 'debug' : 'warn'](
-        { announcement: a.id, kind: a.kind, djbh: a.djbh, error: reason, retryInMs: delay },
-        'announcement not delivered yet; will retry',
-      );
-      return done('retry');
-    }
-  }
-
-  async function pauseEverything(reason: string, now: Date): Promise<void> {
-    // One line for the fleet: only the replica that set the pause logs it.
-    if (await deps.store.pauseDelivery(reason, now))
-      deps.logger.error(
-        { reason },
-        'Slack refuses the app’s token: all delivery is paused until it works again (checked every ' +
-          `${Math.round(pauseCheckMs / 1000)} s); nothing is failed meanwhile`,
-      );
-    lastPauseCheck = monotonic();
-  }
-
-  /**
-   * While delivery is paused (by any replica), asks Slack whether the token works again and lifts
-   * the pause when it does. True while delivery stays paused.
-   */
-  async function checkPause(): Promise<boolean> {
-    lastPauseCheck = monotonic();
-    const pause = await deps.store.deliveryPause();
-    if (!pause) return false;
-    const verdict = await deps.announcer.checkCredentials().catch(() => 'unknown' as const);
-    if (verdict !== 'ok') return true;
-    if (await deps.store.resumeDelivery(deps.now()))
-      deps.logger.info(
-        { pausedSince: pause.since.toISOString() },
-        'Slack accepts the app’s token again: delivery resumed',
-      );
-    wake();
-    return false;
-  }
-
-  /** One line per delivered announcement: what it was, where it went (or that nothing was posted). */
-  function logDelivered(a: Deliverable['announcement'], posted: Posted, attempt: number): void {
-    deps.logger.info(
-      {
-        announcement: a.id,
-        kind: a.kind,
-        djbh: a.djbh,
-        attempt,
-        ...(posted.ts ? { channel: posted.channel, ts: posted.ts } : { postedNothing: true }),
-        ...(posted.approverUnreachable ? { approverUnreachable: true } : {}),
-      },
-      'announcement delivered',
-    );
-  }
-
-  function warnIfOvertaken(current: boolean, id: string): void {
-    // Our lease ran out and another attempt took over; it finds this post by its metadata.
-    if (!current)
-      deps.logger.warn({ announcement: id }, 'a later attempt took this announcement over');
-  }
-
-  async function worthReminding(approval: TrackedApproval): Promise<boolean> {
-    if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
-    if (approval.approverUnreachableSince) return false;
-    if (!deps.stillPending) return true;
-    // When the service cannot say, the recorded state (pending) stands.
-    return deps.stillPending(approval).catch(() => true);
-  }
-
-  async function run(): Promise<void> {
-    const counts = emptyCounts();
-    while (running) {
-      woken = false;
-      try {
-        if (monotonic() - lastPauseCheck >= pauseCheckMs) await checkPause();
-        await fill(deps.now(), counts);
-      } catch (error) {
-        storeFailed(error, 'could not read the outbox; trying again after a pause');
-      }
-      if (!running) break;
-      // Backing off, only a stop cuts the wait short: a wake-up (an attempt that failed too, a
-      // new announcement) would have a store that keeps failing asked in a spin again.
-      if (storeFailures > 0) await idle(storeBackoffMs(storeFailures, random), () => !running);
-      // Woken: look again at once, but after the event loop has had its turn (better-sqlite3
-      // answers synchronously, so a loop of reads and claims would otherwise never yield).
-      else if (woken) await idle(0, () => true);
-      else
-        await idle(Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs), () => true);
-    }
-  }
-
-  /** Waits `ms` on a timer; a wake-up ends the wait early when `wakeable()` says so. */
-  async function idle(ms: number, wakeable: () => boolean): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        if (!wakeable()) return;
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wakeUp = undefined;
-  }
+  const waker = createWaker();
+  const health = createStoreHealth(deps.logger, monotonic);
+  const state: LoopState = { running: false, stopping: false, loop: undefined };
+  const pauses = createPauseWatch(
+    { ...deps, monotonic, resumed: waker.wake },
+    options.pauseCheckMs ?? 30_000,
+  );
+  const deliverOne = createDeliveryAttempt(
+    {
+      ...deps,
+      random,
+      monotonic,
+      pacer,
+      stopping: () => state.stopping,
+      pauseEverything: (reason, now) => pauses.pauseEverything(reason, now),
+      retryDelayMs,
+    },
+    attemptSettings(options, lookaheadMs, horizonMs),
+  );
+  const lanes = createLaneFill({
+    ...{ store: deps.store, pacer, lookaheadMs, concurrency: options.concurrency },
+    ...{ deliverOne, health, wake: waker.wake },
+  });
+  const loop: Loop = { deps, options, random, pacer, waker, health, state, pauses, lanes };
 
   return {
     /** Runs delivery in the background until stop(). */
     start(): void {
-      if (running) return;
-      running = true;
-      stopping = false;
-      lastProgress = monotonic();
-      loop = run();
+      if (state.running) return;
+      state.running = true;
+      state.stopping = false;
+      health.started();
+      state.loop = run(loop);
     },
     /** Something new is in the outbox: look now rather than at the next idle check. */
-    wake,
+    wake: waker.wake,
     /**
      * While delivery is paused, asks Slack whether the token works again and resumes when it
      * does; true while it stays paused. The background loop calls it every `pauseCheckMs`.
      */
-    checkPause,
+    checkPause: () => pauses.checkPause(),
     /**
      * One pass at `now`: starts attempts for the heads of free lanes and waits for them. For tests
      * that drive time themselves; the background loop and drain() repeat it.
      */
     async pass(now: Date = deps.now()): Promise<DispatchCounts> {
       const counts = emptyCounts();
-      const before = new Set(inFlight.values());
-      await fill(now, counts);
-      await Promise.all([...inFlight.values()].filter((p) => !before.has(p)));
+      const before = new Set(lanes.inFlight.values());
+      await lanes.fill(now, counts);
+      await Promise.all([...lanes.inFlight.values()].filter((p) => !before.has(p)));
       return counts;
     },
     /**
@@ -502,16 +191,14 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      * recorded an attempt's outcome), in ms: it grows only while delivery is stuck (the database
      * away, or a bug). Liveness and a gauge read it.
      */
-    sinceProgressMs(): number {
-      return running ? Math.max(0, monotonic() - lastProgress) : 0;
-    },
+    sinceProgressMs: (): number => (state.running ? health.sinceProgressMs() : 0),
     /** Stops the background delivery and waits for attempts under way. */
     async stop(): Promise<void> {
-      running = false;
-      stopping = true;
-      wake();
-      await loop;
-      await Promise.all(inFlight.values());
+      state.running = false;
+      state.stopping = true;
+      waker.wake();
+      await state.loop;
+      await Promise.all(lanes.inFlight.values());
     },
     /**
      * Delivers everything deliverable at `now` (waiting out lane spacing and attempts under way in
@@ -519,65 +206,106 @@ export function createAnnouncementDispatcher(deps: DispatcherDeps, options: Disp
      * `now` are left for later. It stops early when the store fails an attempt: the background
      * loop tries again after its backoff.
      */
-    async drain(now: Date = deps.now()): Promise<DispatchCounts> {
-      const counts = emptyCounts();
-      if (await checkPause()) return counts;
-      const errorsBefore = storeErrors;
-      for (;;) {
-        const started = await fill(now, counts);
-        if (inFlight.size > 0) {
-          await Promise.race(inFlight.values());
-          // The store failed an attempt (logged): what is left waits for the background loop,
-          // which backs off, instead of being claimed again at once.
-          if (storeErrors > errorsBefore) {
-            await Promise.all(inFlight.values());
-            return counts;
-          }
-          continue;
-        }
-        if (started > 0) continue;
-        const waiting = await deps.store.deliverable(now, {
-          limit: 1,
-          skipLanes: [],
-          includeHeldLanes: true,
-        });
-        if (waiting.length === 0) return counts;
-        // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
-        await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
-      }
-    },
+    drain: (now: Date = deps.now()): Promise<DispatchCounts> => drain(loop, now),
   };
+}
+
+interface LoopState {
+  running: boolean;
+  stopping: boolean;
+  loop: Promise<void> | undefined;
+}
+
+/** What the background loop and drain() work with. */
+interface Loop {
+  deps: DispatcherDeps;
+  options: DispatcherOptions;
+  random: () => number;
+  pacer: ReturnType<typeof createLanePacer>;
+  waker: ReturnType<typeof createWaker>;
+  health: StoreHealth;
+  state: LoopState;
+  pauses: ReturnType<typeof createPauseWatch>;
+  lanes: LaneFill;
+}
+
+async function run(loop: Loop): Promise<void> {
+  const { deps, options, waker, health, state, pauses, lanes, pacer } = loop;
+  const counts = emptyCounts();
+  while (state.running) {
+    waker.clear();
+    try {
+      if (pauses.due()) await pauses.checkPause();
+      await lanes.fill(deps.now(), counts);
+    } catch (error) {
+      health.failed(error, 'could not read the outbox; trying again after a pause');
+    }
+    if (!state.running) break;
+    // Backing off, only a stop cuts the wait short: a wake-up (an attempt that failed too, a new
+    // announcement) would have a store that keeps failing asked in a spin again.
+    if (health.failuresInARow() > 0)
+      await waker.idle(storeBackoffMs(health.failuresInARow(), loop.random), () => !state.running);
+    // Woken: look again at once, but after the event loop has had its turn (better-sqlite3
+    // answers synchronously, so a loop of reads and claims would otherwise never yield).
+    else if (waker.woken()) await waker.idle(0, () => true);
+    else
+      await waker.idle(
+        Math.min(options.idleMs, pacer.nextReadyInMs() ?? options.idleMs),
+        () => true,
+      );
+  }
+}
+
+async function drain(loop: Loop, now: Date): Promise<DispatchCounts> {
+  const { deps, health, pauses, lanes, pacer } = loop;
+  const counts = emptyCounts();
+  if (await pauses.checkPause()) return counts;
+  const errorsBefore = health.errors();
+  for (;;) {
+    const started = await lanes.fill(now, counts);
+    if (lanes.inFlight.size > 0) {
+      await Promise.race(lanes.inFlight.values());
+      // The store failed an attempt (logged): what is left waits for the background loop, which
+      // backs off, instead of being claimed again at once.
+      if (health.errors() > errorsBefore) {
+        await Promise.all(lanes.inFlight.values());
+        return counts;
+      }
+      continue;
+    }
+    if (started > 0) continue;
+    const waiting = await deps.store.deliverable(now, {
+      limit: 1,
+      skipLanes: [],
+      includeHeldLanes: true,
+    });
+    if (waiting.length === 0) return counts;
+    // Only paced lanes (or another replica's held rows) are left: wait a little and look again.
+    await new Promise((r) => setTimeout(r, pacer.nextReadyInMs() ?? 50));
+  }
 }
 
 export type AnnouncementDispatcher = ReturnType<typeof createAnnouncementDispatcher>;
 
-const COUNTED: Record<Exclude<AttemptOutcome, 'lost'>, keyof DispatchCounts> = {
-  sent: 'sent',
-  recovered: 'recovered',
-  retry: 'retried',
-  failed: 'failed',
-  skipped: 'skipped',
-  paused: 'paused',
-};
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function emptyCounts(): DispatchCounts {
-  return { sent: 0, recovered: 0, retried: 0, failed: 0, skipped: 0, paused: 0 };
-}
-
-/** Anything unexpected (a dropped database connection, a bug) may pass, and may have posted. */
-function asAnnounceError(error: unknown): AnnounceError {
-  if (error instanceof AnnounceError) return error;
-  return new AnnounceError(messageOf(error), { retryable: true, uncertain: true, cause: error });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function hours(ms: number): string {
-  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`;
+/** What one attempt needs of the dispatcher's options (lookahead and horizon as normalised). */
+function attemptSettings(
+  options: DispatcherOptions,
+  lookaheadMs: number,
+  horizonMs: number,
+): AttemptSettings {
+  return {
+    leaseMs: options.leaseMs,
+    callTimeoutMs: options.callTimeoutMs,
+    laneIntervalMs: options.laneIntervalMs,
+    lookaheadMs,
+    paceMarginMs: PACE_MARGIN_MS,
+    failures: {
+      retryForMs: options.retryForMs,
+      ...(options.retryAfterMaxMs !== undefined
+        ? { retryAfterMaxMs: options.retryAfterMaxMs }
+        : {}),
+      laneIntervalMs: options.laneIntervalMs,
+      commitHorizonMs: horizonMs,
+    },
+  };
 }

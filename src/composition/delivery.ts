@@ -68,6 +68,7 @@ export function createDelivery(
     digest: {
       waitingFor: (login, limit) => store.waitingFor(login, limit),
       lastReminderPost: (login) => deps.stores.reminderPosts.lastReminderPost(login),
+      lastEscalationPost: (login) => deps.stores.reminderPosts.lastEscalationPost(login),
     },
     logger,
   });

@@ -324,6 +324,16 @@ const en = {
   /** In a list of what waits for someone, an approval only escalated to them. */
   escalatedToYou: (approver: string, waited: string) =>
     `:arrow_up: escalated to you: waiting for ${approver} for ${waited}`,
+  /** A leader's escalations together: one DM listing the approvals escalated to them, and its lines. */
+  escalationDigest: (count: number) =>
+    `:arrow_up: ${count} approvals were escalated to you: their approvers have not answered reminders. You are told as their leader in the approval service; only each approver can decide, there.`,
+  escalationDigestLine: (
+    title: string,
+    djbh: string,
+    requester: string,
+    approver: string,
+    waited: string,
+  ) => `${title} (${djbh}) from ${requester}: waiting for ${approver} for ${waited}`,
   requestAgainHint: 'You can *Request again* from someone else.',
   /** How long someone has waited, in the largest whole unit: minutes, hours or days. */
   waited: (ms: number) => {
@@ -732,6 +742,10 @@ const zh: Messages = {
     `${title}（${djbh}），${requester} 发起，已等待 ${waited}`,
   digestMore: (n) => `……还有 ${n} 个：见本应用的首页（Home）标签。`,
   escalatedToYou: (approver, waited) => `:arrow_up: 已上报给你：等待 ${approver} 审批已 ${waited}`,
+  escalationDigest: (count) =>
+    `:arrow_up: 有 ${count} 个审批已上报给你：其审批人未回应提醒。你作为其在审批系统中的上级收到此消息；只有各自的审批人能在审批系统中审批。`,
+  escalationDigestLine: (title, djbh, requester, approver, waited) =>
+    `${title}（${djbh}），${requester} 发起：等待 ${approver} 审批已 ${waited}`,
   requestAgainHint: '你可以 *重新发起*，改请他人审批。',
   waited: (ms) => {
     const [n, unit] = wholeUnits(ms);

@@ -6,7 +6,8 @@ import type { Database } from './schema.ts';
 
 /**
  * The last reminder DM posted to an approver, of any of their approvals (a digest is posted as one
- * approval's reminder): what reminder-digest.ts decides whether another reminder is covered by.
+ * approval's reminder): what reminder-digest.ts decides whether another reminder is covered by;
+ * and the same for a leader's escalation DMs (escalation-digest.ts).
  */
 export function createReminderPosts(db: Kysely<Database>) {
   return {
@@ -36,6 +37,42 @@ export function createReminderPosts(db: Kysely<Database>) {
         .selectFrom('announcements')
         .select((eb) => eb.fn.min('attempted_at').as('at'))
         .where('kind', '=', 'reminder')
+        .where('sent_channel', '=', row.sent_channel)
+        .where('sent_ts', '=', row.sent_ts)
+        .executeTakeFirst();
+      return {
+        channel: row.sent_channel,
+        ts: row.sent_ts,
+        at: new Date(Number(first?.at ?? row.attempted_at)),
+      };
+    },
+
+    /**
+     * The last escalation DM posted to a leader, of any approval escalated to them (a digest of
+     * their escalations is posted as one approval's escalation): what escalation-digest.ts
+     * decides whether another escalation is covered by.
+     */
+    async lastEscalationPost(leaderLogin: string): Promise<EarlierReminder | undefined> {
+      const row = await db
+        .selectFrom('announcements as a')
+        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at', 't.escalated_to_login'])
+        .where(() => loginIs('t.escalated_to_login', leaderLogin))
+        .where('a.kind', '=', 'escalation')
+        .where('a.state', '=', 'sent')
+        .where('a.sent_ts', 'is not', null)
+        .where('a.sent_ts', '!=', '')
+        .orderBy('a.attempted_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
+      if (!sameLogin(row.escalated_to_login, leaderLogin)) return undefined;
+      // Escalations the digest covered were recorded with its post, later: it was posted by the
+      // first of them, and covers only what existed then.
+      const first = await db
+        .selectFrom('announcements')
+        .select((eb) => eb.fn.min('attempted_at').as('at'))
+        .where('kind', '=', 'escalation')
         .where('sent_channel', '=', row.sent_channel)
         .where('sent_ts', '=', row.sent_ts)
         .executeTakeFirst();

@@ -131,7 +131,8 @@ for (const database of TEST_DATABASES) {
             (c.response as { channel?: string }).channel === samDm,
         );
       const routes = postsToSam.map((c) => JSON.stringify(c.args).match(/[A-Z]+0+\d:[a-z-]+/)?.[0]);
-      // Both of Sam's approvals are told in one reminder digest (one reminder DM a day per approver).
+      // Both of Sam's approvals are told in one reminder digest (one reminder DM a day per approver),
+      // and both escalated to him in one escalation DM (a leader gets their escalations together).
       expect(routes.sort()).toEqual([
         'APPROVER0001:reminder',
         'DMASKED00001:decision',
@@ -139,8 +140,10 @@ for (const database of TEST_DATABASES) {
         'FALLBACK0001:decision',
         'FALLBACK0002:decision',
         'LEADER000001:escalation',
-        'LEADER000002:escalation',
       ]);
+      const escalationDm = postsToSam.find((c) => JSON.stringify(c.args).includes(':escalation'));
+      for (const djbh of ['LEADER000001', 'LEADER000002'])
+        expect(JSON.stringify(escalationDm?.args.blocks)).toContain(djbh);
       const times = postsToSam.map((c) => c.at).sort((a, b) => a - b);
       const gaps = times.slice(1).map((t, i) => t - (times[i] ?? 0));
       expect(

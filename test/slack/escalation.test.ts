@@ -120,6 +120,46 @@ describe('escalation', () => {
     expect(threadNotes(hh, parent, 'escalated')).toHaveLength(1);
   });
 
+  it('gives a leader their escalations together: one DM listing each approval and whom it waits for', async () => {
+    const hh = await harness({ ...ESCALATING, env: { ...ESCALATING.env, REMINDER_MAX: '2' } });
+    const first = await hh.startApproval(ALEX, 'general', 'New storage node');
+    const second = await hh.startApproval(ALEX, 'general', 'Two more GPUs');
+    // Liu asks Priya herself: it waits for Priya to decide, so it is never in her escalations.
+    const own = await hh.startApproval(LIU, 'general', 'Conference trip');
+    expect([first, second].map((s) => s.approval.approver)).toEqual([LIU, LIU]);
+    expect(own.approval.approver).toBe(PRIYA);
+    await hh.app.deliver();
+    const t0 = Date.now();
+    await hh.app.poll(new Date(t0 + 1.1 * HOUR));
+    await hh.app.poll(new Date(t0 + 2.2 * HOUR));
+    await hh.app.poll(new Date(t0 + 3.3 * HOUR));
+
+    // Both of Liu's approvals were escalated to Priya: she gets one DM, not one each.
+    const toPriya = dmsTo(hh, PRIYA, 'escalation');
+    expect(toPriya).toHaveLength(1);
+    const dm = toPriya[0];
+    expect(dm?.text).toContain('2 approvals were escalated to you');
+    const listed = text(dm?.blocks);
+    for (const { approval } of [first, second]) expect(listed).toContain(approval.djbh);
+    expect(listed).toContain('New storage node');
+    expect(listed).toContain('Two more GPUs');
+    // Each waits for its approver, named as such; none is said to wait for her.
+    expect(
+      listed.match(new RegExp(`waiting for <@${hh.user(LIU)}> for 3 hours`, 'g')),
+    ).toHaveLength(2);
+    expect(listed).toContain(`from <@${hh.user(ALEX)}>`);
+    expect(listed).not.toContain('waiting for you');
+    expect(listed).not.toContain(own.approval.djbh);
+    expect(listed).not.toContain('Conference trip');
+
+    // Each thread says it was escalated to her: the one DM told her of both.
+    for (const { parent } of [first, second])
+      expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
+    // Never again, however many passes follow.
+    await hh.app.poll(new Date(t0 + 5 * HOUR));
+    expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(1);
+  });
+
   it('says in the thread why it counts 2 unanswered reminders after noting reminder 3', async () => {
     const hh = await harness(ESCALATING);
     const { parent } = await hh.startApproval(ALEX);

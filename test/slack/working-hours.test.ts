@@ -183,7 +183,15 @@ describe('working hours', () => {
     expect((await pollAt('2026-11-24T09:10:00+08:00')).reminded).toBe(3);
     expect(dmsTo(h, MARIA, 'reminder')).toHaveLength(3);
     expect((await pollAt('2026-11-25T09:15:00+08:00')).escalated).toBe(3);
-    expect(dmsTo(h, 'chen.hao@corp.example', 'escalation')).toHaveLength(3);
+    // Chen Hao gets them together (issue 37): one DM listing the three, in his language (zh-CN),
+    // each waiting for Maria in her working days, never for him.
+    const toChen = dmsTo(h, 'chen.hao@corp.example', 'escalation');
+    expect(toChen).toHaveLength(1);
+    expect(toChen[0]?.text).toContain('有 3 个审批已上报给你');
+    const listed = text(toChen[0]?.blocks);
+    for (const djbh of started) expect(listed).toContain(djbh);
+    expect(listed.match(new RegExp(`等待 <@${h.user(MARIA)}> 审批已 2 天`, 'g'))).toHaveLength(3);
+    expect(listed).not.toContain('Late request');
   });
 
   it('reminds on the clock, any day, with WORKING_HOURS=off', async () => {

@@ -91,6 +91,47 @@ for (const database of TEST_DATABASES) {
         await remind('AAAAAAAAAAAa', later(4 * HOUR), { channel: 'D0ALEX', ts: '1700000009.0' });
         expect((await posts.lastReminderPost('alex.kim@corp.example'))?.channel).toBe('D0ALEX');
       });
+
+      /** Claims the pending announcement `id` at `at` and records it posted as `posted`. */
+      async function deliver(id: string, at: Date, posted: { channel: string; ts: string }) {
+        const found = (await store.pendingAnnouncements(100)).find((a) => a.id === id);
+        const claim = found && (await store.claimAnnouncement(found, at, 30_000));
+        if (!claim) throw new Error(`could not claim ${id}`);
+        await store.markAnnouncementSent(claim, posted, at);
+      }
+
+      it('finds a leader’s escalation digest by when its first escalation posted it, and only theirs', async () => {
+        const LEADER = { login: 'chen.hao@corp.example', chatId: 'U0CHEN' };
+        for (const djbh of ['AAAAAAAAAAAa', 'AAAAAAAAAAAb']) {
+          await store.createApproval(approval(djbh), T0);
+          for (const n of [1, 2]) {
+            await store.recordReminder(djbh, n, later(n * HOUR));
+            await deliver(`${djbh}:reminder:${n}`, later(n * HOUR), {
+              channel: 'D0MARIA',
+              ts: `170000000${n}.0001`,
+            });
+          }
+          const escalated = await store.recordEscalation(djbh, {
+            to: LEADER,
+            afterReminders: 2,
+            answerWithinMs: 0,
+            now: later(3 * HOUR),
+          });
+          expect(escalated).toBe(true);
+        }
+        expect(await posts.lastEscalationPost(LEADER.login)).toBeUndefined();
+        const digest = { channel: 'D0CHEN', ts: '1700000009.000100' };
+        await deliver('AAAAAAAAAAAa:escalation:2', later(4 * HOUR), digest);
+        // Covered by the digest, recorded as delivered by it an hour later.
+        await deliver('AAAAAAAAAAAb:escalation:2', later(5 * HOUR), digest);
+        expect(await posts.lastEscalationPost('Chen.Hao@Corp.Example')).toEqual({
+          ...digest,
+          at: later(4 * HOUR),
+        });
+        // The approver's reminders are not escalations, and another leader had none.
+        expect(await posts.lastEscalationPost('maria.lopez@corp.example')).toBeUndefined();
+        expect(await posts.lastEscalationPost('zhou.lan@corp.example')).toBeUndefined();
+      });
     },
   );
 }

@@ -179,19 +179,55 @@ export interface DigestItem {
  * first, and how many more than are listed.
  */
 export function buildReminderDigest(items: DigestItem[], total: number, t: Messages): SlackMessage {
-  const lines = items.map(({ approval, link, waitedMs }) => {
-    const title = escapeMrkdwn(truncate(approval.title, 80));
-    return `• ${t.digestLine(
-      // Bold around the link, as Home writes it: Slack on Android shows a link whose text is
-      // formatted (`<url|*title*>`) as plain text, and the sandbox shows its asterisks.
-      link ? `*<${link}|${title}>*` : `*${title}*`,
+  const lines = items.map(({ approval, link, waitedMs }) =>
+    t.digestLine(
+      linkedTitle(approval, link),
       approval.djbh,
       requesterOf(approval),
       t.waited(waitedMs),
-    )}`;
-  });
+    ),
+  );
+  return digestMessage(t.reminderDigest(total), lines, total, t);
+}
+
+/** One approval in a leader's escalation digest: its approver (a mention, or their login) too. */
+export interface EscalationDigestItem extends DigestItem {
+  approver: string;
+}
+
+/**
+ * A leader's escalations together, in their language: how many were escalated to them, then each
+ * (title linked to its thread, number, who asked, and whom it waits for how long: never "waiting
+ * for you", only its approver can decide it), and how many more than are listed.
+ */
+export function buildEscalationDigest(
+  items: EscalationDigestItem[],
+  total: number,
+  t: Messages,
+): SlackMessage {
+  const lines = items.map(({ approval, link, waitedMs, approver }) =>
+    t.escalationDigestLine(
+      linkedTitle(approval, link),
+      approval.djbh,
+      requesterOf(approval),
+      approver,
+      t.waited(waitedMs),
+    ),
+  );
+  return digestMessage(t.escalationDigest(total), lines, total, t);
+}
+
+// Bold around the link, as Home writes it: Slack on Android shows a link whose text is formatted
+// (`<url|*title*>`) as plain text, and the sandbox shows its asterisks.
+function linkedTitle(approval: TrackedApproval, link: string | undefined): string {
+  const title = escapeMrkdwn(truncate(approval.title, 80));
+  return link ? `*<${link}|${title}>*` : `*${title}*`;
+}
+
+/** A list's message: its intro, a section per line, and how many more than are listed. */
+function digestMessage(intro: string, items: string[], total: number, t: Messages): SlackMessage {
+  const lines = items.map((line) => `• ${line}`);
   if (total > items.length) lines.push(t.digestMore(total - items.length));
-  const intro = t.reminderDigest(total);
   return {
     text: intro,
     blocks: [

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../../approvals/approval-repository.ts';
 import { inForce } from '../../approvals/delegation.ts';
+import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import { logFailure } from '../../logger.ts';
 import type { HomeDelegation } from '../blocks/home-delegation.ts';
 import { buildHomeView, HOME_ROWS } from '../blocks/home-view.ts';
@@ -44,6 +45,20 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
   const permalinks = new BoundedMap<string>(MAX_PERMALINKS);
   const seen = new Set<string>();
 
+  /** The request messages' links of these approvals, each asked of Slack once. */
+  async function rememberLinks(approvals: TrackedApproval[]): Promise<void> {
+    for (const a of approvals) {
+      if (permalinks.has(a.djbh) || !a.messageTs) continue;
+      const link = await client.chat
+        .getPermalink({ channel: a.channelId, message_ts: a.messageTs })
+        .then(
+          (r) => r.permalink,
+          () => undefined,
+        );
+      if (link) permalinks.set(a.djbh, link);
+    }
+  }
+
   async function publish(userId: string): Promise<void> {
     seen.add(userId);
     const viewer = await deps.people.get(userId);
@@ -57,17 +72,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
     const mine = login
       ? await visiblePage(deps.access, userId, await deps.store.requestedBy(login, HOME_ROWS))
       : EMPTY;
-    for (const a of [...waiting.approvals, ...mine.approvals]) {
-      if (permalinks.has(a.djbh) || !a.messageTs) continue;
-      const link = await client.chat
-        .getPermalink({ channel: a.channelId, message_ts: a.messageTs })
-        .then(
-          (r) => r.permalink,
-          () => undefined,
-        );
-      if (!link) continue;
-      permalinks.set(a.djbh, link);
-    }
+    await rememberLinks([...waiting.approvals, ...mine.approvals]);
     const view = buildHomeView(
       {
         login,

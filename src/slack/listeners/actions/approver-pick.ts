@@ -5,7 +5,7 @@ import type {
   SlackActionMiddlewareArgs,
   UsersSelectAction,
 } from '@slack/bolt';
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
 import { logFailure } from '../../../logger.ts';
 import { fieldBlock, filledFormOf } from '../../blocks/approval-modal.ts';
 import { messagesFor } from '../../i18n.ts';
@@ -43,37 +43,61 @@ export function approverPicked(deps: Deps) {
     try {
       const notice = picked ? await noticeFor(deps, body.user.id, picked, metadata, t) : [];
       const values = view.state.values as Values;
-      // The picker shows the template whose fill was applied. Slack keeps what the person chose in
-      // an input whose block_id stays, so when that differs (their pick's fill lost to this
-      // update) the fields take the next revision, drawn from what they hold now.
       const rev = metadata.revision;
-      const shown =
-        values[fieldBlock(BLOCK.template, rev)]?.[ACTION.template]?.selected_option?.value;
-      const next = shown && shown !== metadata.templateId ? (rev ?? 0) + 1 : rev;
+      const next = nextRevision(values, metadata);
       const blocks = withNotice(view.blocks as KnownBlock[], values, picked, notice, {
         revision: rev,
         next,
         templateId: metadata.templateId,
       });
+      const privateMetadata =
+        next === rev ? view.private_metadata : JSON.stringify({ ...metadata, revision: next });
       await client.views.update({
         view_id: view.id,
         hash: view.hash,
-        view: {
-          type: 'modal',
-          callback_id: view.callback_id,
-          title: view.title,
-          ...(view.submit ? { submit: view.submit } : {}),
-          ...(view.close ? { close: view.close } : {}),
-          private_metadata:
-            next === rev ? view.private_metadata : JSON.stringify({ ...metadata, revision: next }),
-          blocks,
-        },
+        view: sameModal(view, privateMetadata, blocks),
       });
     } catch (error) {
       // The person submitted or picked again meanwhile: the newer view wins.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
       logFailure(deps.logger, error, { user: body.user.id }, 'could not check the approver');
     }
+  };
+}
+
+/**
+ * The picker shows the template whose fill was applied. Slack keeps what the person chose in an
+ * input whose block_id stays, so when that differs (their pick's fill lost to this update) the
+ * fields take the next revision, drawn from what they hold now.
+ */
+function nextRevision(
+  values: Values,
+  metadata: { revision?: number | undefined; templateId?: string | undefined },
+): number | undefined {
+  const rev = metadata.revision;
+  const shown = values[fieldBlock(BLOCK.template, rev)]?.[ACTION.template]?.selected_option?.value;
+  return shown && shown !== metadata.templateId ? (rev ?? 0) + 1 : rev;
+}
+
+/** The same modal (title, buttons, callback) with these blocks and metadata. */
+function sameModal(
+  view: {
+    callback_id: string;
+    title: ModalView['title'];
+    submit?: ModalView['submit'] | null;
+    close?: ModalView['close'] | null;
+  },
+  privateMetadata: string,
+  blocks: KnownBlock[],
+): ModalView {
+  return {
+    type: 'modal',
+    callback_id: view.callback_id,
+    title: view.title,
+    ...(view.submit ? { submit: view.submit } : {}),
+    ...(view.close ? { close: view.close } : {}),
+    private_metadata: privateMetadata,
+    blocks,
   };
 }
 

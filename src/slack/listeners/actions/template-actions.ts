@@ -8,8 +8,12 @@ import type {
 import type { ModalView } from '@slack/types';
 import { logFailure } from '../../../logger.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
-import { buildTemplateEditor, parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
-import { messagesFor } from '../../i18n.ts';
+import {
+  buildTemplateEditor,
+  parseTemplatesMetadata,
+  type TemplatesMetadata,
+} from '../../blocks/templates-modal.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, CALLBACK } from '../../ids.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
@@ -37,27 +41,8 @@ export function templateButton(deps: Deps) {
       // Asked at once, whatever the button: Edit and Remove wait for it, and for Add it warms the
       // channel's member list (shared, in flight included) so that Save is answered in time.
       const verdict = deps.access.templates(metadata.channelId, userId, context.botUserId);
-      if (action.action_id === ACTION.templateAdd && view.callback_id === CALLBACK.templatesModal)
-        return void (await show(buildTemplateEditor(metadata, t)));
-      // The id comes from the button; the template must be of the channel the modal is about.
-      const template = await deps.templates.get(action.value ?? '');
-      const ours = template && template.channelId === metadata.channelId && !template.removedAt;
-      if (!ours) return void (await show(await templatesView(deps, metadata.channelId, userId)));
-      // Checked again now, since the person may have left the channel since opening the modal:
-      // an editor shows the template's text, and Remove changes it.
-      const allowed = await verdict;
-      if (allowed !== 'allowed')
-        return void (await show(
-          buildMessageModal(
-            [templateRefusal(allowed, template.channelId, t, deps.access.templateManagers)],
-            t,
-            t.templatesTitle,
-          ),
-        ));
-      if (action.action_id === ACTION.templateEdit)
-        return void (await show(buildTemplateEditor({ ...metadata, template }, t)));
-      await deps.templates.remove(template.id, userId, deps.now());
-      await show(await templatesView(deps, template.channelId, userId));
+      const pressed = { actionId: action.action_id, value: action.value, userId, t };
+      await show(await afterPress(deps, view.callback_id, metadata, pressed, verdict));
     } catch (error) {
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
       logFailure(deps.logger, error, { user: userId }, 'templates modal action failed');
@@ -69,6 +54,36 @@ export function templateButton(deps: Deps) {
         .catch(() => undefined);
     }
   };
+}
+
+/** What the modal shows once the button did its part (Remove removes the template first). */
+async function afterPress(
+  deps: Deps,
+  callbackId: string,
+  metadata: TemplatesMetadata,
+  pressed: { actionId: string; value: string | undefined; userId: string; t: Messages },
+  verdict: ReturnType<Deps['access']['templates']>,
+): Promise<ModalView> {
+  const { userId, t } = pressed;
+  if (pressed.actionId === ACTION.templateAdd && callbackId === CALLBACK.templatesModal)
+    return buildTemplateEditor(metadata, t);
+  // The id comes from the button; the template must be of the channel the modal is about.
+  const template = await deps.templates.get(pressed.value ?? '');
+  const ours = template && template.channelId === metadata.channelId && !template.removedAt;
+  if (!ours) return templatesView(deps, metadata.channelId, userId);
+  // Checked again now, since the person may have left the channel since opening the modal: an
+  // editor shows the template's text, and Remove changes it.
+  const allowed = await verdict;
+  if (allowed !== 'allowed')
+    return buildMessageModal(
+      [templateRefusal(allowed, template.channelId, t, deps.access.templateManagers)],
+      t,
+      t.templatesTitle,
+    );
+  if (pressed.actionId === ACTION.templateEdit)
+    return buildTemplateEditor({ ...metadata, template }, t);
+  await deps.templates.remove(template.id, userId, deps.now());
+  return templatesView(deps, template.channelId, userId);
 }
 
 export function registerTemplateActions(app: App, deps: Deps): void {

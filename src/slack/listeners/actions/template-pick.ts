@@ -5,7 +5,7 @@ import type {
   SlackActionMiddlewareArgs,
   StaticSelectAction,
 } from '@slack/bolt';
-import { applyTemplate } from '../../../approvals/request-templates.ts';
+import { applyTemplate, type RequestTemplate } from '../../../approvals/request-templates.ts';
 import { logFailure } from '../../../logger.ts';
 import {
   type ApprovalModalState,
@@ -15,7 +15,7 @@ import {
   type ModalMetadata,
 } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn } from '../../blocks/request-message.ts';
-import { messagesFor } from '../../i18n.ts';
+import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK } from '../../ids.ts';
 import { templateApprover, templateOptions } from '../../requests/approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
@@ -48,16 +48,7 @@ export function templatePicked(deps: Deps) {
     const form = filledFormOf(body.view);
     if (!form) return;
     const { view, metadata } = form;
-    const t = messagesFor(metadata.locale);
-    const values = view.state.values as Values;
-    const blocks = view.blocks as unknown as Block[];
-    const rev = metadata.revision;
-    const typed = {
-      title: values[fieldBlock(BLOCK.title, rev)]?.[ACTION.title]?.value ?? '',
-      note: values[fieldBlock(BLOCK.note, rev)]?.[ACTION.note]?.value ?? '',
-    };
-    const pickedApprover =
-      values[fieldBlock(BLOCK.approver, rev)]?.[ACTION.approver]?.selected_user ?? undefined;
+    const pick = readPick(deps, body.user.id, metadata, view);
     try {
       const [verdict, template, previous, templates] = await Promise.all([
         deps.access.useTemplates(metadata.channelId, body.user.id),
@@ -65,65 +56,11 @@ export function templatePicked(deps: Deps) {
         metadata.templateId ? deps.templates.get(metadata.templateId) : undefined,
         templateOptions(deps, metadata.channelId, body.user.id),
       ]);
-      const base = {
-        info: contextLines(blocks, BLOCK.lookup),
-        ...approverLoginOf(blocks, values),
-        templates,
-      };
-      let state: ApprovalModalState;
-      if (verdict !== 'allowed') {
-        // Not (or no longer) one of the channel's members, as far as Slack says: nothing is
-        // applied and the picker goes; the form says why and keeps what was typed.
-        state = {
-          ...base,
-          ...typed,
-          ...(pickedApprover ? { approverSlackId: pickedApprover } : {}),
-          approverNotice: contextLines(blocks, BLOCK.approverNotice),
-          banner: t.templatesNotForYou(metadata.channelId),
-          metadata: { ...metadata, revision: (rev ?? 0) + 1 },
-        };
-        delete state.metadata.templateId;
-      } else if (!template || template.channelId !== metadata.channelId || template.removedAt) {
-        // The pick names an id; it must be a template of the channel this form posts in.
-        state = {
-          ...base,
-          ...typed,
-          ...(pickedApprover ? { approverSlackId: pickedApprover } : {}),
-          approverNotice: contextLines(blocks, BLOCK.approverNotice),
-          templateNotice: [t.templateGone],
-          metadata: { ...metadata, revision: (rev ?? 0) + 1 },
-        };
-      } else {
-        const applied = applyTemplate(typed, template, previous);
-        // The template's approver, or their delegate while away (said so).
-        const proposed = template.approverChatId
-          ? await templateApprover(deps, body.user.id, template.approverChatId, metadata, t)
-          : undefined;
-        const approver = proposed?.approver ?? pickedApprover;
-        const approverNotice =
-          proposed?.approverNotice ?? contextLines(blocks, BLOCK.approverNotice);
-        const next: ModalMetadata = {
-          ...metadata,
-          revision: (rev ?? 0) + 1,
-          templateId: template.id,
-        };
-        state = {
-          ...base,
-          title: applied.title,
-          note: applied.note,
-          ...(approver ? { approverSlackId: approver } : {}),
-          approverNotice,
-          templateNotice: [
-            t.templateApplied(escapeMrkdwn(template.name)),
-            ...(applied.noteKept ? [t.templateNoteKept] : []),
-          ],
-          metadata: next,
-        };
-      }
+      const state = await formAfterPick(pick, { verdict, template, previous, templates });
       await client.views.update({
         view_id: view.id,
         hash: view.hash,
-        view: buildApprovalModal(state, t),
+        view: buildApprovalModal(state, pick.t),
       });
     } catch (error) {
       // Another update (an approver pick, a newer template pick) won: this fill is lost, and the
@@ -131,6 +68,119 @@ export function templatePicked(deps: Deps) {
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') return;
       logFailure(deps.logger, error, { user: body.user.id }, 'could not apply the template');
     }
+  };
+}
+
+/** The form as it was when the pick was made: what was typed and picked, and what it showed. */
+interface PickedForm {
+  deps: Deps;
+  userId: string;
+  metadata: ModalMetadata;
+  t: Messages;
+  blocks: Block[];
+  values: Values;
+  typed: { title: string; note: string };
+  pickedApprover: string | undefined;
+}
+
+function readPick(
+  deps: Deps,
+  userId: string,
+  metadata: ModalMetadata,
+  view: { state: { values: unknown }; blocks: unknown },
+): PickedForm {
+  const values = view.state.values as Values;
+  const rev = metadata.revision;
+  return {
+    deps,
+    userId,
+    metadata,
+    t: messagesFor(metadata.locale),
+    blocks: view.blocks as Block[],
+    values,
+    typed: {
+      title: values[fieldBlock(BLOCK.title, rev)]?.[ACTION.title]?.value ?? '',
+      note: values[fieldBlock(BLOCK.note, rev)]?.[ACTION.note]?.value ?? '',
+    },
+    pickedApprover:
+      values[fieldBlock(BLOCK.approver, rev)]?.[ACTION.approver]?.selected_user ?? undefined,
+  };
+}
+
+type Found = {
+  verdict: Awaited<ReturnType<Deps['access']['useTemplates']>>;
+  template: RequestTemplate | undefined;
+  previous: RequestTemplate | undefined;
+  templates: ApprovalModalState['templates'];
+};
+
+/** The form drawn again after the pick: the template applied, or what was typed and why not. */
+async function formAfterPick(pick: PickedForm, found: Found): Promise<ApprovalModalState> {
+  const { metadata, t } = pick;
+  const { verdict, template } = found;
+  // Not (or no longer) one of the channel's members, as far as Slack says: nothing is applied and
+  // the picker goes; the form says why and keeps what was typed.
+  if (verdict !== 'allowed') {
+    const state = asTyped(pick, found, { banner: t.templatesNotForYou(metadata.channelId) });
+    delete state.metadata.templateId;
+    return state;
+  }
+  // The pick names an id; it must be a template of the channel this form posts in.
+  if (!template || template.channelId !== metadata.channelId || template.removedAt)
+    return asTyped(pick, found, { templateNotice: [t.templateGone] });
+  return applied(pick, found, template);
+}
+
+/** The form as typed, drawn again with `extra` (a banner or a notice saying why). */
+function asTyped(
+  pick: PickedForm,
+  found: Found,
+  extra: Partial<Pick<ApprovalModalState, 'banner' | 'templateNotice'>>,
+): ApprovalModalState {
+  return {
+    ...baseOf(pick, found),
+    ...pick.typed,
+    ...(pick.pickedApprover ? { approverSlackId: pick.pickedApprover } : {}),
+    approverNotice: contextLines(pick.blocks, BLOCK.approverNotice),
+    ...extra,
+    metadata: { ...pick.metadata, revision: (pick.metadata.revision ?? 0) + 1 },
+  };
+}
+
+/** The form with the template's prefix and skeleton merged in and its approver picked. */
+async function applied(
+  pick: PickedForm,
+  found: Found,
+  template: RequestTemplate,
+): Promise<ApprovalModalState> {
+  const { deps, metadata, t } = pick;
+  const merged = applyTemplate(pick.typed, template, found.previous);
+  // The template's approver, or their delegate while away (said so).
+  const proposed = template.approverChatId
+    ? await templateApprover(deps, pick.userId, template.approverChatId, metadata, t)
+    : undefined;
+  const approver = proposed?.approver ?? pick.pickedApprover;
+  const approverNotice =
+    proposed?.approverNotice ?? contextLines(pick.blocks, BLOCK.approverNotice);
+  return {
+    ...baseOf(pick, found),
+    title: merged.title,
+    note: merged.note,
+    ...(approver ? { approverSlackId: approver } : {}),
+    approverNotice,
+    templateNotice: [
+      t.templateApplied(escapeMrkdwn(template.name)),
+      ...(merged.noteKept ? [t.templateNoteKept] : []),
+    ],
+    metadata: { ...metadata, revision: (metadata.revision ?? 0) + 1, templateId: template.id },
+  };
+}
+
+function baseOf(pick: PickedForm, found: Found) {
+  return {
+    info: contextLines(pick.blocks, BLOCK.lookup),
+    ...approverLoginOf(pick.blocks, pick.values),
+    templates: found.templates,
   };
 }
 

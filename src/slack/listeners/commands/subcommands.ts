@@ -5,7 +5,6 @@ import { partiesFromService, partiesOf } from '../../../approvals/access-policy.
 import { LINKING } from '../../../approvals/account-links.ts';
 import { sameLogin } from '../../../approvals/person.ts';
 import { logFailure } from '../../../logger.ts';
-import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
 import {
@@ -19,6 +18,7 @@ import { visiblePage, visibleTo } from '../../people/access.ts';
 import { localeWithin } from '../../people/slack-people.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
+import { answerWithin } from '../answer-within.ts';
 
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type Deps = Pick<
@@ -229,25 +229,29 @@ export async function templatesSubcommand(deps: Deps, args: Args): Promise<void>
     const t = messagesFor(deps.people.cached(userId)?.locale);
     return { t, view: buildMessageModal([t.templatesFailed], t, t.templatesTitle) };
   });
-  const early = await settleWithin(preparing, TEMPLATES_CHECK_WAIT_MS);
-  if (early?.refusal) return reply(args, buildTextMessage(early.refusal));
-  const t = early?.t ?? messagesFor(deps.people.cached(userId)?.locale);
-  const opened = await args.client.views
-    .open({
-      trigger_id: triggerId,
-      view: early?.view ?? buildMessageModal([t.templatesChecking], t, t.templatesTitle),
-    })
-    .catch((error: unknown) => {
+  const open = (view: ModalView) =>
+    args.client.views.open({ trigger_id: triggerId, view }).catch((error: unknown) => {
       logFailure(deps.logger, error, { user: userId }, 'could not open the templates modal');
       return undefined;
     });
-  if (early || !opened?.view?.id) return;
-  const late = await preparing;
+  // Past the wait the modal opens saying it is checking (the trigger lives 3 s).
+  const answered = await answerWithin(preparing, TEMPLATES_CHECK_WAIT_MS, () => {
+    const t = messagesFor(deps.people.cached(userId)?.locale);
+    return open(buildMessageModal([t.templatesChecking], t, t.templatesTitle));
+  });
+  const { value } = answered;
+  if (!answered.late) {
+    if (value.refusal) return reply(args, buildTextMessage(value.refusal));
+    if (value.view) await open(value.view);
+    return;
+  }
+  const opened = answered.interim?.view;
+  if (!opened?.id) return;
   await args.client.views
     .update({
-      view_id: opened.view.id,
-      ...(opened.view.hash ? { hash: opened.view.hash } : {}),
-      view: late.view ?? buildMessageModal([late.refusal ?? ''], late.t, late.t.templatesTitle),
+      view_id: opened.id,
+      ...(opened.hash ? { hash: opened.hash } : {}),
+      view: value.view ?? buildMessageModal([value.refusal ?? ''], value.t, value.t.templatesTitle),
     })
     .catch((error: unknown) =>
       logFailure(deps.logger, error, { user: userId }, 'could not fill the templates modal in'),

@@ -68,49 +68,30 @@ export function requestApprovalStep(deps: Deps) {
       await fail({ error: t.somethingWrong });
       return;
     }
-    // Slack could not say who the requester is: nobody can be asked, so nothing can start.
-    if (!requester) {
+    // Nothing started: the run ends with words, and the same run may be tried again.
+    const endRun = async (error: string) => {
       await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
-      await fail({ error: t.somethingWrong });
-      return;
-    }
-    const interactor = inputs.interactivity?.interactor?.id ?? null;
-    const pointer = inputs.interactivity?.interactivity_pointer ?? null;
-    const now = deps.now();
+      await fail({ error });
+    };
+    // Slack could not say who the requester is: nobody can be asked, so nothing can start.
+    if (!requester) return endRun(t.somethingWrong);
     // Shown as it will start, and started only as it was shown (the digest is checked at Start).
     const title = startText(inputs.title);
     const note = startText(inputs.note);
     // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
-    if (!confirmationFits(title, note)) {
-      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
-      await fail({ error: t.stepTooLongToShow });
-      return;
-    }
-    const confirmation: NewStepConfirmation = {
+    if (!confirmationFits(title, note)) return endRun(t.stepTooLongToShow);
+    const confirmation = await confirmationOf(deps, {
       executionId,
       teamId: body.team_id ?? '',
-      title,
-      note,
-      shownDigest: shownDigest(title, note),
-      requesterChatId: inputs.requester,
-      startedByChatId: interactor,
-      ...(await stepApprover(deps, inputs.requester, inputs.approver ?? null, requester.timeZone)),
-      channelId: inputs.channel || null,
+      inputs,
+      shown: { title, note },
+      timeZone: requester.timeZone,
       locale: requester.locale,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
-    };
-    // Not in their name until they say so: the step waits for their answer.
-    const asked =
-      pointer && mayConfirmInPlace(inputs.requester, interactor)
-        ? deps.confirmer.askInPlace(confirmation, pointer, client)
-        : deps.confirmer.ask(confirmation);
+    });
     // The question could not even be recorded (the database): nothing waits, so end the run.
-    if ((await asked.catch(() => undefined)) === undefined) {
+    if (!(await ask(deps, confirmation, inputs, client))) {
       deps.logger.warn({ executionId }, 'could not record the confirmation of a workflow step');
-      await deps.submissions.release(stepSubmissionKey(executionId)).catch(() => undefined);
-      await fail({ error: t.somethingWrong });
-      return;
+      return endRun(t.somethingWrong);
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
@@ -133,6 +114,56 @@ async function stepApprover(
   return {
     approverChatId: delegate.chatId,
     approverDelegatedBy: { chatId: approver, until: delegate.until, timeZone },
+  };
+}
+
+/**
+ * Asks the requester, in place when they ran the workflow themselves, else in a DM; not in their
+ * name until they say so: the step waits for their answer. False when the question could not be
+ * recorded.
+ */
+async function ask(
+  deps: Deps,
+  confirmation: NewStepConfirmation,
+  inputs: z.infer<typeof Inputs>,
+  client: Args['client'],
+): Promise<boolean> {
+  const interactor = inputs.interactivity?.interactor?.id ?? null;
+  const pointer = inputs.interactivity?.interactivity_pointer ?? null;
+  const asked =
+    pointer && mayConfirmInPlace(inputs.requester, interactor)
+      ? deps.confirmer.askInPlace(confirmation, pointer, client)
+      : deps.confirmer.ask(confirmation);
+  return (await asked.catch(() => undefined)) !== undefined;
+}
+
+/** The question the requester is asked: what will start in their name, and until when. */
+async function confirmationOf(
+  deps: Deps,
+  step: {
+    executionId: string;
+    teamId: string;
+    inputs: z.infer<typeof Inputs>;
+    shown: { title: string; note: string };
+    locale: string;
+    timeZone: string | undefined;
+  },
+): Promise<NewStepConfirmation> {
+  const { inputs, shown } = step;
+  const now = deps.now();
+  return {
+    executionId: step.executionId,
+    teamId: step.teamId,
+    title: shown.title,
+    note: shown.note,
+    shownDigest: shownDigest(shown.title, shown.note),
+    requesterChatId: inputs.requester,
+    startedByChatId: inputs.interactivity?.interactor?.id ?? null,
+    ...(await stepApprover(deps, inputs.requester, inputs.approver || null, step.timeZone)),
+    channelId: inputs.channel || null,
+    locale: step.locale,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
   };
 }
 

@@ -2,19 +2,23 @@ import type {
   AllMiddlewareArgs,
   App,
   SlackViewMiddlewareArgs,
+  ViewResponseAction,
   ViewSubmitAction,
 } from '@slack/bolt';
 import {
   checkTemplateDraft,
+  type TemplateDraft,
   type TemplateField,
   type TemplateProblem,
+  type TemplateWrite,
 } from '../../../approvals/request-templates.ts';
 import { checkApprover } from '../../../approvals/service-directory.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
-import { parseTemplatesMetadata } from '../../blocks/templates-modal.ts';
+import { parseTemplatesMetadata, type TemplatesMetadata } from '../../blocks/templates-modal.ts';
 import { type Messages, messagesFor } from '../../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../../ids.ts';
+import type { SlackPerson } from '../../people/slack-people.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
 import { templateRefusal, templatesView } from '../../templates/template-manager.ts';
 
@@ -64,82 +68,24 @@ export function templateSubmission(deps: Deps) {
     const values = view.state.values;
     const approverChatId =
       values[BLOCK.templateApprover]?.[ACTION.templateApprover]?.selected_user ?? null;
-    // The channel in the metadata is a claim: the verdict is about that channel, for this person.
-    // Each undefined when not known within SAVE_CHECK_WAIT_MS.
-    const [verdict, approver, unknownLogin] = await Promise.all([
-      settleWithin(
-        deps.access.templates(metadata.channelId, userId, context.botUserId),
-        SAVE_CHECK_WAIT_MS,
-      ),
-      // A person Slack cannot describe now is checked on the next Save, like a slow one.
-      approverChatId
-        ? settleWithin(
-            deps.people.get(approverChatId).catch(() => undefined),
-            SAVE_CHECK_WAIT_MS,
-          )
-        : null,
-      // Every request from the template would go to them: the service must know them. A slow or
-      // failed lookup saves (the form checks again when the template is used).
-      approverChatId
-        ? settleWithin(unknownToService(deps, approverChatId), SAVE_CHECK_WAIT_MS)
-        : undefined,
-    ]);
-    if (verdict === undefined)
-      return ack({
-        response_action: 'errors',
-        errors: { [BLOCK.templateName]: t.templateStillChecking },
-      });
-    // Slack could not say: the editor stays, with what was typed, and says so.
-    if (verdict === 'unsure')
-      return ack({
-        response_action: 'errors',
-        errors: { [BLOCK.templateName]: t.templatesUnsure },
-      });
-    if (verdict !== 'allowed') {
-      const refusal = templateRefusal(verdict, metadata.channelId, t, deps.access.templateManagers);
-      return ack({
-        response_action: 'update',
-        view: buildMessageModal([refusal], t, t.templatesTitle),
-      });
-    }
-    const checked = checkTemplateDraft({
-      name: values[BLOCK.templateName]?.[ACTION.templateName]?.value ?? '',
-      titlePrefix: values[BLOCK.templatePrefix]?.[ACTION.templatePrefix]?.value ?? '',
-      noteSkeleton: values[BLOCK.templateSkeleton]?.[ACTION.templateSkeleton]?.value ?? '',
+    const { verdict, approver, unknownLogin } = await lookUp(deps, {
+      channelId: metadata.channelId,
+      userId,
+      botUserId: context.botUserId,
       approverChatId,
     });
+    const refused = refusalOf(verdict, metadata.channelId, t, deps.access.templateManagers);
+    if (refused) return ack(refused);
+    const checked = checkTemplateDraft(draftOf(values, approverChatId));
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
-    if (approver === undefined)
+    const approverError = approverProblem(approver, unknownLogin, t);
+    if (approverError)
       return ack({
         response_action: 'errors',
-        errors: { [BLOCK.templateApprover]: t.templateApproverStillChecking },
+        errors: { [BLOCK.templateApprover]: approverError },
       });
-    if (approver?.isBot)
-      return ack({
-        response_action: 'errors',
-        errors: { [BLOCK.templateApprover]: t.approverIsBot },
-      });
-    // The form warns about a deactivated approver; a template would send every request from it to
-    // someone Slack cannot reach, so the editor says so and keeps the editor open.
-    if (approver?.presence.deactivated)
-      return ack({
-        response_action: 'errors',
-        errors: { [BLOCK.templateApprover]: t.templateApproverDeactivated(approver.name) },
-      });
-    if (unknownLogin)
-      return ack({
-        response_action: 'errors',
-        errors: { [BLOCK.templateApprover]: t.approverUnknownToService(unknownLogin) },
-      });
-    const now = deps.now();
-    const written = metadata.templateId
-      ? await ownTemplate(deps, metadata.templateId, metadata.channelId).then((id) =>
-          id
-            ? deps.templates.update(id, checked.draft, userId, now)
-            : ({ ok: false, field: 'name', problem: { code: 'gone' } } as const),
-        )
-      : await deps.templates.add(metadata.channelId, checked.draft, userId, now);
+    const written = await save(deps, metadata, checked.draft, userId);
     if (!written.ok)
       return ack({
         response_action: 'errors',
@@ -154,6 +100,105 @@ export function templateSubmission(deps: Deps) {
       view: await templatesView(deps, metadata.channelId, userId),
     });
   };
+}
+
+/**
+ * What saving asks Slack and the service, each undefined when not known within
+ * SAVE_CHECK_WAIT_MS. The channel in the metadata is a claim: the verdict is about that channel,
+ * for this person.
+ */
+async function lookUp(
+  deps: Deps,
+  asked: {
+    channelId: string;
+    userId: string;
+    botUserId: string | undefined;
+    approverChatId: string | null;
+  },
+) {
+  const { approverChatId } = asked;
+  const [verdict, approver, unknownLogin] = await Promise.all([
+    settleWithin(
+      deps.access.templates(asked.channelId, asked.userId, asked.botUserId),
+      SAVE_CHECK_WAIT_MS,
+    ),
+    // A person Slack cannot describe now is checked on the next Save, like a slow one.
+    approverChatId
+      ? settleWithin(
+          deps.people.get(approverChatId).catch(() => undefined),
+          SAVE_CHECK_WAIT_MS,
+        )
+      : null,
+    // Every request from the template would go to them: the service must know them. A slow or
+    // failed lookup saves (the form checks again when the template is used).
+    approverChatId
+      ? settleWithin(unknownToService(deps, approverChatId), SAVE_CHECK_WAIT_MS)
+      : undefined,
+  ]);
+  return { verdict, approver, unknownLogin };
+}
+
+/**
+ * What the editor answers when the person may not save here: still checking (past the wait) or
+ * unsure (Slack could not say), as a field error that keeps what was typed; refused, the reason.
+ * Undefined when they may save.
+ */
+function refusalOf(
+  verdict: Awaited<ReturnType<Deps['access']['templates']>> | undefined,
+  channelId: string,
+  t: Messages,
+  managers: Deps['access']['templateManagers'],
+): ViewResponseAction | undefined {
+  if (verdict === undefined)
+    return { response_action: 'errors', errors: { [BLOCK.templateName]: t.templateStillChecking } };
+  if (verdict === 'unsure')
+    return { response_action: 'errors', errors: { [BLOCK.templateName]: t.templatesUnsure } };
+  if (verdict === 'allowed') return undefined;
+  const refusal = templateRefusal(verdict, channelId, t, managers);
+  return { response_action: 'update', view: buildMessageModal([refusal], t, t.templatesTitle) };
+}
+
+/**
+ * Why the template's approver cannot be saved: not described by Slack within the wait (checked on
+ * the next Save), a bot, deactivated (every request from it would go to someone Slack cannot
+ * reach), or unknown to the service. Undefined when there is no approver or nothing is wrong.
+ */
+function approverProblem(
+  approver: SlackPerson | null | undefined,
+  unknownLogin: string | undefined,
+  t: Messages,
+): string | undefined {
+  if (approver === undefined) return t.templateApproverStillChecking;
+  if (approver?.isBot) return t.approverIsBot;
+  if (approver?.presence.deactivated) return t.templateApproverDeactivated(approver.name);
+  if (unknownLogin) return t.approverUnknownToService(unknownLogin);
+  return undefined;
+}
+
+/** The editor's fields as typed. */
+function draftOf(values: Args['view']['state']['values'], approverChatId: string | null) {
+  const typed = (block: string, action: string) => values[block]?.[action]?.value ?? '';
+  return {
+    name: typed(BLOCK.templateName, ACTION.templateName),
+    titlePrefix: typed(BLOCK.templatePrefix, ACTION.templatePrefix),
+    noteSkeleton: typed(BLOCK.templateSkeleton, ACTION.templateSkeleton),
+    approverChatId,
+  };
+}
+
+/** Adds the template, or updates the one edited when it is still the channel's. */
+async function save(
+  deps: Deps,
+  metadata: TemplatesMetadata,
+  draft: TemplateDraft,
+  userId: string,
+): Promise<TemplateWrite> {
+  const now = deps.now();
+  if (!metadata.templateId) return deps.templates.add(metadata.channelId, draft, userId, now);
+  const id = await ownTemplate(deps, metadata.templateId, metadata.channelId);
+  return id
+    ? deps.templates.update(id, draft, userId, now)
+    : ({ ok: false, field: 'name', problem: { code: 'gone' } } as const);
 }
 
 /** The template's id when it is one of the channel's (the editor's metadata is only a claim). */
