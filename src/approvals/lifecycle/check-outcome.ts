@@ -1,6 +1,6 @@
 import { handoverOf } from '../handover.ts';
 import type { TrackedApproval } from '../tracked-approval.ts';
-import type { LifecycleEvent } from './events.ts';
+import type { EventOf } from './events.ts';
 
 /** What a check of the service answered about one approval. */
 export interface SeenStatus {
@@ -18,6 +18,11 @@ export interface FollowPolicy {
   unknownForMs: number;
 }
 
+/** What a check may see: an event of the lifecycle, or nothing that ends or moves the approval. */
+export type SeenEvent =
+  | EventOf<'decided' | 'closed' | 'gave-up' | 'handed-over'>
+  | { kind: 'still-pending'; unknown: boolean };
+
 /**
  * What a successful check saw, as the event it is: a decision, closed without one, vanished,
  * given up, handed over; or nothing that ends or moves it (`still-pending`: reminders and
@@ -31,7 +36,7 @@ export function whatTheCheckSaw(
   policy: FollowPolicy,
   now: Date,
   nextCheckAt: Date,
-): LifecycleEvent | { kind: 'still-pending'; unknown: boolean } {
+): SeenEvent {
   if (status.decision !== approval.decision)
     return {
       kind: 'decided',
