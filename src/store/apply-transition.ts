@@ -152,63 +152,87 @@ async function measure(
   return facts;
 }
 
+/** The change's fields written as they are (a moment as its milliseconds), and their columns. */
+const PLAIN_COLUMNS = {
+  decision: 'decision',
+  decidedBy: 'decided_by',
+  tracking: 'tracking',
+  updatedAt: 'updated_at',
+  lastCheckedAt: 'last_checked_at',
+  nextCheckAt: 'next_check_at',
+  approverSlackId: 'approver_slack_id',
+  remindersSent: 'reminders_sent',
+  lastRemindedAt: 'last_reminded_at',
+  approverUnreachableSince: 'approver_unreachable_since',
+  escalatedAt: 'escalated_at',
+  requestedAgainAs: 'requested_again_as',
+} as const satisfies Partial<Record<keyof ApprovalChange, keyof TrackedApprovalRow>>;
+
+type Columns = Record<string, unknown>;
+
 /** The change's columns. */
 function columnsOf(c: ApprovalChange, eb: Eb): Updateable<TrackedApprovalRow> {
-  const ms = (d: Date | null | undefined) => (d ? d.getTime() : null);
-  const set: Record<string, unknown> = {};
-  const put = (column: keyof TrackedApprovalRow, value: unknown) => {
-    set[column] = value;
-  };
-  if (c.decision !== undefined) put('decision', c.decision);
-  if (c.decidedBy !== undefined) put('decided_by', c.decidedBy);
-  if (c.tracking !== undefined) put('tracking', c.tracking);
-  if (c.updatedAt) put('updated_at', ms(c.updatedAt));
-  if (c.lastCheckedAt) put('last_checked_at', ms(c.lastCheckedAt));
-  if (c.nextCheckAt) put('next_check_at', ms(c.nextCheckAt));
-  if (c.endsClaim) put('lease_until', null);
+  const set: Columns = {};
+  for (const [field, column] of Object.entries(PLAIN_COLUMNS)) {
+    const value = c[field as keyof typeof PLAIN_COLUMNS];
+    if (value !== undefined) set[column] = value instanceof Date ? value.getTime() : value;
+  }
+  if (c.endsClaim) set.lease_until = null;
+  return {
+    ...set,
+    ...checkColumns(c, eb),
+    ...approverColumns(c, eb),
+    ...addressColumns(c),
+  } as Updateable<TrackedApprovalRow>;
+}
+
+/** What a check counts: failures in a row, and since when the service has not known it. */
+function checkColumns(c: ApprovalChange, eb: Eb): Columns {
+  const set: Columns = {};
   if (c.checkFailures !== undefined)
-    put(
-      'check_failures',
-      c.checkFailures === 'one-more' ? eb('check_failures', '+', 1) : c.checkFailures,
-    );
-  if (c.unknownSince !== undefined)
-    put(
-      'unknown_since',
-      c.unknownSince && 'keptOr' in c.unknownSince
-        ? eb.fn.coalesce('unknown_since', eb.val(c.unknownSince.keptOr.getTime()))
-        : ms(c.unknownSince),
-    );
+    set.check_failures =
+      c.checkFailures === 'one-more' ? eb('check_failures', '+', 1) : c.checkFailures;
+  if (c.unknownSince === undefined) return set;
+  set.unknown_since =
+    c.unknownSince && 'keptOr' in c.unknownSince
+      ? eb.fn.coalesce('unknown_since', eb.val(c.unknownSince.keptOr.getTime()))
+      : (c.unknownSince?.getTime() ?? null);
+  return set;
+}
+
+/** A new approver in their term, and whom it was escalated to. */
+function approverColumns(c: ApprovalChange, eb: Eb): Columns {
+  const set: Columns = {};
   if (c.approver) {
     // As the transition read them: its fence makes sure nobody changed them since.
-    put('former_approvers', JSON.stringify(c.approver.formerApprovers));
-    put('approver_login', c.approver.login);
-    put('approver_slack_id', c.approver.chatId);
-    put('approver_term', c.approver.term);
+    set.former_approvers = JSON.stringify(c.approver.formerApprovers);
+    set.approver_login = c.approver.login;
+    set.approver_slack_id = c.approver.chatId;
+    set.approver_term = c.approver.term;
     // What is recorded from here on (announcements.seq) is the new approver's.
-    put('approver_from_seq', eb.ref('announcements_recorded'));
-    put('approver_since', ms(c.approver.since));
+    set.approver_from_seq = eb.ref('announcements_recorded');
+    set.approver_since = c.approver.since.getTime();
   }
-  if (c.approverSlackId !== undefined) put('approver_slack_id', c.approverSlackId);
-  if (c.remindersSent !== undefined) put('reminders_sent', c.remindersSent);
-  if (c.lastRemindedAt !== undefined) put('last_reminded_at', ms(c.lastRemindedAt));
-  if (c.approverUnreachableSince !== undefined)
-    put('approver_unreachable_since', ms(c.approverUnreachableSince));
-  if (c.escalatedAt) put('escalated_at', ms(c.escalatedAt));
   if (c.escalatedTo !== undefined) {
-    put('escalated_to_login', c.escalatedTo?.login ?? null);
-    put('escalated_to_slack_id', c.escalatedTo?.chatId ?? null);
+    set.escalated_to_login = c.escalatedTo?.login ?? null;
+    set.escalated_to_slack_id = c.escalatedTo?.chatId ?? null;
   }
+  return set;
+}
+
+/** Where the request message is, and the one that replaced it. */
+function addressColumns(c: ApprovalChange): Columns {
+  const set: Columns = {};
   if (c.requestMessage) {
-    put('channel_id', c.requestMessage.channelId);
-    put('message_ts', c.requestMessage.messageTs);
-    put('thread_ts', c.requestMessage.threadTs);
+    set.channel_id = c.requestMessage.channelId;
+    set.message_ts = c.requestMessage.messageTs;
+    set.thread_ts = c.requestMessage.threadTs;
   }
-  if (c.requestedAgainAs !== undefined) put('requested_again_as', c.requestedAgainAs);
   if (c.requestedAgainMessage) {
-    put('requested_again_channel', c.requestedAgainMessage.channelId);
-    put('requested_again_ts', c.requestedAgainMessage.ts);
+    set.requested_again_channel = c.requestedAgainMessage.channelId;
+    set.requested_again_ts = c.requestedAgainMessage.ts;
   }
-  return set as Updateable<TrackedApprovalRow>;
+  return set;
 }
 
 /** One fence item as a condition on the approval's row. */
