@@ -18,6 +18,7 @@ import {
 } from '../approvals/tracked-approval.ts';
 import type { DialectName } from './database.ts';
 import { wholeMs } from './db-clock.ts';
+import { loginIs } from './login-match.ts';
 import { announcementRow, insertAnnouncements, relane, sentPost } from './outbox-store.ts';
 import { toApproval } from './rows.ts';
 import type { Database, TrackedApprovalRow } from './schema.ts';
@@ -64,13 +65,36 @@ export async function applyTransition(
   t: Transition,
   now: Date,
 ): Promise<TrackedApproval | undefined> {
-  const row = await db
-    .updateTable('tracked_approvals')
-    .set((eb) => columnsOf(t.change, eb))
-    .where('djbh', '=', djbh)
-    .where((eb) => eb.and(t.fence.map((item) => fenceHolds(eb, djbh, item))))
-    .returningAll()
-    .executeTakeFirst();
+  const approval = await writeTransition(db, djbh, t, now);
+  if (!approval) return undefined;
+  for (const next of t.follows ?? []) await applyEvent(db, dialect, next.djbh, next.event, { now });
+  return approval;
+}
+
+/** A transition without what follows for other approvals: its change, announcements and lanes. */
+export async function writeTransition(
+  db: Db,
+  djbh: string,
+  t: Omit<Transition, 'follows'>,
+  now: Date,
+): Promise<TrackedApproval | undefined> {
+  const fenced = (eb: Eb) => eb.and(t.fence.map((item) => fenceHolds(eb, djbh, item)));
+  // Nothing to change (a link for an approval that records it already): the fence alone.
+  const row =
+    Object.keys(t.change).length === 0
+      ? await db
+          .selectFrom('tracked_approvals')
+          .selectAll()
+          .where('djbh', '=', djbh)
+          .where(fenced)
+          .executeTakeFirst()
+      : await db
+          .updateTable('tracked_approvals')
+          .set((eb) => columnsOf(t.change, eb))
+          .where('djbh', '=', djbh)
+          .where(fenced)
+          .returningAll()
+          .executeTakeFirst();
   if (!row) return undefined;
   const approval = toApproval(row);
   if (t.dropsEarlierApproversAnnouncements)
@@ -83,7 +107,6 @@ export async function applyTransition(
       .execute();
   await recordAnnouncements(db, approval, t, now);
   if (t.relanes) await relane(db, djbh);
-  for (const next of t.follows ?? []) await applyEvent(db, dialect, next.djbh, next.event, { now });
   return approval;
 }
 
@@ -266,6 +289,10 @@ function fenceHolds(eb: Eb, djbh: string, item: FenceItem): Expression<SqlBool> 
         '>=',
         item.atLeast,
       );
+    case 'approver-login':
+      return loginIs('approver_login', item.login);
+    case 'approver-account':
+      return eb('approver_slack_id', '=', item.chatId);
     case 'not-requested-again':
       return eb('requested_again_as', 'is', null);
     case 'requested-again-as':

@@ -6,23 +6,21 @@ import {
   type Kysely,
   type SqlBool,
   sql,
-  type UpdateQueryBuilder,
-  type UpdateResult,
 } from 'kysely';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
 import type { LifecycleEvent } from '../approvals/lifecycle/events.ts';
 import { type At, type LifecycleApproval, transition } from '../approvals/lifecycle/transition.ts';
-import type { NewTrackedApproval } from '../approvals/tracked-approval.ts';
-import { applyEvent, applyTransition, unansweredReminders } from './apply-transition.ts';
+import type { NewTrackedApproval, TrackedApproval } from '../approvals/tracked-approval.ts';
+import {
+  applyEvent,
+  applyTransition,
+  unansweredReminders,
+  writeTransition,
+} from './apply-transition.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
-import {
-  announcementRow,
-  findApproval,
-  insertAnnouncement,
-  insertAnnouncements,
-} from './outbox-store.ts';
+import { announcementRow, findApproval, insertAnnouncements } from './outbox-store.ts';
 import { prepared } from './postgres-prepared.ts';
 import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
@@ -347,36 +345,12 @@ export async function markApproverReachable(
   now: Date,
   chatId?: string,
 ): Promise<number> {
-  const waiting = (qb: ApprovalUpdate) =>
-    qb
-      .where(() => loginIs('approver_login', login))
-      .where('decision', '=', 'pending')
-      .where('tracking', '=', 'active');
-  const cleared = await db
-    .updateTable('tracked_approvals')
-    .set({ approver_unreachable_since: null, updated_at: now.getTime() })
-    .$call(waiting)
-    .where('approver_unreachable_since', 'is not', null)
-    .returning('djbh')
-    .execute();
-  if (chatId)
-    await db
-      .updateTable('tracked_approvals')
-      .set({ approver_slack_id: chatId })
-      .$call(waiting)
-      .execute();
-  // Named by when, so that a mark set again later and cleared again edits the message again.
-  for (const { djbh } of cleared)
-    await insertAnnouncement(
-      db,
-      djbh,
-      'parent-update',
-      null,
-      now,
-      null,
-      `approver-linked-${now.getTime()}`,
-    );
-  return cleared.length;
+  let cleared = 0;
+  for (const approval of await waitingForLogin(db, login)) {
+    const t = transition(approval, { kind: 'approver-linked', chatId }, { now });
+    if ((await writeTransition(db, approval.djbh, t, now)) && t.announcements.length > 0) cleared++;
+  }
+  return cleared;
 }
 
 /**
@@ -385,22 +359,31 @@ export async function markApproverReachable(
  * rolling deploy (this one finds the approver by login as each message goes, approvals/person.ts).
  */
 export async function forgetApproverAccount(db: Db, chatId: string, login: string): Promise<void> {
-  await db
-    .updateTable('tracked_approvals')
-    .set({ approver_slack_id: null })
-    .where('approver_slack_id', '=', chatId)
+  const now = new Date();
+  for (const approval of await waitingForLogin(db, login))
+    if (approval.approverSlackId === chatId)
+      await writeTransition(
+        db,
+        approval.djbh,
+        transition(approval, { kind: 'approver-unlinked', chatId }, { now }),
+        now,
+      );
+}
+
+/**
+ * The approvals waiting for the approver with `login` (pending and followed), as a link's events
+ * read them; each event's fence checks again as it is written.
+ */
+async function waitingForLogin(db: Db, login: string): Promise<TrackedApproval[]> {
+  const rows = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
     .where(() => loginIs('approver_login', login))
     .where('decision', '=', 'pending')
     .where('tracking', '=', 'active')
     .execute();
+  return rows.map(toApproval);
 }
-
-type ApprovalUpdate = UpdateQueryBuilder<
-  Database,
-  'tracked_approvals',
-  'tracked_approvals',
-  UpdateResult
->;
 
 type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
 

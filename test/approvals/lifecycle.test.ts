@@ -466,6 +466,43 @@ const table: Row[] = [
       announcements: [{ kind: 'parent-update', detail: 'again-posted:A-2' }],
     },
   },
+  {
+    name: 'approver linked while marked unreachable: reachable again, Request again dropped',
+    approval: { ...base, approverSlackId: null, approverUnreachableSince: NOW },
+    event: { kind: 'approver-linked', chatId: 'U0NEW' },
+    at: unclaimed,
+    expected: {
+      change: { approverSlackId: 'U0NEW', approverUnreachableSince: null, updatedAt: NOW },
+      fence: [{ kind: 'open' }, { kind: 'approver-login', login: MARIA.login }],
+      announcements: [{ kind: 'parent-update', detail: `approver-linked-${NOW.getTime()}` }],
+    },
+  },
+  {
+    name: 'approver linked while reachable: only the account recorded',
+    approval: base,
+    event: { kind: 'approver-linked', chatId: 'U0NEW' },
+    at: unclaimed,
+    expected: {
+      change: { approverSlackId: 'U0NEW' },
+      fence: [{ kind: 'open' }, { kind: 'approver-login', login: MARIA.login }],
+      announcements: [],
+    },
+  },
+  {
+    name: 'approver unlinked: the account is no longer recorded',
+    approval: base,
+    event: { kind: 'approver-unlinked', chatId: MARIA.chatId },
+    at: unclaimed,
+    expected: {
+      change: { approverSlackId: null },
+      fence: [
+        { kind: 'open' },
+        { kind: 'approver-login', login: MARIA.login },
+        { kind: 'approver-account', chatId: MARIA.chatId },
+      ],
+      announcements: [],
+    },
+  },
 ];
 
 describe('transition', () => {
@@ -489,6 +526,8 @@ describe('transition', () => {
       'approver-found': true,
       'request-posted': true,
       'request-again-posted': true,
+      'approver-linked': true,
+      'approver-unlinked': true,
     };
     expect([...kinds].sort()).toEqual(Object.keys(every).sort());
   });

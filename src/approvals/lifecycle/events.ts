@@ -57,7 +57,14 @@ export type LifecycleEvent =
   /** The request message was posted (maybe elsewhere than asked: the requester's DM). */
   | { kind: 'request-posted'; channel: string; ts: string }
   /** The request that replaced this one (Request again, `as`) was posted. */
-  | { kind: 'request-again-posted'; as: string; channel: string; ts: string };
+  | { kind: 'request-again-posted'; as: string; channel: string; ts: string }
+  /**
+   * A chat account was linked to the approver's login (by them or an admin): whoever the
+   * identities give for the login is reached from now on (person.ts).
+   */
+  | { kind: 'approver-linked'; chatId?: string }
+  /** The link of `chatId` to the approver's login was removed (or moved to another login). */
+  | { kind: 'approver-unlinked'; chatId: string };
 
 export type LifecycleEventKind = LifecycleEvent['kind'];
 

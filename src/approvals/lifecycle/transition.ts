@@ -20,7 +20,7 @@ export type LifecycleApproval = Pick<
   | 'approverSlackId'
   | 'approverTerm'
   | 'formerApprovers'
-> & { againOf?: string | null };
+> & { againOf?: string | null; approverUnreachableSince?: Date | null };
 
 /** Facts of an approval's announcements a transition may need; see FACTS_NEEDED. */
 export interface Facts {
@@ -64,7 +64,7 @@ export interface ApprovalChange {
     since: Date;
     formerApprovers: readonly Person[];
   };
-  approverSlackId?: string;
+  approverSlackId?: string | null;
   remindersSent?: number;
   lastRemindedAt?: Date | null;
   approverUnreachableSince?: Date | null;
@@ -100,6 +100,10 @@ export type FenceItem =
    * `answerWithinMs` or more before `now` (counted by the store in SQL).
    */
   | { kind: 'unanswered-reminders'; atLeast: number; answerWithinMs: number; now: Date }
+  /** Its approver is the person with this login (compared as person.ts compares logins). */
+  | { kind: 'approver-login'; login: string }
+  /** It records this chat account for its approver. */
+  | { kind: 'approver-account'; chatId: string }
   | { kind: 'not-requested-again' }
   | { kind: 'requested-again-as'; djbh: string };
 
@@ -366,6 +370,35 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
           },
         ]
       : [],
+  }),
+
+  // Reachable again: its reminders (and escalation) resume and the request message drops Request
+  // again, named by when, so a mark set again later and cleared again edits it again. The account
+  // recorded for the approver becomes the linked one, for a previous release that still
+  // addresses by it during a rolling deploy (this one asks the identities as each message goes).
+  'approver-linked': (approval, { chatId }, { now }) => {
+    const unreachable = approval.approverUnreachableSince != null;
+    return {
+      change: {
+        ...(chatId ? { approverSlackId: chatId } : {}),
+        ...(unreachable ? { approverUnreachableSince: null, updatedAt: now } : {}),
+      },
+      fence: [{ kind: 'open' }, { kind: 'approver-login', login: approval.approverLogin }],
+      announcements: unreachable
+        ? [{ kind: 'parent-update', detail: `approver-linked-${now.getTime()}` }]
+        : [],
+    };
+  },
+
+  // Stops recording the account, for a previous release that still addresses by it.
+  'approver-unlinked': (approval, { chatId }) => ({
+    change: { approverSlackId: null },
+    fence: [
+      { kind: 'open' },
+      { kind: 'approver-login', login: approval.approverLogin },
+      { kind: 'approver-account', chatId },
+    ],
+    announcements: [],
   }),
 
   'request-again-posted': (_approval, { as, channel, ts }, { now }) => ({
