@@ -29,11 +29,33 @@ type Db = Kysely<Database>;
 
 /**
  * The approvals' repository over Kysely: what is known of each approval and its checks. Recording
- * a fact queues the announcements that tell it (outbox-store.ts) in the same transaction.
- * Repository functions below take the database or a transaction first; the methods here own the
+ * what happened applies the lifecycle's transition (apply-transition.ts): the change under its
+ * fence and the announcements that tell it (outbox-store.ts), in one transaction. Repository
+ * functions below take the database or a transaction first; the methods here own the
  * transactions.
  */
 export function createApprovalRepository(db: Db, dialect: DialectName): ApprovalRepository {
+  return { ...eventRecords(db, dialect), ...checkClaims(db, dialect), ...approvalLists(db) };
+}
+
+type EventRecords = Pick<
+  ApprovalRepository,
+  | 'createApproval'
+  | 'recordCheck'
+  | 'recordDecision'
+  | 'finish'
+  | 'giveUp'
+  | 'recordHandover'
+  | 'recordReminder'
+  | 'recordEscalation'
+  | 'unansweredReminders'
+>;
+
+/**
+ * The methods that record what happened to an approval: each one event of the lifecycle, applied
+ * as the domain's transition says (apply-transition.ts).
+ */
+function eventRecords(db: Db, dialect: DialectName): EventRecords {
   /** What happened, applied as the domain's transition says, in one transaction. */
   const apply = (djbh: string, event: LifecycleEvent, at: At) =>
     db
@@ -57,6 +79,47 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       });
     },
 
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
+      const event = { kind: 'checked', nextCheckAt, failed, unknown } as const;
+      // Nothing of the approval as it was matters to a check's end: no read before the write.
+      const t = transition({ djbh } as LifecycleApproval, event, { now, claim });
+      return (await applyTransition(db, dialect, djbh, t, now)) !== undefined;
+    },
+
+    recordDecision: (djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) =>
+      apply(djbh, { kind: 'decided', decision, decidedBy, ended, nextCheckAt }, { now, claim }),
+
+    finish: (djbh, reason, now, claim) => apply(djbh, { kind: 'closed', reason }, { now, claim }),
+
+    giveUp: (djbh, now, claim) => apply(djbh, { kind: 'gave-up' }, { now, claim }),
+
+    recordHandover: (djbh, { fromTerm, to, former, now, nextCheckAt }, claim) =>
+      apply(
+        djbh,
+        { kind: 'handed-over', handover: { fromTerm, to, former }, nextCheckAt },
+        { now, claim },
+      ),
+
+    recordReminder: (djbh, occurrence, now, claim) =>
+      apply(djbh, { kind: 'reminder-due', occurrence }, { now, claim }),
+
+    unansweredReminders: (djbh, { now, answerWithinMs }) =>
+      unansweredReminders(db, djbh, now, answerWithinMs),
+
+    recordEscalation: (djbh, { to, afterReminders, answerWithinMs, now }, claim) =>
+      apply(djbh, { kind: 'escalation-due', to, afterReminders, answerWithinMs }, { now, claim }),
+  };
+}
+
+/** Claims of due approvals for a poll pass, and what a sweep writes of those that found nothing. */
+function checkClaims(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  ApprovalRepository,
+  'getApproval' | 'markHot' | 'claimDue' | 'recordChecks' | 'releaseClaim'
+> {
+  return {
     getApproval: (djbh) => findApproval(db, djbh),
 
     async markHot(approverLogin, now, until, atMost) {
@@ -89,13 +152,6 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
-    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
-      const event = { kind: 'checked', nextCheckAt, failed, unknown } as const;
-      // Nothing of the approval as it was matters to a check's end: no read before the write.
-      const t = transition({ djbh } as LifecycleApproval, event, { now, claim });
-      return (await applyTransition(db, dialect, djbh, t, now)) !== undefined;
-    },
-
     async recordChecks(checks, now) {
       if (checks.length === 0) return [];
       const result = await recordUnchanged(db, dialect, checks, now);
@@ -111,30 +167,14 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
         .where('check_token', '=', claim)
         .execute();
     },
+  };
+}
 
-    recordDecision: (djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) =>
-      apply(djbh, { kind: 'decided', decision, decidedBy, ended, nextCheckAt }, { now, claim }),
-
-    finish: (djbh, reason, now, claim) => apply(djbh, { kind: 'closed', reason }, { now, claim }),
-
-    giveUp: (djbh, now, claim) => apply(djbh, { kind: 'gave-up' }, { now, claim }),
-
-    recordHandover: (djbh, { fromTerm, to, former, now, nextCheckAt }, claim) =>
-      apply(
-        djbh,
-        { kind: 'handed-over', handover: { fromTerm, to, former }, nextCheckAt },
-        { now, claim },
-      ),
-
-    recordReminder: (djbh, occurrence, now, claim) =>
-      apply(djbh, { kind: 'reminder-due', occurrence }, { now, claim }),
-
-    unansweredReminders: (djbh, { now, answerWithinMs }) =>
-      unansweredReminders(db, djbh, now, answerWithinMs),
-
-    recordEscalation: (djbh, { to, afterReminders, answerWithinMs, now }, claim) =>
-      apply(djbh, { kind: 'escalation-due', to, afterReminders, answerWithinMs }, { now, claim }),
-
+/** The lists people read: what waits for them, what they requested. */
+function approvalLists(
+  db: Db,
+): Pick<ApprovalRepository, 'waitingFor' | 'requestedBy' | 'openRequestsBy'> {
+  return {
     waitingFor: (login, limit) =>
       page(db, limit, (eb) =>
         eb.and([

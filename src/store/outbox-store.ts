@@ -27,43 +27,18 @@ const greatest = (dialect: DialectName) => sql.raw(dialect === 'postgres' ? 'gre
  * transactions.
  */
 export function createOutbox(db: Db, dialect: DialectName): Outbox {
+  return { ...outboxReads(db, dialect), ...deliveryAttempts(db, dialect) };
+}
+
+/** One attempt at an announcement: its claim, and what it recorded (fenced by the claim). */
+function deliveryAttempts(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  Outbox,
+  'claimAnnouncement' | 'markAnnouncementSent' | 'markAnnouncementRetry' | 'markAnnouncementFinal'
+> {
   return {
-    async pendingAnnouncements(limit) {
-      const rows = await db
-        .selectFrom('announcements')
-        .selectAll()
-        .where('state', '=', 'pending')
-        .orderBy('created_at')
-        .orderBy('djbh')
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
-      return rows.map(toAnnouncement);
-    },
-
-    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
-      await fillMissingLanes(db);
-      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
-        includeHeldLanes,
-        laneLookaheadMs,
-      });
-      if (heads.length === 0) return [];
-      const approvals = await db
-        .selectFrom('tracked_approvals')
-        .selectAll()
-        .where(
-          'djbh',
-          'in',
-          heads.map((h) => h.djbh),
-        )
-        .execute();
-      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
-      return heads.flatMap((head) => {
-        const approval = byDjbh.get(head.djbh);
-        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
-      });
-    },
-
     async claimAnnouncement(
       { id, attempts },
       now,
@@ -184,6 +159,57 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
           .where('attempt_token', '=', claim.token)
           .executeTakeFirst();
         return Number(result.numUpdatedRows) === 1;
+      });
+    },
+  };
+}
+
+/** What waits, what can go now, where a post went, and what failed (for an operator). */
+function outboxReads(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  Outbox,
+  | 'pendingAnnouncements'
+  | 'deliverable'
+  | 'sentPost'
+  | 'failedAnnouncements'
+  | 'redriveAnnouncements'
+> {
+  return {
+    async pendingAnnouncements(limit) {
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('state', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('djbh')
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(toAnnouncement);
+    },
+
+    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
+      await fillMissingLanes(db);
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
+        includeHeldLanes,
+        laneLookaheadMs,
+      });
+      if (heads.length === 0) return [];
+      const approvals = await db
+        .selectFrom('tracked_approvals')
+        .selectAll()
+        .where(
+          'djbh',
+          'in',
+          heads.map((h) => h.djbh),
+        )
+        .execute();
+      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
+      return heads.flatMap((head) => {
+        const approval = byDjbh.get(head.djbh);
+        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
       });
     },
 
