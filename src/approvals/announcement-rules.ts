@@ -48,7 +48,8 @@ export interface AnnouncementRule {
   repeatable: boolean;
   /**
    * Dropped (`skipped`) when, by the time it goes out, the approval was decided or stopped, or its
-   * approver proved unreachable (reminders).
+   * approver proved unreachable (reminders): lifecycle/reminders.ts's stillWorthReminding, the
+   * rule that decided the reminder, asked again.
    */
   onlyWhilePending: boolean;
   /**

@@ -3,9 +3,11 @@ import type { Handover } from './handover.ts';
 import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
 
 /**
- * The approvals as the domain records them: each one and what its checks found. Recording a fact
- * queues the announcements that tell it, in the same transaction (see Outbox). Implemented with
- * Kysely in src/store.
+ * The approvals as the domain records them: each one and what its checks found. Each recording
+ * method is an event of the lifecycle (lifecycle/events.ts): what changes, under which fence, and
+ * which announcements it queues in the same transaction is the event's transition
+ * (lifecycle/transition.ts); the store applies it and decides nothing. Implemented with Kysely in
+ * src/store (apply-transition.ts).
  */
 /** A check that found nothing new: when to look again, and whether the service knew the number. */
 export interface UnchangedCheck {

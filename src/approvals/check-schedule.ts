@@ -109,7 +109,9 @@ export interface ReminderOptions {
 }
 
 /**
- * The number of the reminder due now for a pending approval, or undefined when none is. Counted
+ * The reminders' schedule: the number of the reminder due now for a pending approval, or undefined
+ * when none is. Whether one is sent at all is decided in lifecycle/reminders.ts (followUpsDue),
+ * which asks this. Counted
  * for its current approver: one the service gave it to (handover.ts) starts from none, `afterMs`
  * after they got it (`approverSince`).
  */

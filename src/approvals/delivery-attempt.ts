@@ -7,6 +7,7 @@ import {
   type FailureVerdict,
 } from './delivery-failure.ts';
 import type { createLanePacer } from './lane-pacer.ts';
+import { stillWorthReminding } from './lifecycle/reminders.ts';
 import type { AnnouncementClaim, Deliverable, Outbox } from './outbox.ts';
 import type { TrackedApproval } from './tracked-approval.ts';
 
@@ -151,9 +152,9 @@ async function checkStep(env: Env, at: Attempt): Promise<boolean> {
   return false;
 }
 
+/** The lifecycle's rule (still worth reminding), then the service asked once more. */
 async function worthReminding(env: Env, approval: TrackedApproval): Promise<boolean> {
-  if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
-  if (approval.approverUnreachableSince) return false;
+  if (!stillWorthReminding(approval)) return false;
   if (!env.stillPending) return true;
   // When the service cannot say, the recorded state (pending) stands.
   return env.stillPending(approval).catch(() => true);

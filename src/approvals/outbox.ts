@@ -80,11 +80,12 @@ export interface Outbox {
     commitHorizonMs?: number,
   ): Promise<AnnouncementClaim | undefined>;
   /**
-   * Delivered; for the request message this also records where the thread is, and queues the
-   * edit that adds the thread's link to the approver's DM. A delivery that found the approver
-   * unreachable marks the approval so (the first time, with the announcement that tells the
-   * requester). False (and nothing written) when the
-   * claim is no longer the current attempt.
+   * Delivered, with what the delivery tells of the approval (lifecycle/deliveries.ts: the request
+   * posted, the approver unreachable or found) applied as those events' transitions, in the same
+   * transaction: for the request message, where the thread is and the edit that adds its link to
+   * the approver's DM; for an approver found unreachable, the mark (the first time, with the
+   * announcement that tells the requester). False (and nothing written) when the claim is no
+   * longer the current attempt.
    */
   markAnnouncementSent(
     claim: AnnouncementClaim,

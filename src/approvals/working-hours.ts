@@ -3,7 +3,7 @@
  * approver's working hours in their own time zone (the chat says which: Slack's `tz`), on working
  * days; how long someone has waited counts working time, so a Friday-evening request is not
  * "waiting 3 days" on Monday morning. The rule is here, as data and pure functions of an instant;
- * the poll pass asks it before it records a reminder or an escalation.
+ * the lifecycle (lifecycle/reminders.ts, heldForWorkingHours) asks it before a reminder or an escalation is recorded.
  */
 
 export interface WorkingHours {

@@ -6,21 +6,12 @@ import {
   nextCheckAfterFailure,
   nextCheckAt,
   type ReminderOptions,
-  reminderDue,
 } from '../approvals/check-schedule.ts';
-import {
-  type EscalationOptions,
-  type EscalationTarget,
-  escalationDue,
-} from '../approvals/escalation.ts';
-import { handoverOf } from '../approvals/handover.ts';
+import type { EscalationOptions, EscalationTarget } from '../approvals/escalation.ts';
+import { type SeenEvent, whatTheCheckSaw } from '../approvals/lifecycle/check-outcome.ts';
+import { followUpsDue, heldForWorkingHours } from '../approvals/lifecycle/reminders.ts';
 import type { TrackedApproval } from '../approvals/tracked-approval.ts';
-import {
-  isWorkingTime,
-  nextWorkingStart,
-  type WorkingHours,
-  zoneOrDefault,
-} from '../approvals/working-hours.ts';
+import { type WorkingHours, zoneOrDefault } from '../approvals/working-hours.ts';
 import { startLogContext } from '../log-context.ts';
 
 export interface PollOptions {
@@ -122,10 +113,36 @@ const DAY_MS = 86_400_000;
 // check: two writes.
 const RECORD_WITHIN_MS = 1000;
 
+type Status = Awaited<ReturnType<PollDeps['service']['getStatus']>>;
+
+/** An approval this pass claimed, and when (the claim's lease runs from then). */
+interface Claimed {
+  approval: TrackedApproval;
+  claimedAt: number;
+}
+
+/** One pass: what it was given, and what it has found so far. */
+interface Pass {
+  deps: PollDeps;
+  options: PollOptions;
+  now: Date;
+  stop?: AbortSignal;
+  counts: PollCounts;
+  unchanged: ReturnType<typeof batchedRecorder>;
+  /** Checks in a row that found the service unavailable. */
+  unavailableInARow: number;
+  /**
+   * The first store error of any worker: the pass ends there (the other workers take nothing
+   * more), and fails with it once every worker has finished what it had.
+   */
+  broken?: { error: unknown };
+}
+
 /**
  * One poll pass at `now`: keeps claiming approvals that are due (a few times `concurrency` at a
  * time) while its budget lasts, asks the service about each with `concurrency` checks in flight,
- * and records each change together with its announcements. Delivery happens elsewhere (the
+ * and records what each check saw as the lifecycle's event (approvals/lifecycle/), whose
+ * transition the store applies with its announcements. Delivery happens elsewhere (the
  * dispatcher), so a slow chat never holds up the checks.
  *
  * `stop` (SIGTERM) ends the pass early: nothing more is claimed, what was claimed but not yet
@@ -143,7 +160,36 @@ export async function pollOnce(
   now: Date,
   stop?: AbortSignal,
 ): Promise<PollCounts> {
-  const counts: PollCounts = {
+  const pass: Pass = {
+    deps,
+    options,
+    now,
+    stop,
+    counts: emptyCounts(),
+    unchanged: batchedRecorder(deps.store, now, sweepBatches(options.concurrency).record),
+    unavailableInARow: 0,
+  };
+  const claims = claimQueue(pass);
+  // A pass is one unit: a worker that fails stops the others from taking more, and the pass
+  // settles only after its last worker (so the next tick never overlaps it, and a stop that
+  // waits for it may close the database then).
+  const workers = Array.from({ length: options.concurrency }, async () => {
+    try {
+      for (let item = await claims.next(); item; item = await claims.next()) {
+        const current = item;
+        await startLogContext({ djbh: current.approval.djbh }, () => check(pass, current));
+      }
+    } catch (error) {
+      pass.broken ??= { error };
+    }
+  });
+  await Promise.all(workers);
+  await endPass(pass, await claims.leftOver());
+  return pass.counts;
+}
+
+function emptyCounts(): PollCounts {
+  return {
     checked: 0,
     changed: 0,
     failed: 0,
@@ -155,35 +201,36 @@ export async function pollOnce(
     changedDjbhs: [],
     endedDjbhs: [],
   };
-  const list = (numbers: string[], djbh: string) => {
-    if (numbers.length < LISTED_DJBHS) numbers.push(djbh);
-  };
+}
+
+const list = (numbers: string[], djbh: string) => {
+  if (numbers.length < LISTED_DJBHS) numbers.push(djbh);
+};
+
+const outage = (pass: Pass) => pass.unavailableInARow >= OUTAGE_THRESHOLD;
+
+/**
+ * The approvals a pass checks, claimed a batch at a time while the pass may claim: not broken,
+ * not stopped, not in an outage, within its budget, and (a hot pass) within its share.
+ */
+function claimQueue(pass: Pass) {
+  const { deps, options, now, stop } = pass;
   const stopClaimingAt = performance.now() + options.passBudgetMs;
-  const batches = sweepBatches(options.concurrency);
-  const queue: Array<{ approval: TrackedApproval; claimedAt: number }> = [];
+  const batch = sweepBatches(options.concurrency).claim;
+  const queue: Claimed[] = [];
   let exhausted = false;
   let claiming: Promise<void> | undefined;
-  let unavailableInARow = 0;
-  const outage = () => unavailableInARow >= OUTAGE_THRESHOLD;
-  const unchanged = batchedRecorder(deps.store, now, batches.record);
-  const scheduleNext = (approval: TrackedApproval) =>
-    nextCheckAt(approval, now, options, deps.approverZoneKnown?.(approval));
   // A hot pass claims at most its share, and only hot approvals.
   let leftToClaim = options.hotOnly?.atMost ?? Number.POSITIVE_INFINITY;
-
-  // The first store error of any worker: the pass ends there (the other workers take nothing
-  // more), and fails with it once every worker has finished what it had.
-  let broken: { error: unknown } | undefined;
-
   const mayClaim = () =>
-    !broken &&
+    !pass.broken &&
     !exhausted &&
     leftToClaim > 0 &&
-    !outage() &&
+    !outage(pass) &&
     !stop?.aborted &&
     performance.now() <= stopClaimingAt;
   const claimMore = () => {
-    const limit = Math.min(batches.claim, leftToClaim);
+    const limit = Math.min(batch, leftToClaim);
     claiming ??= deps.store
       .claimDue(now, limit, options.leaseMs, options.hotOnly ? { hotOnly: true } : undefined)
       .then((rows) => {
@@ -197,315 +244,311 @@ export async function pollOnce(
       });
     return claiming;
   };
-
-  async function next(): Promise<{ approval: TrackedApproval; claimedAt: number } | undefined> {
-    for (;;) {
-      if (broken) return undefined;
-      // The next batch is claimed while the last `concurrency` of this one are checked, so no
-      // check waits for a claim's round trip (on Postgres it stalled every worker once a batch).
-      if (queue.length <= options.concurrency && mayClaim()) void claimMore().catch(() => {});
-      const item = queue.shift();
-      if (item) return item;
-      if (!mayClaim()) return undefined;
-      await claimMore();
-    }
-  }
-
-  async function check({
-    approval,
-    claimedAt,
-  }: {
-    approval: TrackedApproval;
-    claimedAt: number;
-  }): Promise<void> {
-    // The claim's lease covers the pass's budget plus one check: a check that starts later could
-    // outlive the claim and overlap another replica's. It is given back for the next pass, as is
-    // one not started when the stop came.
-    if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
-      counts.deferred++;
-      await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
-      return;
-    }
-    if (outage()) {
-      counts.deferred++;
-      await deps.store.recordCheck(
-        approval.djbh,
-        {
-          now,
-          nextCheckAt: nextCheckAfterFailure(1, now, options),
-          failed: false,
-          unknown: approval.unknownSince !== null,
-        },
-        approval.checkClaim,
-      );
-      return;
-    }
-    let status: Awaited<ReturnType<PollDeps['service']['getStatus']>>;
-    try {
-      status = await deps.service.getStatus(approval.djbh);
-    } catch (error) {
-      counts.failed++;
-      if (error instanceof ApprovalServiceError && error.kind === 'unavailable')
-        unavailableInARow++;
-      deps.logger.warn(
-        { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
-        'status check failed',
-      );
-      await deps.store.recordCheck(
-        approval.djbh,
-        {
-          now,
-          nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, now, options),
-          failed: true,
-        },
-        approval.checkClaim,
-      );
-      return;
-    }
-    unavailableInARow = 0;
-    counts.checked++;
-    await record(approval, status, claimedAt);
-  }
-
-  /** What a successful check means; the give-up comes after it, so a last-minute decision counts. */
-  async function record(
-    approval: TrackedApproval,
-    status: Awaited<ReturnType<PollDeps['service']['getStatus']>>,
-    claimedAt: number,
-  ): Promise<void> {
-    const age = now.getTime() - approval.createdAt.getTime();
-    if (status.decision !== approval.decision) {
-      counts.changed++;
-      list(counts.changedDjbhs, approval.djbh);
-      const recorded = await deps.store.recordDecision(
-        approval.djbh,
-        {
-          decision: status.decision,
-          decidedBy: status.approver ?? approval.approverLogin,
-          ended: status.ended,
-          now,
-          nextCheckAt: scheduleNext(approval),
-        },
-        approval.checkClaim,
-      );
-      if (recorded)
-        deps.logger.info(
-          {
-            djbh: approval.djbh,
-            from: approval.decision,
-            decision: status.decision,
-            decidedBy: status.approver ?? approval.approverLogin,
-            ended: status.ended,
-          },
-          'approval status changed',
-        );
-      return deps.announce?.();
-    }
-    if (status.ended && status.decision === 'pending') {
-      counts.finished++;
-      list(counts.endedDjbhs, approval.djbh);
-      if (await deps.store.finish(approval.djbh, 'ended', now, approval.checkClaim))
-        deps.logger.info(
-          { djbh: approval.djbh },
-          'approval closed by the service without a decision; no longer followed',
-        );
-      return deps.announce?.();
-    }
-    if (status.unknown) {
-      const since = approval.unknownSince ?? now;
-      deps.logger.warn(
-        { djbh: approval.djbh, unknownSince: since.toISOString() },
-        'the approval service does not know this approval number',
-      );
-      if (now.getTime() - since.getTime() >= (options.unknownForMs ?? DAY_MS)) {
-        counts.finished++;
-        list(counts.endedDjbhs, approval.djbh);
-        if (await deps.store.finish(approval.djbh, 'vanished', now, approval.checkClaim))
-          deps.logger.info(
-            { djbh: approval.djbh, unknownSince: since.toISOString() },
-            'the approval service no longer knows this approval; no longer followed',
-          );
-        return deps.announce?.();
+  return {
+    async next(): Promise<Claimed | undefined> {
+      for (;;) {
+        if (pass.broken) return undefined;
+        // The next batch is claimed while the last `concurrency` of this one are checked, so no
+        // check waits for a claim's round trip (on Postgres it stalled every worker once a batch).
+        if (queue.length <= options.concurrency && mayClaim()) void claimMore().catch(() => {});
+        const item = queue.shift();
+        if (item) return item;
+        if (!mayClaim()) return undefined;
+        await claimMore();
       }
-    }
-    if (age >= options.giveUpAfterMs) {
-      counts.gaveUp++;
-      list(counts.endedDjbhs, approval.djbh);
-      if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
-        deps.logger.info(
-          { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
-          'gave up following the approval: nobody decided',
-        );
-      return deps.announce?.();
-    }
-    // The service gave it to someone else: they are the approver from now on (handover.ts).
-    const handover = handoverOf(approval, status);
-    if (handover) {
-      counts.changed++;
-      list(counts.changedDjbhs, approval.djbh);
-      const next = { ...handover, now, nextCheckAt: scheduleNext(approval) };
-      if (await deps.store.recordHandover(approval.djbh, next, approval.checkClaim))
-        deps.logger.info(
-          { djbh: approval.djbh, from: approval.approverLogin, to: handover.to.login },
-          'approval handed to another approver',
-        );
-      return deps.announce?.();
-    }
-    const reminder =
-      // No reminders to an approver Slack said cannot be reached (the requester was told).
-      options.reminders &&
-      status.decision === 'pending' &&
-      !status.unknown &&
-      !approval.approverUnreachableSince
-        ? reminderDue(approval, now, options.reminders)
-        : undefined;
-    const escalating =
-      options.escalation !== undefined &&
-      status.decision === 'pending' &&
-      !status.unknown &&
-      escalationDue(approval, now, options.escalation, status.approver);
-    // Outside the approver's working hours both wait: the next check comes at their next start.
-    const heldUntil =
-      reminder !== undefined || escalating ? await outsideWorkingHours(approval) : undefined;
-    if (heldUntil !== undefined) {
-      deps.logger.debug(
-        { djbh: approval.djbh, until: heldUntil?.toISOString() },
-        'reminder or escalation waits for the approver’s working hours',
-      );
-    } else if (reminder !== undefined) {
-      if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
-        deps.logger.info(
-          { djbh: approval.djbh, reminder, approver: approval.approverLogin },
-          'reminder due: the approver is reminded',
-        );
-      counts.reminded++;
-      deps.announce?.();
-    }
-    if (escalating && heldUntil === undefined && options.escalation)
-      await escalate(approval, options.escalation, claimedAt);
-    const next = scheduleNext(approval);
-    unchanged.add({
-      djbh: approval.djbh,
-      claim: approval.checkClaim,
-      // Held for the approver's working hours: looked at again when they start.
-      nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
-      unknown: status.unknown,
-    });
-  }
+    },
+    /** What was claimed but never checked, once a claim still under way has come back. */
+    async leftOver(): Promise<Claimed[]> {
+      await claiming?.catch(() => {});
+      return queue.splice(0);
+    },
+  };
+}
 
-  /**
-   * When `now` is outside the approver's working hours (in their own zone, else the default):
-   * their next working start; undefined inside them, or without working hours.
-   */
-  async function outsideWorkingHours(approval: TrackedApproval): Promise<Date | undefined> {
-    const hours = options.workingHours;
-    if (!hours) return undefined;
-    // A zone that cannot be looked up now is the default zone's: the rule still holds.
-    const own = await deps.approverTimeZone?.(approval).catch(() => undefined);
-    const zone = zoneOrDefault(own, hours);
-    if (isWorkingTime(now, zone, hours)) return undefined;
-    // Hours that name no working day: nothing is ever due; look again at the usual pace.
-    return nextWorkingStart(now, zone, hours) ?? new Date(now.getTime() + options.maxIntervalMs);
+/**
+ * After the last worker: a claim made ahead that came back after the last check has its
+ * approvals given back at once, and the pass returns only after that write, as after every other.
+ * After a store error a release may fail too: those approvals are due again once their claim's
+ * lease ends. What the workers checked is written (or, if that fails too, checked again once the
+ * claims run out).
+ */
+async function endPass(pass: Pass, leftOver: readonly Claimed[]): Promise<void> {
+  for (const left of leftOver) {
+    pass.counts.deferred++;
+    const released = pass.deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
+    await (pass.broken ? released.catch(() => {}) : released);
   }
+  await pass.unchanged.flush().catch((error: unknown) => {
+    pass.broken ??= { error };
+  });
+  if (pass.broken) throw pass.broken.error;
+}
 
-  /**
-   * Finds the approver's leader and records the escalation. A lookup that fails is tried again at
-   * the next check; nothing is recorded meanwhile. Recording is conditional (see the store), so a
-   * replica or a retried pass that gets here too records nothing more.
-   */
-  async function escalate(
-    approval: TrackedApproval,
-    escalation: EscalationOptions,
-    claimedAt: number,
-  ): Promise<void> {
-    if (!deps.escalationTarget || stop?.aborted) return;
-    // Due by what was recorded, but the store counts only reminders delivered a full interval ago
-    // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
-    // store would refuse costs one query per check, not a walk up the chain.
-    const unanswered = await deps.store.unansweredReminders(approval.djbh, {
-      now,
-      answerWithinMs: escalation.answerWithinMs,
-    });
-    if (unanswered < escalation.afterReminders) return;
-    // The lookups (several of the service's and Slack's) end before the claim does, with time
-    // left to record: past the lease another pass may hold the approval and look up the same.
-    const timeLeft = claimedAt + options.leaseMs - RECORD_WITHIN_MS - performance.now();
-    if (timeLeft <= 0) {
-      deps.logger.info(
-        { djbh: approval.djbh },
-        'no time left in this check to look up whom to escalate to; will try again at the next check',
-      );
-      return;
-    }
-    let to: EscalationTarget | undefined;
-    try {
-      to = await withinTime(
-        (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
-        timeLeft,
-        stop,
-      );
-    } catch (error) {
-      deps.logger.warn(
-        { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
-        'could not look up whom to escalate to; will try again at the next check',
-      );
-      return;
-    }
-    const recorded = await deps.store.recordEscalation(
+/** Checks one claimed approval, unless it is too late or the service is down. */
+async function check(pass: Pass, { approval, claimedAt }: Claimed): Promise<void> {
+  const { deps, options, now, stop } = pass;
+  // The claim's lease covers the pass's budget plus one check: a check that starts later could
+  // outlive the claim and overlap another replica's. It is given back for the next pass, as is
+  // one not started when the stop came.
+  if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
+    pass.counts.deferred++;
+    await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
+    return;
+  }
+  if (outage(pass)) {
+    pass.counts.deferred++;
+    await deps.store.recordCheck(
       approval.djbh,
       {
-        to: to ?? null,
-        afterReminders: escalation.afterReminders,
-        answerWithinMs: escalation.answerWithinMs,
         now,
+        nextCheckAt: nextCheckAfterFailure(1, now, options),
+        failed: false,
+        unknown: approval.unknownSince !== null,
       },
       approval.checkClaim,
     );
-    if (!recorded) return;
-    counts.escalated++;
-    if (to) {
+    return;
+  }
+  let status: Status;
+  try {
+    status = await deps.service.getStatus(approval.djbh);
+  } catch (error) {
+    await checkFailed(pass, approval, error);
+    return;
+  }
+  pass.unavailableInARow = 0;
+  pass.counts.checked++;
+  await record(pass, { approval, claimedAt }, status);
+}
+
+async function checkFailed(pass: Pass, approval: TrackedApproval, error: unknown): Promise<void> {
+  pass.counts.failed++;
+  if (error instanceof ApprovalServiceError && error.kind === 'unavailable')
+    pass.unavailableInARow++;
+  pass.deps.logger.warn(
+    { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
+    'status check failed',
+  );
+  await pass.deps.store.recordCheck(
+    approval.djbh,
+    {
+      now: pass.now,
+      nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, pass.now, pass.options),
+      failed: true,
+    },
+    approval.checkClaim,
+  );
+}
+
+const scheduleNext = (pass: Pass, approval: TrackedApproval) =>
+  nextCheckAt(approval, pass.now, pass.options, pass.deps.approverZoneKnown?.(approval));
+
+/** What a successful check saw, as the lifecycle's event (lifecycle/check-outcome.ts). */
+async function record(pass: Pass, claimed: Claimed, status: Status): Promise<void> {
+  const { approval } = claimed;
+  const policy = {
+    giveUpAfterMs: pass.options.giveUpAfterMs,
+    unknownForMs: pass.options.unknownForMs ?? DAY_MS,
+  };
+  const seen = whatTheCheckSaw(approval, status, policy, pass.now, scheduleNext(pass, approval));
+  // A decision or a close by the service says the number is known after all.
+  const closedByService =
+    seen.kind === 'decided' || (seen.kind === 'closed' && seen.reason === 'ended');
+  if (status.unknown && !closedByService)
+    pass.deps.logger.warn(
+      { djbh: approval.djbh, unknownSince: (approval.unknownSince ?? pass.now).toISOString() },
+      'the approval service does not know this approval number',
+    );
+  if (seen.kind === 'still-pending') return followUp(pass, claimed, status);
+  await SEEN[seen.kind](pass, approval, seen as never);
+  pass.deps.announce?.();
+}
+
+type Seen = Exclude<SeenEvent, { kind: 'still-pending' }>;
+type SeenRecorder<K extends Seen['kind']> = (
+  pass: Pass,
+  approval: TrackedApproval,
+  event: Extract<Seen, { kind: K }>,
+) => Promise<void>;
+
+/** Each event a check may see, recorded (the store applies its transition), counted and logged. */
+const SEEN: { [K in Seen['kind']]: SeenRecorder<K> } = {
+  async decided({ deps, now, counts }, approval, event) {
+    counts.changed++;
+    list(counts.changedDjbhs, approval.djbh);
+    const { decision, decidedBy, ended, nextCheckAt } = event;
+    const change = { decision, decidedBy, ended, now, nextCheckAt };
+    if (await deps.store.recordDecision(approval.djbh, change, approval.checkClaim))
       deps.logger.info(
-        { djbh: approval.djbh, to: to.login, afterReminders: escalation.afterReminders },
-        'escalated to the approver’s leader',
+        { djbh: approval.djbh, from: approval.decision, decision, decidedBy, ended },
+        'approval status changed',
       );
-      deps.announce?.();
-    } else
+  },
+  async closed({ deps, now, counts }, approval, { reason }) {
+    counts.finished++;
+    list(counts.endedDjbhs, approval.djbh);
+    if (!(await deps.store.finish(approval.djbh, reason, now, approval.checkClaim))) return;
+    if (reason === 'ended')
       deps.logger.info(
         { djbh: approval.djbh },
-        'nobody above the approver to escalate to (not on Slack, away, or the requester)',
+        'approval closed by the service without a decision; no longer followed',
       );
-  }
+    else
+      deps.logger.info(
+        { djbh: approval.djbh, unknownSince: (approval.unknownSince ?? now).toISOString() },
+        'the approval service no longer knows this approval; no longer followed',
+      );
+  },
+  async 'gave-up'({ deps, now, counts }, approval) {
+    counts.gaveUp++;
+    list(counts.endedDjbhs, approval.djbh);
+    const age = now.getTime() - approval.createdAt.getTime();
+    if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
+      deps.logger.info(
+        { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
+        'gave up following the approval: nobody decided',
+      );
+  },
+  async 'handed-over'({ deps, now, counts }, approval, { handover, nextCheckAt }) {
+    counts.changed++;
+    list(counts.changedDjbhs, approval.djbh);
+    const next = { ...handover, now, nextCheckAt };
+    if (await deps.store.recordHandover(approval.djbh, next, approval.checkClaim))
+      deps.logger.info(
+        { djbh: approval.djbh, from: approval.approverLogin, to: handover.to.login },
+        'approval handed to another approver',
+      );
+  },
+};
 
-  // A pass is one unit: a worker that fails stops the others from taking more, and the pass
-  // settles only after its last worker (so the next tick never overlaps it, and a stop that
-  // waits for it may close the database then).
-  const workers = Array.from({ length: options.concurrency }, async () => {
-    try {
-      for (let item = await next(); item; item = await next()) {
-        const current = item;
-        await startLogContext({ djbh: current.approval.djbh }, () => check(current));
-      }
-    } catch (error) {
-      broken ??= { error };
-    }
-  });
-  await Promise.all(workers);
-  // A claim made ahead that came back after the last check: its approvals go back at once, and
-  // the pass returns only after that write, as after every other. After a store error a release
-  // may fail too: those approvals are due again once their claim's lease ends.
-  await claiming?.catch(() => {});
-  for (const left of queue.splice(0)) {
-    counts.deferred++;
-    const released = deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
-    await (broken ? released.catch(() => {}) : released);
+/**
+ * Still pending: a reminder or escalation if one is due (lifecycle/reminders.ts, the one place
+ * that decides), and when to look again.
+ */
+async function followUp(pass: Pass, { approval, claimedAt }: Claimed, status: Status) {
+  const { deps, options, now } = pass;
+  const due = followUpsDue(approval, status, options, now);
+  // Outside the approver's working hours both wait: the next check comes at their next start.
+  const heldUntil =
+    due.reminder !== undefined || due.escalation ? await heldFor(pass, approval) : undefined;
+  if (heldUntil !== undefined)
+    deps.logger.debug(
+      { djbh: approval.djbh, until: heldUntil.toISOString() },
+      'reminder or escalation waits for the approver’s working hours',
+    );
+  else {
+    if (due.reminder !== undefined) await remind(pass, approval, due.reminder);
+    if (due.escalation && options.escalation)
+      await escalate(pass, approval, options.escalation, claimedAt);
   }
-  // What the other workers checked is written (or, if that fails too, checked again once the
-  // claims run out).
-  await unchanged.flush().catch((error: unknown) => {
-    broken ??= { error };
+  const next = scheduleNext(pass, approval);
+  pass.unchanged.add({
+    djbh: approval.djbh,
+    claim: approval.checkClaim,
+    // Held for the approver's working hours: looked at again when they start.
+    nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
+    unknown: status.unknown,
   });
-  if (broken) throw broken.error;
-  return counts;
+}
+
+/** The approver's next working start while `now` is outside their working hours. */
+async function heldFor(pass: Pass, approval: TrackedApproval): Promise<Date | undefined> {
+  const hours = pass.options.workingHours;
+  if (!hours) return undefined;
+  // A zone that cannot be looked up now is the default zone's: the rule still holds.
+  const own = await pass.deps.approverTimeZone?.(approval).catch(() => undefined);
+  const zone = zoneOrDefault(own, hours);
+  return heldForWorkingHours(pass.now, zone, pass.options, pass.options.maxIntervalMs);
+}
+
+async function remind(pass: Pass, approval: TrackedApproval, reminder: number): Promise<void> {
+  const { deps, now } = pass;
+  if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
+    deps.logger.info(
+      { djbh: approval.djbh, reminder, approver: approval.approverLogin },
+      'reminder due: the approver is reminded',
+    );
+  pass.counts.reminded++;
+  deps.announce?.();
+}
+
+/**
+ * Finds the approver's leader and records the escalation. A lookup that fails is tried again at
+ * the next check; nothing is recorded meanwhile. Recording is fenced (the lifecycle's
+ * transition), so a replica or a retried pass that gets here too records nothing more.
+ */
+async function escalate(
+  pass: Pass,
+  approval: TrackedApproval,
+  escalation: EscalationOptions,
+  claimedAt: number,
+): Promise<void> {
+  const { deps, now, stop } = pass;
+  if (!deps.escalationTarget || stop?.aborted) return;
+  // Due by what was recorded, but the store counts only reminders delivered a full interval ago
+  // (one failed, or delivered late, does not count yet): ask first, so that an escalation the
+  // store would refuse costs one query per check, not a walk up the chain.
+  const unanswered = await deps.store.unansweredReminders(approval.djbh, {
+    now,
+    answerWithinMs: escalation.answerWithinMs,
+  });
+  if (unanswered < escalation.afterReminders) return;
+  const to = await escalationTarget(pass, approval, claimedAt);
+  if (to === false) return;
+  const { afterReminders, answerWithinMs } = escalation;
+  const recorded = await deps.store.recordEscalation(
+    approval.djbh,
+    { to: to ?? null, afterReminders, answerWithinMs, now },
+    approval.checkClaim,
+  );
+  if (!recorded) return;
+  pass.counts.escalated++;
+  if (to) {
+    deps.logger.info(
+      { djbh: approval.djbh, to: to.login, afterReminders },
+      'escalated to the approver’s leader',
+    );
+    deps.announce?.();
+  } else
+    deps.logger.info(
+      { djbh: approval.djbh },
+      'nobody above the approver to escalate to (not on Slack, away, or the requester)',
+    );
+}
+
+/**
+ * Whom to escalate to, looked up within what is left of the claim: undefined when nobody, false
+ * when it cannot be known now (tried again at the next check).
+ */
+async function escalationTarget(
+  pass: Pass,
+  approval: TrackedApproval,
+  claimedAt: number,
+): Promise<EscalationTarget | undefined | false> {
+  const { deps, options, stop } = pass;
+  // The lookups (several of the service's and Slack's) end before the claim does, with time
+  // left to record: past the lease another pass may hold the approval and look up the same.
+  const timeLeft = claimedAt + options.leaseMs - RECORD_WITHIN_MS - performance.now();
+  if (timeLeft <= 0) {
+    deps.logger.info(
+      { djbh: approval.djbh },
+      'no time left in this check to look up whom to escalate to; will try again at the next check',
+    );
+    return false;
+  }
+  try {
+    return await withinTime(
+      (signal) => deps.escalationTarget?.(approval, signal) ?? Promise.resolve(undefined),
+      timeLeft,
+      stop,
+    );
+  } catch (error) {
+    deps.logger.warn(
+      { djbh: approval.djbh, error: error instanceof Error ? error.message : String(error) },
+      'could not look up whom to escalate to; will try again at the next check',
+    );
+    return false;
+  }
 }
 
 /**

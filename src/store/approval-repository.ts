@@ -6,82 +6,120 @@ import {
   type Kysely,
   type SqlBool,
   sql,
-  type UpdateQueryBuilder,
-  type UpdateResult,
 } from 'kysely';
-import { ANNOUNCEMENT_KINDS, ruleOf } from '../approvals/announcement-rules.ts';
 import type { ApprovalRepository, Page, UnchangedCheck } from '../approvals/approval-repository.ts';
-import { type Person, sameLogin } from '../approvals/person.ts';
+import type { LifecycleEvent } from '../approvals/lifecycle/events.ts';
+import { type At, type LifecycleApproval, transition } from '../approvals/lifecycle/transition.ts';
+import type { NewTrackedApproval, TrackedApproval } from '../approvals/tracked-approval.ts';
 import {
-  type AnnouncementKind,
-  announcementId,
-  type NewTrackedApproval,
-  type TrackedApproval,
-} from '../approvals/tracked-approval.ts';
+  applyEvent,
+  applyTransition,
+  unansweredReminders,
+  writeTransition,
+} from './apply-transition.ts';
 import type { DialectName } from './database.ts';
-import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
+import { dbNowMs, leaseIsFree } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
-import {
-  announcementRow,
-  findApproval,
-  insertAnnouncement,
-  insertAnnouncements,
-  sentPost,
-} from './outbox-store.ts';
+import { announcementRow, findApproval, insertAnnouncements } from './outbox-store.ts';
 import { prepared } from './postgres-prepared.ts';
 import { toApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-/** The kinds about an approval's current approver (their rule's `ofApprover`). */
-const OF_APPROVER_KINDS = ANNOUNCEMENT_KINDS.filter((kind) => ruleOf(kind).ofApprover);
-
 /**
  * The approvals' repository over Kysely: what is known of each approval and its checks. Recording
- * a fact queues the announcements that tell it (outbox-store.ts) in the same transaction.
- * Repository functions below take the database or a transaction first; the methods here own the
+ * what happened applies the lifecycle's transition (apply-transition.ts): the change under its
+ * fence and the announcements that tell it (outbox-store.ts), in one transaction. Repository
+ * functions below take the database or a transaction first; the methods here own the
  * transactions.
  */
 export function createApprovalRepository(db: Db, dialect: DialectName): ApprovalRepository {
+  return { ...eventRecords(db, dialect), ...checkClaims(db, dialect), ...approvalLists(db) };
+}
+
+type EventRecords = Pick<
+  ApprovalRepository,
+  | 'createApproval'
+  | 'recordCheck'
+  | 'recordDecision'
+  | 'finish'
+  | 'giveUp'
+  | 'recordHandover'
+  | 'recordReminder'
+  | 'recordEscalation'
+  | 'unansweredReminders'
+>;
+
+/**
+ * The methods that record what happened to an approval: each one event of the lifecycle, applied
+ * as the domain's transition says (apply-transition.ts).
+ */
+function eventRecords(db: Db, dialect: DialectName): EventRecords {
+  /** What happened, applied as the domain's transition says, in one transaction. */
+  const apply = (djbh: string, event: LifecycleEvent, at: At) =>
+    db
+      .transaction()
+      .execute(async (trx) => (await applyEvent(trx, dialect, djbh, event, at)) !== undefined);
   return {
     async createApproval(approval, now) {
+      const started = transition(startedApproval(approval), { kind: 'started' }, { now });
       const lanes = { ...approval, messageTs: null, escalatedTo: null };
-      // Numbered in this order: the request, then the approver's DM.
-      const announcements = (['request', 'approver-dm'] as const).map((kind) =>
-        announcementRow(approval.djbh, lanes, kind, null, now),
+      const announcements = started.announcements.map((a) =>
+        announcementRow(approval.djbh, lanes, a.kind, null, now, null, a.detail),
       );
       // A statement commits on its own: on Postgres the approval and its announcements are one
       // round trip and the commit, where a transaction around them was five.
-      if (dialect === 'postgres' && !approval.againOf)
+      if (dialect === 'postgres' && !started.follows?.length)
         return insertWithAnnouncements(db, dialect, approval, now, announcements);
       await db.transaction().execute(async (trx) => {
         await insertWithAnnouncements(trx, dialect, approval, now, announcements);
-        if (approval.againOf) {
-          // Request again is used up: the old request message drops its button at once, and
-          // links to the new one once that is posted (outbox-store.ts, markAnnouncementSent).
-          const used = await trx
-            .updateTable('tracked_approvals')
-            .set({ requested_again_as: approval.djbh, updated_at: now.getTime() })
-            .where('djbh', '=', approval.againOf)
-            .where('requested_again_as', 'is', null)
-            .returningAll()
-            .executeTakeFirst();
-          // The row just updated decides the lane: no second read of it.
-          if (used)
-            await insertAnnouncement(
-              trx,
-              toApproval(used),
-              'parent-update',
-              null,
-              now,
-              null,
-              `again:${approval.djbh}`,
-            );
-        }
+        for (const next of started.follows ?? [])
+          await applyEvent(trx, dialect, next.djbh, next.event, { now });
       });
     },
 
+    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
+      const event = { kind: 'checked', nextCheckAt, failed, unknown } as const;
+      // Nothing of the approval as it was matters to a check's end: no read before the write.
+      const t = transition({ djbh } as LifecycleApproval, event, { now, claim });
+      return (await applyTransition(db, dialect, djbh, t, now)) !== undefined;
+    },
+
+    recordDecision: (djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) =>
+      apply(djbh, { kind: 'decided', decision, decidedBy, ended, nextCheckAt }, { now, claim }),
+
+    finish: (djbh, reason, now, claim) => apply(djbh, { kind: 'closed', reason }, { now, claim }),
+
+    giveUp: (djbh, now, claim) => apply(djbh, { kind: 'gave-up' }, { now, claim }),
+
+    recordHandover: (djbh, { fromTerm, to, former, now, nextCheckAt }, claim) =>
+      apply(
+        djbh,
+        { kind: 'handed-over', handover: { fromTerm, to, former }, nextCheckAt },
+        { now, claim },
+      ),
+
+    recordReminder: (djbh, occurrence, now, claim) =>
+      apply(djbh, { kind: 'reminder-due', occurrence }, { now, claim }),
+
+    unansweredReminders: (djbh, { now, answerWithinMs }) =>
+      unansweredReminders(db, djbh, now, answerWithinMs),
+
+    recordEscalation: (djbh, { to, afterReminders, answerWithinMs, now }, claim) =>
+      apply(djbh, { kind: 'escalation-due', to, afterReminders, answerWithinMs }, { now, claim }),
+  };
+}
+
+/** Claims of due approvals for a poll pass, and what a sweep writes of those that found nothing. */
+function checkClaims(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  ApprovalRepository,
+  'getApproval' | 'markHot' | 'claimDue' | 'recordChecks' | 'releaseClaim'
+> {
+  return {
     getApproval: (djbh) => findApproval(db, djbh),
 
     async markHot(approverLogin, now, until, atMost) {
@@ -114,29 +152,6 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
       return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
     },
 
-    async recordCheck(djbh, { now, nextCheckAt, failed, unknown }, claim) {
-      const result = await db
-        .updateTable('tracked_approvals')
-        .set((eb) => ({
-          last_checked_at: now.getTime(),
-          next_check_at: nextCheckAt.getTime(),
-          lease_until: null,
-          check_failures: failed ? eb('check_failures', '+', 1) : 0,
-          // A failed check says nothing about whether the service knows the number.
-          ...(failed
-            ? {}
-            : {
-                unknown_since: unknown
-                  ? eb.fn.coalesce('unknown_since', eb.val(now.getTime()))
-                  : null,
-              }),
-        }))
-        .where('djbh', '=', djbh)
-        .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
     async recordChecks(checks, now) {
       if (checks.length === 0) return [];
       const result = await recordUnchanged(db, dialect, checks, now);
@@ -152,188 +167,14 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
         .where('check_token', '=', claim)
         .execute();
     },
+  };
+}
 
-    async recordDecision(djbh, { decision, decidedBy, ended, now, nextCheckAt }, claim) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set({
-            decision,
-            decided_by: decidedBy,
-            tracking: ended ? 'finished' : 'active',
-            updated_at: now.getTime(),
-            last_checked_at: now.getTime(),
-            next_check_at: nextCheckAt.getTime(),
-            lease_until: null,
-            check_failures: 0,
-          })
-          .where('djbh', '=', djbh)
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        // Another pass holds the approval now: it records (and announces) what it finds.
-        if (!result) return false;
-        const approval = toApproval(result);
-        await insertAnnouncement(trx, approval, 'decision', decision, now);
-        await insertAnnouncement(trx, approval, 'parent-update', decision, now);
-        await insertAnnouncement(trx, approval, 'approver-dm-update', decision, now);
-        if (ended) await insertStepCompletion(trx, approval, now);
-        return true;
-      });
-    },
-
-    async finish(djbh, reason, now, claim) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set({ tracking: 'finished', updated_at: now.getTime(), lease_until: null })
-          .where('djbh', '=', djbh)
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        if (!result) return false;
-        const approval = toApproval(result);
-        await insertAnnouncement(trx, approval, reason, null, now);
-        await insertAnnouncement(trx, approval, 'parent-update', null, now, null, reason);
-        await insertStepCompletion(trx, approval, now);
-        return true;
-      });
-    },
-
-    async giveUp(djbh, now, claim) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set({ tracking: 'gave-up', updated_at: now.getTime(), lease_until: null })
-          .where('djbh', '=', djbh)
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        if (!result) return false;
-        const approval = toApproval(result);
-        await insertAnnouncement(trx, approval, 'gave-up', null, now);
-        await insertAnnouncement(trx, approval, 'parent-update', null, now, null, 'gave-up');
-        await insertStepCompletion(trx, approval, now);
-        return true;
-      });
-    },
-
-    async recordHandover(djbh, { fromTerm, to, former, now, nextCheckAt }, claim) {
-      return db.transaction().execute(async (trx) => {
-        const kept = await formerWhoWereShown(trx, djbh, fromTerm, former);
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set((eb) => ({
-            // As the check read them: the term below makes sure nobody changed them since.
-            former_approvers: JSON.stringify(kept),
-            approver_login: to.login,
-            approver_slack_id: to.chatId,
-            approver_term: fromTerm + 1,
-            // What is recorded from here on (announcements.seq) is the new approver's.
-            approver_from_seq: eb.ref('announcements_recorded'),
-            approver_since: now.getTime(),
-            // They were never reminded, may well be reachable, and left nothing unanswered. An
-            // escalation already made stays: once per approval, and its leader was sent its title.
-            reminders_sent: 0,
-            last_reminded_at: null,
-            approver_unreachable_since: null,
-            updated_at: now.getTime(),
-            last_checked_at: now.getTime(),
-            next_check_at: nextCheckAt.getTime(),
-            lease_until: null,
-            check_failures: 0,
-            unknown_since: null,
-          }))
-          .where('djbh', '=', djbh)
-          // Once per handover: whoever records it first moves the term on, the rest no-op.
-          .where('approver_term', '=', fromTerm)
-          .where('decision', '=', 'pending')
-          .where('tracking', '=', 'active')
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        if (!result) return false;
-        const approval = toApproval(result);
-        // What still waited to go out to the one before is theirs, not the new approver's.
-        await trx
-          .updateTable('announcements')
-          .set({ state: 'skipped', last_error: 'handed to someone else before it went out' })
-          .where('djbh', '=', djbh)
-          .where('state', '=', 'pending')
-          .where('kind', 'in', OF_APPROVER_KINDS)
-          .execute();
-        await insertAnnouncement(trx, approval, 'handed-over', null, now, approval.approverTerm);
-        await insertAnnouncement(trx, approval, 'approver-dm', null, now);
-        await insertAnnouncement(
-          trx,
-          approval,
-          'parent-update',
-          null,
-          now,
-          null,
-          `handed-over:${approval.approverTerm}`,
-        );
-        return true;
-      });
-    },
-
-    async recordReminder(djbh, occurrence, now, claim) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set({
-            reminders_sent: occurrence,
-            last_reminded_at: now.getTime(),
-            updated_at: now.getTime(),
-          })
-          .where('djbh', '=', djbh)
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        if (!result) return false;
-        const approval = toApproval(result);
-        await insertAnnouncement(trx, approval, 'reminder', null, now, occurrence);
-        await insertAnnouncement(trx, approval, 'reminder-note', null, now, occurrence);
-        return true;
-      });
-    },
-
-    unansweredReminders: (djbh, { now, answerWithinMs }) =>
-      unansweredReminders(db, djbh, now, answerWithinMs),
-
-    async recordEscalation(djbh, { to, afterReminders, answerWithinMs, now }, claim) {
-      return db.transaction().execute(async (trx) => {
-        // Counted first, in the transaction, and then said in the messages: the count only grows
-        // (a delivered reminder stays delivered), so the one read here is what the decision used.
-        const unanswered = await unansweredReminders(trx, djbh, now, answerWithinMs);
-        if (unanswered < afterReminders) return false;
-        const result = await trx
-          .updateTable('tracked_approvals')
-          .set({
-            escalated_at: now.getTime(),
-            escalated_to_login: to?.login ?? null,
-            escalated_to_slack_id: to?.chatId ?? null,
-            updated_at: now.getTime(),
-          })
-          .where('djbh', '=', djbh)
-          // Once: whoever records it first (another replica, a retried pass) wins, the rest no-op.
-          .where('escalated_at', 'is', null)
-          .where('decision', '=', 'pending')
-          .where('tracking', '=', 'active')
-          .where('approver_unreachable_since', 'is', null)
-          .$if(Boolean(claim), (qb) => qb.where('check_token', '=', claim ?? ''))
-          .returningAll()
-          .executeTakeFirst();
-        if (!result) return false;
-        if (to) {
-          const approval = toApproval(result);
-          await insertAnnouncement(trx, approval, 'escalation', null, now, unanswered);
-          await insertAnnouncement(trx, approval, 'escalation-note', null, now, unanswered);
-        }
-        return true;
-      });
-    },
-
+/** The lists people read: what waits for them, what they requested. */
+function approvalLists(
+  db: Db,
+): Pick<ApprovalRepository, 'waitingFor' | 'requestedBy' | 'openRequestsBy'> {
+  return {
     waitingFor: (login, limit) =>
       page(db, limit, (eb) =>
         eb.and([
@@ -355,13 +196,6 @@ export function createApprovalRepository(db: Db, dialect: DialectName): Approval
   };
 }
 
-/**
- * Reminders posted to the approver (not merely recorded: one still queued, dropped, failed or
- * posted to nobody was not left unanswered) by an attempt that started `answerWithinMs` or more
- * before `now`. The attempt's start, not the reminder's recording: a reminder delivered hours late
- * still gets its full time to be answered. Both on the app's clock, as everything escalation
- * measures (the poll pass's `now`).
- */
 /**
  * Records checks that found nothing new in one statement: each row only while its claim holds
  * (no claim: unconditionally, as recordCheck). A sweep writes this for nearly every approval, and
@@ -392,33 +226,6 @@ function recordUnchanged(
     where tracked_approvals.djbh = v.djbh
       and (v.claim is null or tracked_approvals.check_token = v.claim)
     returning tracked_approvals.djbh, tracked_approvals.check_token`.execute(db);
-}
-
-async function unansweredReminders(
-  db: Db,
-  djbh: string,
-  now: Date,
-  answerWithinMs: number,
-): Promise<number> {
-  const row = await db
-    .selectFrom('announcements')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('djbh', '=', djbh)
-    // The current approver's (handover.ts): those recorded since they got it.
-    .where(({ eb, selectFrom }) =>
-      eb(
-        'seq',
-        '>',
-        selectFrom('tracked_approvals').select('approver_from_seq').where('djbh', '=', djbh),
-      ),
-    )
-    .where('kind', '=', 'reminder' satisfies AnnouncementKind)
-    .where('state', '=', 'sent')
-    .where('sent_ts', 'is not', null)
-    .where('sent_ts', '<>', '')
-    .where('attempted_at', '<=', now.getTime() - wholeMs(answerWithinMs))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
 
 function dueApprovals(db: Db, dialect: DialectName, now: Date, limit: number, hotOnly: boolean) {
@@ -561,12 +368,6 @@ function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
   };
 }
 
-/** The approval has ended: the workflow step that started it (if one did) is owed its outcome. */
-async function insertStepCompletion(db: Db, approval: TrackedApproval, now: Date): Promise<void> {
-  if (approval.functionExecutionId)
-    await insertAnnouncement(db, approval, 'step-complete', null, now);
-}
-
 /**
  * A Slack user just linked `login` (`/approve link`, or an admin): pending approvals waiting for
  * that login that were marked unreachable are reachable again, whatever account they recorded as
@@ -584,36 +385,12 @@ export async function markApproverReachable(
   now: Date,
   chatId?: string,
 ): Promise<number> {
-  const waiting = (qb: ApprovalUpdate) =>
-    qb
-      .where(() => loginIs('approver_login', login))
-      .where('decision', '=', 'pending')
-      .where('tracking', '=', 'active');
-  const cleared = await db
-    .updateTable('tracked_approvals')
-    .set({ approver_unreachable_since: null, updated_at: now.getTime() })
-    .$call(waiting)
-    .where('approver_unreachable_since', 'is not', null)
-    .returning('djbh')
-    .execute();
-  if (chatId)
-    await db
-      .updateTable('tracked_approvals')
-      .set({ approver_slack_id: chatId })
-      .$call(waiting)
-      .execute();
-  // Named by when, so that a mark set again later and cleared again edits the message again.
-  for (const { djbh } of cleared)
-    await insertAnnouncement(
-      db,
-      djbh,
-      'parent-update',
-      null,
-      now,
-      null,
-      `approver-linked-${now.getTime()}`,
-    );
-  return cleared.length;
+  let cleared = 0;
+  for (const approval of await waitingForLogin(db, login)) {
+    const t = transition(approval, { kind: 'approver-linked', chatId }, { now });
+    if ((await writeTransition(db, approval.djbh, t, now)) && t.announcements.length > 0) cleared++;
+  }
+  return cleared;
 }
 
 /**
@@ -622,22 +399,31 @@ export async function markApproverReachable(
  * rolling deploy (this one finds the approver by login as each message goes, approvals/person.ts).
  */
 export async function forgetApproverAccount(db: Db, chatId: string, login: string): Promise<void> {
-  await db
-    .updateTable('tracked_approvals')
-    .set({ approver_slack_id: null })
-    .where('approver_slack_id', '=', chatId)
+  const now = new Date();
+  for (const approval of await waitingForLogin(db, login))
+    if (approval.approverSlackId === chatId)
+      await writeTransition(
+        db,
+        approval.djbh,
+        transition(approval, { kind: 'approver-unlinked', chatId }, { now }),
+        now,
+      );
+}
+
+/**
+ * The approvals waiting for the approver with `login` (pending and followed), as a link's events
+ * read them; each event's fence checks again as it is written.
+ */
+async function waitingForLogin(db: Db, login: string): Promise<TrackedApproval[]> {
+  const rows = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
     .where(() => loginIs('approver_login', login))
     .where('decision', '=', 'pending')
     .where('tracking', '=', 'active')
     .execute();
+  return rows.map(toApproval);
 }
-
-type ApprovalUpdate = UpdateQueryBuilder<
-  Database,
-  'tracked_approvals',
-  'tracked_approvals',
-  UpdateResult
->;
 
 type ApprovalFilter = (eb: ExpressionBuilder<Database, 'tracked_approvals'>) => Expression<SqlBool>;
 
@@ -658,22 +444,13 @@ async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page>
   return { approvals: rows.map(toApproval), total: Number(count.n) };
 }
 
-/**
- * The former approvers a handover records: those the approval was shown to in their own DM, who
- * keep seeing it (WHO_MAY's `former-approver`). The approver it is taken from joins them only if
- * their DM went out in their term (or they were shown it in an earlier one): one handed on before
- * it went out, or never reachable on Slack, was shown nothing and gains nothing.
- */
-async function formerWhoWereShown(
-  db: Db,
-  djbh: string,
-  fromTerm: number,
-  former: readonly Person[],
-): Promise<readonly Person[]> {
-  const current = await findApproval(db, djbh);
-  if (current?.approverTerm !== fromTerm) return former;
-  const outgoing = current.approverLogin;
-  if (current.formerApprovers.some((p) => sameLogin(p.login, outgoing))) return former;
-  const shown = await sentPost(db, announcementId(djbh, 'approver-dm', undefined, fromTerm));
-  return shown ? former : former.filter((p) => !sameLogin(p.login, outgoing));
+/** A new approval as its `started` transition reads it. */
+function startedApproval(a: NewTrackedApproval): LifecycleApproval {
+  return {
+    ...a,
+    threadTs: a.threadTs ?? null,
+    functionExecutionId: a.functionExecutionId ?? null,
+    approverTerm: 0,
+    formerApprovers: [],
+  };
 }

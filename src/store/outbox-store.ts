@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql, type UpdateQueryBuilder } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { ruleOf } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { type LaneSubject, laneOf } from '../approvals/conversation.ts';
+import { deliveryEvents } from '../approvals/lifecycle/deliveries.ts';
 import type { Outbox } from '../approvals/outbox.ts';
 import {
   type AnnouncementKind,
   announcementId,
   type TrackedApproval,
 } from '../approvals/tracked-approval.ts';
+import { applyEvent } from './apply-transition.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree, wholeMs } from './db-clock.ts';
 import { claimLane, laneHeads, releaseLane } from './lane-store.ts';
@@ -16,13 +18,6 @@ import { toAnnouncement, toApproval } from './rows.ts';
 import type { AnnouncementRow, Database } from './schema.ts';
 
 type Db = Kysely<Database>;
-type CurrentApproverQuery = UpdateQueryBuilder<
-  Database,
-  'tracked_approvals',
-  'tracked_approvals',
-  // biome-ignore lint/suspicious/noExplicitAny: the query's output differs by caller
-  any
->;
 
 const greatest = (dialect: DialectName) => sql.raw(dialect === 'postgres' ? 'greatest' : 'max');
 
@@ -32,43 +27,18 @@ const greatest = (dialect: DialectName) => sql.raw(dialect === 'postgres' ? 'gre
  * transactions.
  */
 export function createOutbox(db: Db, dialect: DialectName): Outbox {
+  return { ...outboxReads(db, dialect), ...deliveryAttempts(db, dialect) };
+}
+
+/** One attempt at an announcement: its claim, and what it recorded (fenced by the claim). */
+function deliveryAttempts(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  Outbox,
+  'claimAnnouncement' | 'markAnnouncementSent' | 'markAnnouncementRetry' | 'markAnnouncementFinal'
+> {
   return {
-    async pendingAnnouncements(limit) {
-      const rows = await db
-        .selectFrom('announcements')
-        .selectAll()
-        .where('state', '=', 'pending')
-        .orderBy('created_at')
-        .orderBy('djbh')
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
-      return rows.map(toAnnouncement);
-    },
-
-    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
-      await fillMissingLanes(db);
-      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
-        includeHeldLanes,
-        laneLookaheadMs,
-      });
-      if (heads.length === 0) return [];
-      const approvals = await db
-        .selectFrom('tracked_approvals')
-        .selectAll()
-        .where(
-          'djbh',
-          'in',
-          heads.map((h) => h.djbh),
-        )
-        .execute();
-      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
-      return heads.flatMap((head) => {
-        const approval = byDjbh.get(head.djbh);
-        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
-      });
-    },
-
     async claimAnnouncement(
       { id, attempts },
       now,
@@ -140,106 +110,13 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
           .where('attempt_token', '=', claim.token)
           .returning(['djbh', 'kind', 'seq'])
           .executeTakeFirst();
-        // Said of the approver the approval has now, not of one it was taken from since this
-        // announcement was recorded (approvals/handover.ts).
-        const ofCurrentApprover = (qb: CurrentApproverQuery) =>
-          qb.where('approver_from_seq', '<', Number(row?.seq ?? Number.MAX_SAFE_INTEGER));
-        if (posted.approverUnreachable && row) {
-          const marked = await trx
-            .updateTable('tracked_approvals')
-            .set({ approver_unreachable_since: now.getTime(), updated_at: now.getTime() })
-            .where('djbh', '=', row.djbh)
-            .where('approver_unreachable_since', 'is', null)
-            .$call(ofCurrentApprover)
-            .returning('approver_term')
-            .executeTakeFirst();
-          // The first time only (for each approver it is handed to): the requester is told once.
-          if (marked) {
-            await insertAnnouncement(trx, row.djbh, 'approver-unreachable', null, now);
-            // The request message offers Request again now (see request-again.ts).
-            const term = Number(marked.approver_term);
-            await insertAnnouncement(
-              trx,
-              row.djbh,
-              'parent-update',
-              null,
-              now,
-              null,
-              term > 0 ? `approver-unreachable@${term}` : 'approver-unreachable',
-            );
-          }
-        }
-        if (posted.approverChatId && row) {
-          // Delivery found the Slack account of an approver the service handed the approval to
-          // (the store looks nothing up): recorded, so that what follows goes to their DM's lane.
-          const found = await trx
-            .updateTable('tracked_approvals')
-            .set({ approver_slack_id: posted.approverChatId, updated_at: now.getTime() })
-            .where('djbh', '=', row.djbh)
-            .where('approver_slack_id', 'is', null)
-            .where('approver_term', '>', 0)
-            .$call(ofCurrentApprover)
-            .returning('approver_term')
-            .executeTakeFirst();
-          if (found) {
-            await relane(trx, row.djbh);
-            // The request message names them by their Slack account now.
-            await insertAnnouncement(
-              trx,
-              row.djbh,
-              'parent-update',
-              null,
-              now,
-              null,
-              `approver-found@${Number(found.approver_term)}`,
-            );
-          }
-        }
-        if (row?.kind === 'request' && posted.ts) {
-          await trx
-            .updateTable('tracked_approvals')
-            .set((eb) => ({
-              // Posted somewhere else than asked (the DM): the thread it was to join is not there.
-              // (SET reads the row as it was, so channel_id here is the channel asked for.)
-              thread_ts: eb
-                .case()
-                .when('channel_id', '=', posted.channel)
-                .then(eb.ref('thread_ts'))
-                .else(null)
-                .end(),
-              channel_id: posted.channel,
-              message_ts: posted.ts,
-              updated_at: now.getTime(),
-            }))
-            .where('djbh', '=', row.djbh)
-            .execute();
-          // What waited in the requester's DM for the thread goes to the thread (or stays in the
-          // DM, when the request was posted there).
-          await relane(trx, row.djbh);
-          // The approver's DM did not wait for the thread; now it can link to it.
-          await insertAnnouncement(trx, row.djbh, 'approver-dm-update', null, now, null, 'thread');
-          // A request again: the old request message links to this one now that it is posted.
-          const old = await trx
-            .updateTable('tracked_approvals')
-            .set({
-              requested_again_channel: posted.channel,
-              requested_again_ts: posted.ts,
-              updated_at: now.getTime(),
-            })
-            .where('requested_again_as', '=', row.djbh)
-            .returning('djbh')
-            .executeTakeFirst();
-          if (old)
-            await insertAnnouncement(
-              trx,
-              old.djbh,
-              'parent-update',
-              null,
-              now,
-              null,
-              `again-posted:${row.djbh}`,
-            );
-        }
+        // What the delivery tells of the approval, applied as the domain's transitions say.
+        if (row)
+          for (const event of deliveryEvents(
+            { kind: row.kind as AnnouncementKind, seq: row.seq },
+            posted,
+          ))
+            await applyEvent(trx, dialect, row.djbh, event, { now });
         return row !== undefined;
       });
     },
@@ -282,6 +159,57 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
           .where('attempt_token', '=', claim.token)
           .executeTakeFirst();
         return Number(result.numUpdatedRows) === 1;
+      });
+    },
+  };
+}
+
+/** What waits, what can go now, where a post went, and what failed (for an operator). */
+function outboxReads(
+  db: Db,
+  dialect: DialectName,
+): Pick<
+  Outbox,
+  | 'pendingAnnouncements'
+  | 'deliverable'
+  | 'sentPost'
+  | 'failedAnnouncements'
+  | 'redriveAnnouncements'
+> {
+  return {
+    async pendingAnnouncements(limit) {
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('state', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('djbh')
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(toAnnouncement);
+    },
+
+    async deliverable(now, { limit, skipLanes, includeHeldLanes, laneLookaheadMs = 0 }) {
+      await fillMissingLanes(db);
+      const heads = await laneHeads(db, dialect, now, limit, [...skipLanes], {
+        includeHeldLanes,
+        laneLookaheadMs,
+      });
+      if (heads.length === 0) return [];
+      const approvals = await db
+        .selectFrom('tracked_approvals')
+        .selectAll()
+        .where(
+          'djbh',
+          'in',
+          heads.map((h) => h.djbh),
+        )
+        .execute();
+      const byDjbh = new Map(approvals.map((r) => [r.djbh, toApproval(r)]));
+      return heads.flatMap((head) => {
+        const approval = byDjbh.get(head.djbh);
+        return approval ? [{ announcement: toAnnouncement(head), approval, lane: head.lane }] : [];
       });
     },
 
@@ -430,7 +358,7 @@ export function announcementRow(
  * The approval's conversation changed (its request message was posted, maybe elsewhere than
  * asked): its pending announcements take the lanes of where they go now.
  */
-async function relane(db: Db, djbh: string): Promise<void> {
+export async function relane(db: Db, djbh: string): Promise<void> {
   const approval = await findApproval(db, djbh);
   if (!approval) return;
   const pending = await db

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FenceItem } from '../../src/approvals/lifecycle/transition.ts';
+import { writeTransition } from '../../src/store/apply-transition.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import type { TrackedApprovalRow } from '../../src/store/schema.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { approval, later, T0 } from '../helpers/store-fixtures.ts';
+
+// The store's one way of recording an event: each fence item the domain may name, verified in
+// SQL on both dialects. Where it holds the change and its announcements are written; where it
+// does not, nothing is (the transitions themselves: test/approvals/lifecycle.test.ts).
+
+const DJBH = 'AAAAAAAAAAAa';
+
+interface Case {
+  /** The row as the case needs it (columns), set before the transition is written. */
+  row?: Partial<TrackedApprovalRow>;
+  /** A delivered reminder of the current approver, attempted at T0. */
+  deliveredReminder?: boolean;
+  /** The item, as it holds for that row. */
+  holds: FenceItem;
+  /** The same kind of item, made to fail: another value, or the row changed (`breaks`). */
+  fails: { item: FenceItem } | { breaks: Partial<TrackedApprovalRow> };
+}
+
+const at = later(60_000);
+const unanswered = (atLeast: number): FenceItem => ({
+  kind: 'unanswered-reminders',
+  atLeast,
+  answerWithinMs: 1000,
+  now: at,
+});
+
+/** One case per kind of fence item: the compiler checks none is left out. */
+const CASES: Record<FenceItem['kind'], Case> = {
+  'claim-held': {
+    row: { check_token: 'c1' },
+    holds: { kind: 'claim-held', claim: 'c1' },
+    fails: { item: { kind: 'claim-held', claim: 'c2' } },
+  },
+  open: { holds: { kind: 'open' }, fails: { breaks: { decision: 'approved' } } },
+  'approver-term': {
+    holds: { kind: 'approver-term', term: 0 },
+    fails: { item: { kind: 'approver-term', term: 1 } },
+  },
+  'handed-over': {
+    row: { approver_term: 1 },
+    holds: { kind: 'handed-over' },
+    fails: { breaks: { approver_term: 0 } },
+  },
+  'approver-before': {
+    row: { approver_from_seq: 2 },
+    holds: { kind: 'approver-before', seq: 3 },
+    fails: { item: { kind: 'approver-before', seq: 2 } },
+  },
+  'approver-account-unknown': {
+    row: { approver_slack_id: null },
+    holds: { kind: 'approver-account-unknown' },
+    fails: { breaks: { approver_slack_id: 'U0MARIA' } },
+  },
+  'approver-reachable': {
+    holds: { kind: 'approver-reachable' },
+    fails: { breaks: { approver_unreachable_since: T0.getTime() } },
+  },
+  'not-escalated': {
+    holds: { kind: 'not-escalated' },
+    fails: { breaks: { escalated_at: T0.getTime() } },
+  },
+  'unanswered-reminders': {
+    deliveredReminder: true,
+    holds: unanswered(1),
+    fails: { item: unanswered(2) },
+  },
+  'approver-login': {
+    // Compared as the service compares logins.
+    holds: { kind: 'approver-login', login: 'Maria.Lopez@CORP.example' },
+    fails: { item: { kind: 'approver-login', login: 'alex.kim@corp.example' } },
+  },
+  'approver-account': {
+    holds: { kind: 'approver-account', chatId: 'U0MARIA' },
+    fails: { item: { kind: 'approver-account', chatId: 'U0OTHER' } },
+  },
+  'not-requested-again': {
+    holds: { kind: 'not-requested-again' },
+    fails: { breaks: { requested_again_as: 'BBBBBBBBBBBb' } },
+  },
+  'requested-again-as': {
+    row: { requested_again_as: 'BBBBBBBBBBBb' },
+    holds: { kind: 'requested-again-as', djbh: 'BBBBBBBBBBBb' },
+    fails: { item: { kind: 'requested-again-as', djbh: 'CCCCCCCCCCCc' } },
+  },
+};
+
+for (const database of TEST_DATABASES) {
+  describe.skipIf(database.skipReason)(`a transition’s fence on ${database.name}`, () => {
+    let testDb: Awaited<ReturnType<typeof openTestDatabase>>;
+    let store: ApprovalStores;
+
+    beforeAll(async () => {
+      testDb = await openTestDatabase(database);
+      store = createApprovalStores(testDb.handle.db, testDb.handle.dialect);
+    });
+    afterAll(() => testDb?.close());
+    beforeEach(() => testDb.clear());
+
+    const db = () => testDb.handle.db;
+
+    async function given(c: Case, breaks?: Partial<TrackedApprovalRow>): Promise<void> {
+      await store.createApproval(approval(DJBH), T0);
+      const row = { ...c.row, ...breaks };
+      if (Object.keys(row).length > 0)
+        await db().updateTable('tracked_approvals').set(row).where('djbh', '=', DJBH).execute();
+      if (c.deliveredReminder) {
+        await store.recordReminder(DJBH, 1, T0);
+        await db()
+          .updateTable('announcements')
+          .set({
+            state: 'sent',
+            sent_ts: '1.1',
+            sent_channel: 'D0MARIA',
+            attempted_at: T0.getTime(),
+          })
+          .where('kind', '=', 'reminder')
+          .execute();
+      }
+    }
+
+    const probe = (fence: FenceItem) =>
+      writeTransition(
+        db(),
+        DJBH,
+        {
+          change: { updatedAt: at },
+          fence: [fence],
+          announcements: [{ kind: 'parent-update', detail: 'probe' }],
+        },
+        at,
+      );
+
+    const probeRecorded = async () =>
+      (await store.pendingAnnouncements(100)).some((a) => a.id === `${DJBH}:parent-update:probe`);
+
+    it.each(Object.entries(CASES))('%s: written where it holds', async (_kind, c) => {
+      await given(c);
+      expect((await probe(c.holds))?.updatedAt).toEqual(at);
+      expect(await probeRecorded()).toBe(true);
+    });
+
+    it.each(Object.entries(CASES))('%s: nothing written where it fails', async (_kind, c) => {
+      await given(c, 'breaks' in c.fails ? c.fails.breaks : undefined);
+      expect(await probe('item' in c.fails ? c.fails.item : c.holds)).toBe(undefined);
+      expect((await store.getApproval(DJBH))?.updatedAt).not.toEqual(at);
+      expect(await probeRecorded()).toBe(false);
+    });
+
+    it('verifies the fence alone when nothing changes, and records nothing when it fails', async () => {
+      await store.createApproval(approval(DJBH), T0);
+      const fenceOnly = (login: string) =>
+        writeTransition(
+          db(),
+          DJBH,
+          { change: {}, fence: [{ kind: 'approver-login', login }], announcements: [] },
+          at,
+        );
+      expect((await fenceOnly('maria.lopez@corp.example'))?.djbh).toBe(DJBH);
+      expect(await fenceOnly('alex.kim@corp.example')).toBe(undefined);
+    });
+  });
+}
