@@ -626,7 +626,11 @@ export function withDotEnv(
 }
 
 /** The working-hours settings, already checked by the schema; undefined when `off`. */
-function workingHoursOf(hours: string, days: string, timeZone: string): WorkingHours | undefined {
+export function workingHoursOf(
+  hours: string,
+  days: string,
+  timeZone: string,
+): WorkingHours | undefined {
   if (hours.trim().toLowerCase() === 'off') return undefined;
   const range = parseWorkingHours(hours);
   const weekdays = parseWorkingDays(days);

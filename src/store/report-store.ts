@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { ApprovalRecord } from '../approvals/approval-report.ts';
+import type { Decision } from '../approvals/approval-types.ts';
+import type { Person } from '../approvals/person.ts';
+import type { Tracking } from '../approvals/tracked-approval.ts';
+import type { Database, TrackedApprovalRow } from './schema.ts';
+
+/** Which approvals a report reads: started on or after `from`, before `to` (either open-ended). */
+export interface ReportRange {
+  from?: Date;
+  to?: Date;
+}
+
+/**
+ * Approvals a page: a page is one short query, so a report of a year never holds more than a
+ * page in memory nor a read open on the database for long (Postgres's streaming needs a cursor
+ * package the app does not ship; SQLite would hold its read for the whole export).
+ */
+const PAGE = 1_000;
+
+const COLUMNS = [
+  'djbh',
+  'requester_login',
+  'requester_slack_id',
+  'approver_login',
+  'approver_term',
+  'former_approvers',
+  'channel_id',
+  'template_id',
+  'template_name',
+  'created_at',
+  'decision',
+  'decided_by',
+  'tracking',
+  'reminders_sent',
+  'escalated_to_login',
+  'again_of',
+  'requested_again_as',
+  'title',
+  'note',
+] as const;
+
+type ReportedRow = Pick<TrackedApprovalRow, (typeof COLUMNS)[number]>;
+
+/**
+ * Every approval retention has kept that started within `range`, in the order of their numbers
+ * (the primary key: each page is found by the index, whatever the range), with when the app saw
+ * each one's decision and posted it in the thread. Streamed: bounded memory for any number.
+ */
+export async function* streamApprovalRecords(
+  db: Kysely<Database>,
+  range: ReportRange,
+  pageSize = PAGE,
+): AsyncGenerator<ApprovalRecord> {
+  let after: string | undefined;
+  for (;;) {
+    const rows: ReportedRow[] = await db
+      .selectFrom('tracked_approvals')
+      .select(COLUMNS)
+      .$if(after !== undefined, (qb) => qb.where('djbh', '>', after ?? ''))
+      .$if(range.from !== undefined, (qb) =>
+        qb.where('created_at', '>=', range.from?.getTime() ?? 0),
+      )
+      .$if(range.to !== undefined, (qb) => qb.where('created_at', '<', range.to?.getTime() ?? 0))
+      .orderBy('djbh')
+      .limit(pageSize)
+      .execute();
+    if (rows.length === 0) return;
+    const told = await decisionsTold(
+      db,
+      rows.filter((r) => r.decision !== 'pending').map((r) => r.djbh),
+    );
+    for (const row of rows) yield toRecord(row, told.get(row.djbh));
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]?.djbh;
+  }
+}
+
+/** The decision announcement of each approval: recorded when the app saw it, sent when posted. */
+async function decisionsTold(
+  db: Kysely<Database>,
+  djbhs: string[],
+): Promise<Map<string, { seenAt: number; toldAt: number | null }>> {
+  const found = new Map<string, { seenAt: number; toldAt: number | null }>();
+  if (djbhs.length === 0) return found;
+  const rows = await db
+    .selectFrom('announcements')
+    .select(['djbh', 'created_at', 'state', 'attempted_at'])
+    .where('djbh', 'in', djbhs)
+    .where('kind', '=', 'decision')
+    .where('decision', 'in', ['approved', 'rejected'])
+    .execute();
+  for (const r of rows) {
+    const seenAt = Number(r.created_at);
+    const earlier = found.get(r.djbh);
+    if (earlier && earlier.seenAt <= seenAt) continue;
+    // Sent: its last attempt is the one that posted it.
+    const toldAt = r.state === 'sent' && r.attempted_at != null ? Number(r.attempted_at) : null;
+    found.set(r.djbh, { seenAt, toldAt });
+  }
+  return found;
+}
+
+function toRecord(
+  row: ReportedRow,
+  told: { seenAt: number; toldAt: number | null } | undefined,
+): ApprovalRecord {
+  const former = row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [];
+  return {
+    djbh: row.djbh,
+    requesterLogin: row.requester_login,
+    requesterSlackId: row.requester_slack_id,
+    approverLogin: row.approver_login,
+    approverTerm: Number(row.approver_term ?? 0),
+    formerApprovers: former.map((p) => p.login).filter((l): l is string => Boolean(l)),
+    channelId: row.channel_id,
+    templateId: row.template_id,
+    templateName: row.template_name,
+    createdAt: new Date(Number(row.created_at)),
+    decision: row.decision as Decision,
+    decidedBy: row.decided_by,
+    tracking: row.tracking as Tracking,
+    decisionSeenAt: told ? new Date(told.seenAt) : null,
+    decisionToldAt: told?.toldAt != null ? new Date(told.toldAt) : null,
+    remindersSent: Number(row.reminders_sent),
+    escalatedToLogin: row.escalated_to_login,
+    againOf: row.again_of,
+    requestedAgainAs: row.requested_again_as,
+    title: row.title,
+    note: row.note,
+  };
+}
