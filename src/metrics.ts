@@ -256,11 +256,15 @@ export function createMetrics(
       announcements: number;
       confirmations: number;
       submissionKeys: number;
+      templates: number;
+      templateChanges: number;
     }): void {
       purged.inc({ what: 'approvals' }, counts.approvals);
       purged.inc({ what: 'announcements' }, counts.announcements);
       purged.inc({ what: 'confirmations' }, counts.confirmations);
       purged.inc({ what: 'submission_keys' }, counts.submissionKeys);
+      purged.inc({ what: 'templates' }, counts.templates);
+      purged.inc({ what: 'template_changes' }, counts.templateChanges);
     },
     slackError(method: string, code: string): void {
       slackErrors.inc({ method, code });

@@ -10,6 +10,9 @@
  *   once it is settled: the approval started, or the step told that nothing was.
  * - A form submission's replay key only has to outlive Slack's retries: a day.
  * - Account links stay until the person unlinks: they are the person's own setting.
+ * - Request templates name people (who made, changed or removed one; its suggested approver): a
+ *   removed template goes with its changes `retentionDays` after it was removed, and a live one
+ *   keeps only its last change once the others are that old (who is answerable for it as it is).
  * One replica a day does it (a leased claim: a run that dies is taken over at the next tick).
  */
 
@@ -41,6 +44,8 @@ export interface PurgeCounts {
   announcements: number;
   confirmations: number;
   submissionKeys: number;
+  templates: number;
+  templateChanges: number;
 }
 
 /**
@@ -61,6 +66,11 @@ export interface RetentionStore extends LeasedJobs {
   /** Deletes settled workflow confirmations (started, or ended with their step told) made before `before`. */
   deleteSettledConfirmations(before: Date): Promise<number>;
   deleteSubmissionKeys(before: Date): Promise<number>;
+  /**
+   * Deletes templates removed before `before` with all their changes, and every change made
+   * before `before` to a live template but its last.
+   */
+  deleteOldTemplates(before: Date): Promise<{ templates: number; templateChanges: number }>;
 }
 
 /**
@@ -82,6 +92,8 @@ export async function purgeExpired(
     announcements: 0,
     confirmations: 0,
     submissionKeys: 0,
+    templates: 0,
+    templateChanges: 0,
   };
   try {
     counts.submissionKeys = await store.deleteSubmissionKeys(
@@ -107,6 +119,9 @@ export async function purgeExpired(
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       counts.confirmations = await store.deleteSettledConfirmations(before);
+      const templates = await store.deleteOldTemplates(before);
+      counts.templates = templates.templates;
+      counts.templateChanges = templates.templateChanges;
     }
   } catch (error) {
     await store.abandonJob(claim).catch(() => undefined);

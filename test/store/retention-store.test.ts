@@ -119,6 +119,8 @@ for (const which of TEST_DATABASES) {
           announcements: 4,
           confirmations: 2,
           submissionKeys: 1,
+          templates: 0,
+          templateChanges: 0,
         });
         expect(await approvals()).toEqual(['OLD_ACTIVE', 'OLD_UNDELIVERED', 'RECENT_ENDED']);
         expect(await announcementsOf('OLD_FINISHED')).toBe(0);
@@ -151,6 +153,8 @@ for (const which of TEST_DATABASES) {
           announcements: 0,
           confirmations: 0,
           submissionKeys: 0,
+          templates: 0,
+          templateChanges: 0,
         });
         expect(await approvals()).toEqual(['ANCIENT']);
       });
