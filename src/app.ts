@@ -298,6 +298,14 @@ function slackDepsOf(
     logger: parts.logger,
     now: parts.now,
     ...slack.webUrl,
+    reports: {
+      records: stores.reports,
+      // Everyone in WORKING_TIME_ZONE, as `npm run report` counts them (docs/reports.md).
+      options: {
+        hours: config.workingHours,
+        zoneOf: () => config.workingHours?.defaultTimeZone ?? 'UTC',
+      },
+    },
   };
 }
 

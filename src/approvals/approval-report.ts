@@ -7,6 +7,7 @@
  */
 
 import type { Decision } from './approval-types.ts';
+import { loginKey } from './person.ts';
 import type { Tracking } from './tracked-approval.ts';
 import { type WorkingHours, workingMsBetween } from './working-hours.ts';
 
@@ -308,4 +309,38 @@ function lineOf(group: string, tally: Tally): SummaryLine {
     open: tally.open,
     openOverAWeek: tally.openOverAWeek,
   };
+}
+
+/**
+ * Each approval's group for a summary: its approver's login, their department (the service's
+ * lookup, asked once per approver; `(department unknown)` when it cannot say), or its template.
+ */
+export function groupOfBy(
+  by: SummaryBy,
+  departmentOf?: (login: string) => Promise<string>,
+): (record: ApprovalRecord) => Promise<string> {
+  const departments = new Map<string, Promise<string>>();
+  return async (record) => {
+    if (by === 'template') return record.templateName ?? '(no template)';
+    if (by === 'approver' || !departmentOf) return record.approverLogin;
+    const key = loginKey(record.approverLogin);
+    let department = departments.get(key);
+    if (!department) {
+      department = departmentOf(record.approverLogin).catch(() => '');
+      departments.set(key, department);
+    }
+    return (await department) || '(department unknown)';
+  };
+}
+
+/** The summary of the approvals streamed, each in its group. */
+export async function summarise(
+  records: AsyncIterable<ApprovalRecord>,
+  groupOf: (record: ApprovalRecord) => Promise<string>,
+  options: Pick<ReportOptions, 'hours' | 'zoneOf'>,
+  now: Date,
+): Promise<Summary> {
+  const builder = new SummaryBuilder(options, now);
+  for await (const record of records) builder.add(record, await groupOf(record));
+  return builder.summary();
 }

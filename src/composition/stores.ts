@@ -6,6 +6,7 @@ import { createAccountLinkStore } from '../store/account-link-store.ts';
 import { createApprovalStores } from '../store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../store/database.ts';
 import { createReminderPosts } from '../store/reminder-post-store.ts';
+import { type ReportRange, streamApprovalRecords } from '../store/report-store.ts';
 import { createRetentionStore } from '../store/retention-store.ts';
 import { createStepConfirmationStore } from '../store/step-confirmation-store.ts';
 import { createSubmissionGuard } from '../store/submission-guard-store.ts';
@@ -51,6 +52,8 @@ export function createStores(database: DatabaseHandle) {
     submissions: createSubmissionGuard(db),
     retention: createRetentionStore(db, dialect),
     reminderPosts: createReminderPosts(db),
+    /** Approvals a page at a time, for reports (`/approve report`). */
+    reports: (range: ReportRange) => streamApprovalRecords(db, range),
   };
 }
 

@@ -1,13 +1,14 @@
 import {
   type ApprovalRecord,
+  groupOfBy,
   type ReportOptions,
   reportColumns,
   reportRow,
   SUMMARY_BY,
   type Summary,
-  SummaryBuilder,
   type SummaryBy,
   type SummaryLine,
+  summarise,
 } from '../approvals/approval-report.ts';
 import type { ReportRange } from '../store/report-store.ts';
 import { csvLine } from './csv.ts';
@@ -122,7 +123,12 @@ export async function reportCommand(args: readonly string[], deps: ReportDeps): 
     );
     return 2;
   }
-  const summary = await summarise(request, deps);
+  const summary = await summarise(
+    deps.records(request.range),
+    groupOfBy(request.by, deps.departmentOf),
+    deps.options,
+    deps.now(),
+  );
   await deps.write(`${summaryText(summary, request).join('\n')}\n`);
   return 0;
 }
@@ -151,30 +157,6 @@ async function exportReport(request: ReportRequest, deps: ReportDeps): Promise<n
   }
   if (json) await deps.write(count === 0 ? ']\n' : '\n]\n');
   return 0;
-}
-
-/** The summary of a range, each approval in its group (departments looked up once per approver). */
-export async function summarise(
-  request: Pick<ReportRequest, 'range' | 'by'>,
-  deps: Pick<ReportDeps, 'records' | 'options' | 'departmentOf' | 'now'>,
-): Promise<Summary> {
-  const builder = new SummaryBuilder(deps.options, deps.now());
-  const departments = new Map<string, string>();
-  for await (const record of deps.records(request.range)) {
-    let group: string;
-    if (request.by === 'template') group = record.templateName ?? '(no template)';
-    else if (request.by === 'department' && deps.departmentOf) {
-      const key = record.approverLogin.toLowerCase();
-      let department = departments.get(key);
-      if (department === undefined) {
-        department = await deps.departmentOf(record.approverLogin).catch(() => '');
-        departments.set(key, department);
-      }
-      group = department || '(department unknown)';
-    } else group = record.approverLogin;
-    builder.add(record, group);
-  }
-  return builder.summary();
 }
 
 const percent = (share: number | null) => (share === null ? '–' : `${Math.round(share * 100)}%`);
