@@ -11,6 +11,24 @@ import { loginKey } from './person.ts';
 import type { Tracking } from './tracked-approval.ts';
 import { type WorkingHours, workingMsBetween } from './working-hours.ts';
 
+/**
+ * Where an approval was started from: the form (`/approve`, the global shortcut), a message's
+ * shortcut (its request joins that message's thread), a Workflow Builder step, or Request again.
+ */
+export const ENTRY_POINTS = ['form', 'message', 'workflow', 'request-again'] as const;
+export type EntryPoint = (typeof ENTRY_POINTS)[number];
+
+export function entryPointOf(approval: {
+  functionExecutionId?: string | null;
+  againOf?: string | null;
+  threadTs?: string | null;
+}): EntryPoint {
+  if (approval.functionExecutionId) return 'workflow';
+  if (approval.againOf) return 'request-again';
+  if (approval.threadTs) return 'message';
+  return 'form';
+}
+
 /** One approval as the store reads it for a report: its row, and when its decision was seen and told. */
 export interface ApprovalRecord {
   djbh: string;

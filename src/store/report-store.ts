@@ -130,3 +130,16 @@ function toRecord(
     note: row.note,
   };
 }
+
+/** When an announcement was recorded (a decision's: when the app saw the decision); undefined when unknown. */
+export async function announcementRecordedAt(
+  db: Kysely<Database>,
+  id: string,
+): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('announcements')
+    .select('created_at')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? new Date(Number(row.created_at)) : undefined;
+}

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ageBandOf } from '../../src/approvals/approval-report.ts';
 import { createApprovalStores } from '../../src/store/approval-stores.ts';
+import { createMetricsSource } from '../../src/store/metrics-source.ts';
 import { streamApprovalRecords } from '../../src/store/report-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { seedReported } from '../helpers/report-seed.ts';
@@ -233,6 +234,16 @@ for (const which of TEST_DATABASES) {
       for await (const r of streamApprovalRecords(database.handle.db, range, 1))
         november.push(r.djbh);
       expect(november).toEqual(['RPT000000001', 'RPT000000002']);
+    });
+
+    it('counts open approvals by age for /metrics, as the report bands them', async () => {
+      const source = createMetricsSource(database.handle.db);
+      expect(await source.openApprovalsByAge?.(new Date('2026-11-27T00:00:00Z'))).toEqual({
+        'under-1d': 0,
+        '1d-3d': 1,
+        '3d-7d': 0,
+        'over-7d': 1,
+      });
     });
 
     it('refuses what it cannot read, with the usage, before opening anything', async () => {
