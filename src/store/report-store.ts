@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { ApprovalRecord } from '../approvals/approval-report.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import type { Person } from '../approvals/person.ts';
@@ -40,7 +40,10 @@ const COLUMNS = [
   'note',
 ] as const;
 
-type ReportedRow = Pick<TrackedApprovalRow, (typeof COLUMNS)[number]>;
+type ReportedRow = Pick<TrackedApprovalRow, (typeof COLUMNS)[number]> & {
+  decision_seen_at: number | string | null;
+  decision_told_at: number | string | null;
+};
 
 /**
  * Every approval retention has kept that started within `range`, in the order of their numbers
@@ -55,56 +58,40 @@ export async function* streamApprovalRecords(
   let after: string | undefined;
   for (;;) {
     const rows: ReportedRow[] = await db
-      .selectFrom('tracked_approvals')
-      .select(COLUMNS)
-      .$if(after !== undefined, (qb) => qb.where('djbh', '>', after ?? ''))
-      .$if(range.from !== undefined, (qb) =>
-        qb.where('created_at', '>=', range.from?.getTime() ?? 0),
+      .selectFrom('tracked_approvals as t')
+      // The decision's announcement, found by its id (`<number>:decision:<decision>`, the primary
+      // key: one lookup per approval, whatever the planner knows): recorded when the app saw the
+      // decision, and its last attempt the one that posted it. A pending approval has none.
+      .leftJoin('announcements as a', (join) =>
+        join.on(sql<SqlBool>`a.id = t.djbh || ':decision:' || t.decision`),
       )
-      .$if(range.to !== undefined, (qb) => qb.where('created_at', '<', range.to?.getTime() ?? 0))
-      .orderBy('djbh')
+      .select(COLUMNS.map((c) => `t.${c}` as const))
+      .select([
+        'a.created_at as decision_seen_at',
+        sql<number | null>`case when a.state = 'sent' then a.attempted_at end`.as(
+          'decision_told_at',
+        ),
+      ])
+      .$if(after !== undefined, (qb) => qb.where('t.djbh', '>', after ?? ''))
+      .$if(range.from !== undefined, (qb) =>
+        qb.where('t.created_at', '>=', range.from?.getTime() ?? 0),
+      )
+      .$if(range.to !== undefined, (qb) => qb.where('t.created_at', '<', range.to?.getTime() ?? 0))
+      .orderBy('t.djbh')
       .limit(pageSize)
       .execute();
     if (rows.length === 0) return;
-    const told = await decisionsTold(
-      db,
-      rows.filter((r) => r.decision !== 'pending').map((r) => r.djbh),
-    );
-    for (const row of rows) yield toRecord(row, told.get(row.djbh));
+    for (const row of rows) yield toRecord(row);
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1]?.djbh;
   }
 }
 
-/** The decision announcement of each approval: recorded when the app saw it, sent when posted. */
-async function decisionsTold(
-  db: Kysely<Database>,
-  djbhs: string[],
-): Promise<Map<string, { seenAt: number; toldAt: number | null }>> {
-  const found = new Map<string, { seenAt: number; toldAt: number | null }>();
-  if (djbhs.length === 0) return found;
-  const rows = await db
-    .selectFrom('announcements')
-    .select(['djbh', 'created_at', 'state', 'attempted_at'])
-    .where('djbh', 'in', djbhs)
-    .where('kind', '=', 'decision')
-    .where('decision', 'in', ['approved', 'rejected'])
-    .execute();
-  for (const r of rows) {
-    const seenAt = Number(r.created_at);
-    const earlier = found.get(r.djbh);
-    if (earlier && earlier.seenAt <= seenAt) continue;
-    // Sent: its last attempt is the one that posted it.
-    const toldAt = r.state === 'sent' && r.attempted_at != null ? Number(r.attempted_at) : null;
-    found.set(r.djbh, { seenAt, toldAt });
-  }
-  return found;
-}
+/** A timestamp column read back (Postgres's min() of a bigint is text), or null. */
+const dateOf = (value: number | string | null): Date | null =>
+  value === null ? null : new Date(Number(value));
 
-function toRecord(
-  row: ReportedRow,
-  told: { seenAt: number; toldAt: number | null } | undefined,
-): ApprovalRecord {
+function toRecord(row: ReportedRow): ApprovalRecord {
   const former = row.former_approvers ? (JSON.parse(row.former_approvers) as Person[]) : [];
   return {
     djbh: row.djbh,
@@ -120,8 +107,8 @@ function toRecord(
     decision: row.decision as Decision,
     decidedBy: row.decided_by,
     tracking: row.tracking as Tracking,
-    decisionSeenAt: told ? new Date(told.seenAt) : null,
-    decisionToldAt: told?.toldAt != null ? new Date(told.toldAt) : null,
+    decisionSeenAt: dateOf(row.decision_seen_at),
+    decisionToldAt: dateOf(row.decision_told_at),
     remindersSent: Number(row.reminders_sent),
     escalatedToLogin: row.escalated_to_login,
     againOf: row.again_of,
