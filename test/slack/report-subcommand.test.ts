@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { harnessPerTest, waitFor } from '../helpers/harness.ts';
 
@@ -41,4 +43,26 @@ describe('/approve report', () => {
     // Never a title.
     expect(shown).not.toContain('New storage node');
   });
+
+  it('names the channel in npm run report -- export when the bot token is set, asking Slack once per channel', async () => {
+    const hh = await harness();
+    await hh.startApproval(SAM);
+    await hh.startApproval(SAM, 'general', 'Second monitor');
+    const asked = hh.workspace.callsOf('conversations.info').length;
+    const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'report', '--', 'export'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/',
+        DATABASE_URL: hh.env.DATABASE_URL,
+        SLACK_BOT_TOKEN: hh.env.SLACK_BOT_TOKEN,
+        SLACK_API_URL: hh.env.SLACK_API_URL,
+      },
+    });
+    const [header, ...rows] = stdout.trimEnd().split('\n');
+    const column = header?.split(',').indexOf('channel_name') ?? -1;
+    expect(column).toBeGreaterThan(0);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.split(',')[column]).toBe('general');
+    expect(hh.workspace.callsOf('conversations.info').length - asked).toBe(1);
+  }, 120_000);
 });
