@@ -91,8 +91,17 @@ function erasedApproval(
   };
 }
 
-/** The PersonalData port over Kysely: one section per table that holds people. */
-export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalData {
+/**
+ * The PersonalData port over Kysely: one section per table that holds people. `more` is the
+ * extension point for tables added later (delegations: who stands in for whom): each brings its
+ * own section, exported and erased with the rest, and the every-table scan of
+ * test/operator/people.test.ts fails until it does.
+ */
+export function createPersonalDataStore(
+  db: Db,
+  dialect: DialectName,
+  more: readonly PersonalDataSection[] = [],
+): PersonalData {
   const approvals: PersonalDataSection = {
     name: 'approvals',
     find: async (keys) => approvalsNaming(db, keys),
@@ -254,8 +263,7 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
   };
 
   return {
-    // Extension point: a table of people added later (delegations) adds its section here.
-    sections: [links, approvals, announcements, confirmations, templates, templateChanges],
+    sections: [links, approvals, announcements, confirmations, templates, templateChanges, ...more],
 
     async resolve(first) {
       const slackIds = new Set(first.slackIds);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ApprovalRecord,
   ageBandOf,
+  entryPointOf,
   quantile,
   REPORT_COLUMNS,
   reportColumns,
@@ -206,5 +207,16 @@ describe('docs/reports.md', () => {
   it('documents every column of the export', () => {
     const doc = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');
     for (const [column] of REPORT_COLUMNS) expect(doc, column).toContain(`\`${column}\``);
+  });
+});
+
+describe('entry points', () => {
+  it.each([
+    [{}, 'form'],
+    [{ threadTs: '1700000000.000100' }, 'message'],
+    [{ functionExecutionId: 'Fx01', threadTs: null }, 'workflow'],
+    [{ againOf: 'R0001', threadTs: '1700000000.000100' }, 'request-again'],
+  ] as const)('%j is %s', (approval, entryPoint) => {
+    expect(entryPointOf(approval)).toBe(entryPoint);
   });
 });
