@@ -23,7 +23,8 @@ WORKDIR /app
 # Prometheus can reach it; publish only PORT to the outside.
 ENV NODE_ENV=production PORT=3000 ADMIN_PORT=9091 ADMIN_HOST=0.0.0.0 \
     DATABASE_URL=/app/data/approvals.db
-# The operator commands (`npm run announcements`, `backup`, `migrate`, `accounts`, `delegations`) run the compiled dist/ here
+# The operator commands (`npm run announcements`, `backup`, `migrate`, `accounts`, `delegations`,
+# `report`, `people`) run the compiled dist/ here
 # through scripts/start.mjs, which builds nothing where there is no src/. npm asks no registry.
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY --from=build /app/package.json ./

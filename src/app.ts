@@ -10,6 +10,7 @@ import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
 import { cacheDepartments } from './approvals/service-directory.ts';
 import { type AdminRoutes, createAdminRoutes } from './composition/admin-routes.ts';
+import { observeApprovals } from './composition/approval-metrics.ts';
 import { createDelivery } from './composition/delivery.ts';
 import { createSchedules, type Schedules } from './composition/schedules.ts';
 import {
@@ -38,6 +39,7 @@ import {
 import type { SlackDeps } from './slack/slack-deps.ts';
 import type { DatabaseHandle } from './store/database.ts';
 import { createMetricsSource } from './store/metrics-source.ts';
+import { announcementRecordedAt } from './store/report-store.ts';
 
 // What is built where: src/composition/ (stores, the service, the Slack side, delivery, the
 // schedules, the admin routes); lifecycle.ts starts and stops them in order.
@@ -104,7 +106,6 @@ export async function startApplication(
   const logger = overrides.logger ?? createLogger(config.logLevel, overrides.logDestination);
   const now = overrides.now ?? (() => new Date());
   const database = await openAppDatabase(config, logger);
-  const stores = createStores(database);
   const health = createServiceHealth(logger);
   const liveness = createLiveness(config.livenessStallMs, logger);
   const metrics = createMetrics(
@@ -116,6 +117,16 @@ export async function startApplication(
     },
     now,
   );
+  const created = createStores(database);
+  // Every surface and schedule records approvals through these: what they do is counted here.
+  const stores: Stores = {
+    ...created,
+    approvals: observeApprovals(created.approvals, metrics, {
+      hours: config.workingHours,
+      logger,
+      recordedAt: (id) => announcementRecordedAt(database.db, id),
+    }),
+  };
   const service = createObservedService(config, overrides.service, metrics, health);
   try {
     await overrides.seed?.({ templates: stores.templates, delegations: stores.delegations });
@@ -300,6 +311,14 @@ function slackDepsOf(
     logger: parts.logger,
     now: parts.now,
     ...slack.webUrl,
+    reports: {
+      records: stores.reports,
+      // Everyone in WORKING_TIME_ZONE, as `npm run report` counts them (docs/reports.md).
+      options: {
+        hours: config.workingHours,
+        zoneOf: () => config.workingHours?.defaultTimeZone ?? 'UTC',
+      },
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { maskSecret, redactUrl } from './redact.ts';
 
 export type { Mode } from './config/mode.ts';
 export { ConfigError } from './config/problems.ts';
-export { SANDBOX_DATABASE_FILE } from './config/shape.ts';
+export { SANDBOX_DATABASE_FILE, workingHoursOf } from './config/shape.ts';
 
 /**
  * The configuration of one mode as a schema: each variable read (config/variables.ts), the rules

@@ -5,6 +5,7 @@ import { settleWithin } from './settle-within.ts';
 const DATABASE_READ_MS = 1500;
 
 import { ANNOUNCEMENT_KINDS } from './approvals/announcement-rules.ts';
+import { AGE_BANDS, type AgeBand, ENTRY_POINTS } from './approvals/approval-report.ts';
 import type { PoolStats } from './store/database.ts';
 
 /** What the store can count at scrape time. */
@@ -17,6 +18,8 @@ export interface MetricsSource {
   oldestOverdueCheck(now: Date): Promise<Date | undefined>;
   /** Whether delivery is paused fleet-wide (Slack refuses the app's token). */
   deliveryPaused(): Promise<boolean>;
+  /** Approvals waiting for a decision, by how long they have (approval-report.ts's bands). */
+  openApprovalsByAge?(now: Date): Promise<Record<AgeBand, number>>;
 }
 
 /** What the process knows at scrape time, beside the store. */
@@ -53,6 +56,7 @@ export function createMetrics(
     oldestPending: Date | undefined;
     oldestOverdue: Date | undefined;
     paused: boolean;
+    openByAge: Record<AgeBand, number> | undefined;
   }
   let last: Snapshot | undefined;
   let answered = true;
@@ -65,12 +69,14 @@ export function createMetrics(
       source.oldestPendingAnnouncement(),
       source.oldestOverdueCheck(at),
       source.deliveryPaused(),
-    ]).then(([counts, due, oldestPending, oldestOverdue, paused]) => ({
+      source.openApprovalsByAge?.(at),
+    ]).then(([counts, due, oldestPending, oldestOverdue, paused, openByAge]) => ({
       counts,
       due,
       oldestPending,
       oldestOverdue,
       paused,
+      openByAge,
     }));
     try {
       const got = await settleWithin(all, DATABASE_READ_MS);
@@ -179,6 +185,47 @@ export function createMetrics(
       this.set(answered ? 1 : 0);
     },
   });
+  new Gauge({
+    name: `${prefix}open_approvals`,
+    help: 'Approvals waiting for a decision, by how long they have waited (age: under-1d, 1d-3d, 3d-7d, over-7d; clock time)',
+    labelNames: ['age'],
+    registers: [registry],
+    async collect() {
+      await fromDatabase(({ openByAge }) => {
+        if (!openByAge) return;
+        for (const { band } of AGE_BANDS) this.set({ age: band }, openByAge[band]);
+      });
+    },
+  });
+  // What approvals do, for owners: labels are entry points, template ids and outcomes, never a
+  // person or a title (docs/operating.md#metrics).
+  const started = new Counter({
+    name: `${prefix}approvals_started_total`,
+    help: 'Approvals started, by entry point (form, message, workflow, request-again) and template id (none: no template)',
+    labelNames: ['entry_point', 'template'],
+    registers: [registry],
+  });
+  for (const entryPoint of ENTRY_POINTS)
+    started.inc({ entry_point: entryPoint, template: 'none' }, 0);
+  const decided = new Counter({
+    name: `${prefix}approvals_decided_total`,
+    help: 'Decisions the app saw, by outcome (approved, rejected)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  for (const outcome of ['approved', 'rejected']) decided.inc({ outcome }, 0);
+  const toDecision = new Histogram({
+    name: `${prefix}time_to_decision_working_hours`,
+    help: 'From an approval’s start to its decision being seen, in the working hours between (WORKING_HOURS, WORKING_DAYS, WORKING_TIME_ZONE)',
+    buckets: [0.25, 0.5, 1, 2, 4, 8, 18, 27, 45, 90],
+    registers: [registry],
+  });
+  const toReply = new Histogram({
+    name: `${prefix}decision_reply_seconds`,
+    help: 'From a decision being seen to its reply being posted in the request’s thread',
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [registry],
+  });
   const attempts = new Counter({
     name: `${prefix}delivery_attempts_total`,
     help: 'Delivery attempts of announcements, by kind and outcome',
@@ -257,12 +304,26 @@ export function createMetrics(
       confirmations: number;
       submissionKeys: number;
       delegations: number;
+      templates: number;
+      templateChanges: number;
     }): void {
       purged.inc({ what: 'approvals' }, counts.approvals);
       purged.inc({ what: 'announcements' }, counts.announcements);
       purged.inc({ what: 'confirmations' }, counts.confirmations);
       purged.inc({ what: 'submission_keys' }, counts.submissionKeys);
       purged.inc({ what: 'delegations' }, counts.delegations);
+      purged.inc({ what: 'templates' }, counts.templates);
+      purged.inc({ what: 'template_changes' }, counts.templateChanges);
+    },
+    approvalStarted(entryPoint: string, templateId: string | null): void {
+      started.inc({ entry_point: entryPoint, template: templateId ?? 'none' });
+    },
+    approvalDecided(outcome: string, workingHours: number | undefined): void {
+      decided.inc({ outcome });
+      if (workingHours !== undefined) toDecision.observe(workingHours);
+    },
+    decisionReplied(seconds: number): void {
+      toReply.observe(seconds);
     },
     slackError(method: string, code: string): void {
       slackErrors.inc({ method, code });

@@ -129,7 +129,7 @@ describe.skipIf(skipReason)(
       });
       expect(help).toMatchObject({ code: 0 });
       expect(help.stdout).toContain('npm run announcements -- failed');
-      for (const command of ['backup', 'migrate', 'accounts'])
+      for (const command of ['backup', 'migrate', 'accounts', 'report', 'people'])
         expect((await inImage(`npm run --silent ${command} -- --help`)).code, command).toBe(0);
       const migrated = await inImage('npm run --silent migrate');
       expect(migrated.stdout).toContain('is migrated');

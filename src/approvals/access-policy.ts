@@ -26,7 +26,8 @@ export type Action =
   | 'request-again'
   | 'post-request-in'
   | 'manage-templates'
-  | 'use-templates';
+  | 'use-templates'
+  | 'see-reports';
 
 /**
  * Who may do what: a table like WHO_MAY, as a deployment's settings choose it (see whoMay). Each
@@ -72,6 +73,9 @@ export const WHO_MAY: AccessRules = {
   // A private channel's templates say what its members ask for; someone who left (the form can
   // still be opened on it, e.g. by "Request again") is not shown them.
   'use-templates': ['conversation-member'],
+  // Reports (approval-report.ts: `/approve report`) count every approval of the workspace and
+  // name its approvers and their turnaround: the workspace's admins and owners alone.
+  'see-reports': ['workspace-admin'],
 };
 
 /**
@@ -183,6 +187,20 @@ export function channelParties(conversationId: string): ApprovalParties {
     approverChatId: null,
     approverLogin: null,
     postedIn: conversationId,
+  };
+}
+
+/**
+ * The parties of what belongs to the whole workspace rather than to an approval or a channel (its
+ * reports): nobody plays a part toward it; only roles of the workspace (its admins) can allow it.
+ */
+export function workspaceParties(): ApprovalParties {
+  return {
+    requesterChatId: null,
+    requesterLogin: null,
+    approverChatId: null,
+    approverLogin: null,
+    postedIn: null,
   };
 }
 

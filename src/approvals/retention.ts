@@ -12,6 +12,9 @@
  * - Account links stay until the person unlinks: they are the person's own setting.
  * - A delegate while away (delegation.ts) goes 30 days after it ended, whatever `retentionDays`
  *   says: it names who was away when, and nothing is decided by it once it has ended.
+ * - Request templates name people (who made, changed or removed one; its suggested approver): a
+ *   removed template goes with its changes `retentionDays` after it was removed, and a live one
+ *   keeps only its last change once the others are that old (who is answerable for it as it is).
  * One replica a day does it (a leased claim: a run that dies is taken over at the next tick).
  */
 
@@ -45,6 +48,8 @@ export interface PurgeCounts {
   confirmations: number;
   submissionKeys: number;
   delegations: number;
+  templates: number;
+  templateChanges: number;
 }
 
 /**
@@ -67,6 +72,11 @@ export interface RetentionStore extends LeasedJobs {
   deleteSubmissionKeys(before: Date): Promise<number>;
   /** Deletes delegations that ended before `before`. */
   deleteEndedDelegations(before: Date): Promise<number>;
+  /**
+   * Deletes templates removed before `before` with all their changes, and every change made
+   * before `before` to a live template but its last.
+   */
+  deleteOldTemplates(before: Date): Promise<{ templates: number; templateChanges: number }>;
 }
 
 /**
@@ -89,6 +99,8 @@ export async function purgeExpired(
     confirmations: 0,
     submissionKeys: 0,
     delegations: 0,
+    templates: 0,
+    templateChanges: 0,
   };
   try {
     counts.submissionKeys = await store.deleteSubmissionKeys(
@@ -117,6 +129,9 @@ export async function purgeExpired(
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       counts.confirmations = await store.deleteSettledConfirmations(before);
+      const templates = await store.deleteOldTemplates(before);
+      counts.templates = templates.templates;
+      counts.templateChanges = templates.templateChanges;
     }
   } catch (error) {
     await store.abandonJob(claim).catch(() => undefined);

@@ -79,7 +79,44 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * What the wall clock shows, from the zone's offset at that quarter hour: asking Intl for every
+ * instant cost a report of 100,000 approvals four fifths of its time. Offsets change on quarter
+ * hours (every transition since time zones were standardised falls on one), so one answer per
+ * zone and quarter hour holds for every instant in it.
+ */
 function localClock(at: number, timeZone: string): LocalClock {
+  const wall = new Date(Math.floor(at / MINUTE_MS) * MINUTE_MS + quarterOffset(at, timeZone));
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    weekday: wall.getUTCDay(),
+    minute: wall.getUTCHours() * 60 + wall.getUTCMinutes(),
+  };
+}
+
+const QUARTER_MS = 15 * MINUTE_MS;
+/** Offsets kept per zone and quarter hour; emptied past this many (a few years of one zone). */
+const KEPT_OFFSETS = 200_000;
+const offsets = new Map<string, number>();
+
+/** The zone's offset (whole minutes) during the quarter hour `at` is in. */
+function quarterOffset(at: number, timeZone: string): number {
+  const quarter = Math.floor(at / QUARTER_MS) * QUARTER_MS;
+  const key = `${timeZone} ${quarter}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    const c = formattedClock(quarter, timeZone);
+    offset = Date.UTC(c.year, c.month - 1, c.day, 0, c.minute) - quarter;
+    if (offsets.size >= KEPT_OFFSETS) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
+/** What Intl says a wall clock in `timeZone` shows at an instant. */
+function formattedClock(at: number, timeZone: string): LocalClock {
   const parts: Record<string, string> = {};
   for (const p of formatterOf(timeZone).formatToParts(new Date(at))) parts[p.type] = p.value;
   return {

@@ -7,6 +7,7 @@ import { createApprovalStores } from '../store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../store/database.ts';
 import { createDelegationStore } from '../store/delegation-store.ts';
 import { createReminderPosts } from '../store/reminder-post-store.ts';
+import { type ReportRange, streamApprovalRecords } from '../store/report-store.ts';
 import { createRetentionStore } from '../store/retention-store.ts';
 import { createStepConfirmationStore } from '../store/step-confirmation-store.ts';
 import { createSubmissionGuard } from '../store/submission-guard-store.ts';
@@ -53,6 +54,8 @@ export function createStores(database: DatabaseHandle) {
     retention: createRetentionStore(db, dialect),
     reminderPosts: createReminderPosts(db),
     delegations: createDelegationStore(db),
+    /** Approvals a page at a time, for reports (`/approve report`). */
+    reports: (range: ReportRange) => streamApprovalRecords(db, range),
   };
 }
 

@@ -234,7 +234,11 @@ function followUpOf(e: Settings) {
 }
 
 /** The working-hours settings, already checked by the schema; undefined when `off`. */
-function workingHoursOf(hours: string, days: string, timeZone: string): WorkingHours | undefined {
+export function workingHoursOf(
+  hours: string,
+  days: string,
+  timeZone: string,
+): WorkingHours | undefined {
   if (hours.trim().toLowerCase() === 'off') return undefined;
   const range = parseWorkingHours(hours);
   const weekdays = parseWorkingDays(days);

@@ -8,6 +8,7 @@ import {
 } from '../approvals/account-links.ts';
 // Logins compare one way everywhere (case-insensitively, as the service's lookups).
 import { sameLogin } from '../approvals/person.ts';
+import { csvField, unneutralised } from './csv.ts';
 
 export const ACCOUNTS_USAGE = `Usage:
   npm run accounts -- list                          every Slack person linked to a service login
@@ -226,23 +227,6 @@ function toCsv(links: LinkedAccount[]): string {
       [a.slackUserId, a.login, a.name, a.teamId, a.linkedAt.toISOString()].map(csvField).join(','),
     );
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * A CSV field a spreadsheet shows as text: one starting like a formula (= + - @, a tab or a
- * carriage return, as OWASP lists them) gets a ' in front, so opening the export runs nothing a
- * name or login says.
- */
-function csvField(value: string): string {
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** An exported field as it was before csvField's ' (a file written by hand keeps its '). */
-function unneutralised(field: string): string {
-  return field.startsWith("'") && FORMULA_START.test(field.slice(1)) ? field.slice(1) : field;
 }
 
 /** The rows of an import file, or every problem in it (by line), header included. */

@@ -527,6 +527,8 @@ export class Workspace {
         return this.readConversation(method, a);
       case 'conversations.members':
         return this.conversationMembers(a);
+      case 'conversations.info':
+        return this.conversationInfo(a);
       case 'functions.completeSuccess':
       case 'functions.completeError':
         return this.completeFunction(method, a);
@@ -694,6 +696,23 @@ export class Workspace {
     return {
       members: members.slice(start, start + limit),
       response_metadata: { next_cursor: next },
+    };
+  }
+
+  /** As Slack: a private conversation the app is not in is not found; a DM has no name. */
+  private conversationInfo(a: Json): Json {
+    const channel = this.requireChannel(a.channel);
+    if (channel.kind !== 'public' && !channel.members.has(this.botUserId))
+      throw new SlackApiError('channel_not_found');
+    const direct = channel.kind === 'im';
+    return {
+      channel: {
+        id: channel.id,
+        ...(direct ? {} : { name: channel.name }),
+        is_channel: channel.kind === 'public',
+        is_private: channel.kind !== 'public',
+        is_im: direct,
+      },
     };
   }
 

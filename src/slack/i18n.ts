@@ -372,6 +372,7 @@ const en = {
         ],
       }[linking],
       '*/approve templates* — this channel’s request templates (title prefix, note skeleton, default approver): add, edit or remove them, if you are in the channel; the form offers them here',
+      '*/approve report* — for workspace admins and owners: how long approvals took in the last 30 days, and who they wait for',
       '*/approve help* — this help',
       '*Request approval* in a message’s ⋯ menu — the form about that message; the request joins its thread',
       '*Request approval* in the ⚡ shortcuts menu — the form from anywhere, posted where you pick',
@@ -501,6 +502,23 @@ const en = {
   delegateNoOwnLogin:
     'The app does not know your approval-service login, so it cannot delegate for you.',
   delegateCouldNotSave: 'Your delegate could not be saved; try again in a moment.',
+  reportRefused:
+    'Reports count every approval in this workspace, so they are for its admins and owners only. Ask one of them, or an operator (`npm run report`).',
+  reportUnsure:
+    'Could not check with Slack whether you administer this workspace. Try again in a moment.',
+  reportHeading: (days: number) =>
+    `*Approvals started in the last ${days} days* (time to decision in working hours)`,
+  reportTotal: (count: number, share: string, median: string, p90: string) =>
+    `${count} started · ${share} of those decided were approved · median ${median} · 90th percentile ${p90}`,
+  reportOpen: (open: number, stale: number, bands: readonly number[]) =>
+    `Open: ${open} (${stale} waiting over a week) · under a day ${bands[0]}, 1–3 days ${bands[1]}, 3–7 days ${bands[2]}, over a week ${bands[3]}`,
+  reportSlowestApprovers: '*Slowest approvers*',
+  reportSlowestDepartments: '*Slowest departments*',
+  reportGroup: (group: string, decided: number, median: string, p90: string, open: number) =>
+    `• ${group}: ${decided} decided, median ${median}, 90th percentile ${p90}, ${open} open`,
+  reportNone: 'None decided yet.',
+  reportHours: (hours: number | null) => (hours === null ? '–' : `${hours} h`),
+  reportFailed: 'Could not put the report together: something went wrong on our side.',
 };
 
 export type Messages = typeof en;
@@ -777,6 +795,7 @@ const zh: Messages = {
         ],
       }[linking],
       '*/approve templates* — 本频道的申请模板（标题前缀、说明模板、默认审批人）：频道成员可添加、修改或删除；在本频道发起审批时表单会提供',
+      '*/approve report* — 仅限工作区管理员和所有者：最近 30 天审批用时，以及在等谁审批',
       '*/approve help* — 显示本帮助',
       '消息 ⋯ 菜单中的 *Request approval* — 针对该消息发起审批，申请发布在该消息的讨论串中',
       '⚡ 快捷方式菜单中的 *Request approval* — 随处发起审批，发布到你选择的频道',
@@ -876,6 +895,21 @@ const zh: Messages = {
   delegateServiceDown: '暂时无法连接审批系统来核对代理人，请稍后再试。',
   delegateNoOwnLogin: '应用不知道你的审批系统账号，因此无法为你设置代理人。',
   delegateCouldNotSave: '代理人未能保存，请稍后再试。',
+  reportRefused:
+    '报告统计本工作区的所有审批，仅工作区管理员和所有者可查看。请联系他们，或由运维人员运行 `npm run report`。',
+  reportUnsure: '暂时无法向 Slack 确认你是否为本工作区管理员，请稍后重试。',
+  reportHeading: (days) => `*最近 ${days} 天发起的审批*（审批用时按工作时间计）`,
+  reportTotal: (count, share, median, p90) =>
+    `共 ${count} 项 · 已决定中同意占 ${share} · 中位数 ${median} · 90 分位 ${p90}`,
+  reportOpen: (open, stale, bands) =>
+    `待审批：${open} 项（${stale} 项超过一周）· 不到一天 ${bands[0]}，1–3 天 ${bands[1]}，3–7 天 ${bands[2]}，超过一周 ${bands[3]}`,
+  reportSlowestApprovers: '*用时最长的审批人*',
+  reportSlowestDepartments: '*用时最长的部门*',
+  reportGroup: (group, decided, median, p90, open) =>
+    `• ${group}：已决定 ${decided} 项，中位数 ${median}，90 分位 ${p90}，待审批 ${open} 项`,
+  reportNone: '尚无已决定的审批。',
+  reportHours: (hours) => (hours === null ? '–' : `${hours} 小时`),
+  reportFailed: '无法生成报告：我们这边出了点问题。',
 };
 
 const MESSAGES: Record<Language, Messages> = { en, zh };

@@ -1,6 +1,7 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
 import type { AccountLinking, AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
+import type { ApprovalRecord, ReportOptions } from '../approvals/approval-report.ts';
 import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { Delegations } from '../approvals/delegation.ts';
@@ -47,6 +48,11 @@ export interface SlackDeps {
   now: () => Date;
   /** False once a stop leaves too little time to see a start through (see startTrackedApproval). */
   mayStart?: () => boolean;
+  /** The approvals a report reads, started since `from`, and how it counts working hours. */
+  reports?: {
+    records: (range: { from?: Date; to?: Date }) => AsyncIterable<ApprovalRecord>;
+    options: Pick<ReportOptions, 'hours' | 'zoneOf'>;
+  };
 }
 
 /** What starting an approval needs, from the form's submission or from a workflow step. */

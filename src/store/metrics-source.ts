@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { AGE_BANDS, type AgeBand } from '../approvals/approval-report.ts';
 import type { MetricsSource } from '../metrics.ts';
 import type { Database } from './schema.ts';
 
@@ -38,6 +39,27 @@ export function createMetricsSource(db: Kysely<Database>): MetricsSource {
         .where('next_check_at', '<=', now.getTime())
         .executeTakeFirst();
       return row?.t == null ? undefined : new Date(Number(row.t));
+    },
+    async openApprovalsByAge(now) {
+      // One count per band, in one statement (each band's lower edge is the previous one's end).
+      const bands = AGE_BANDS.map((band, i) => {
+        const newest = now.getTime() - (i === 0 ? 0 : (AGE_BANDS[i - 1]?.belowMs ?? 0));
+        const oldest = Number.isFinite(band.belowMs) ? now.getTime() - band.belowMs : null;
+        const within =
+          oldest === null
+            ? sql`created_at <= ${newest}`
+            : sql`created_at <= ${newest} and created_at > ${oldest}`;
+        return sql<number>`sum(case when ${within} then 1 else 0 end)`.as(`b${i}`);
+      });
+      const row = (await db
+        .selectFrom('tracked_approvals')
+        .select(bands)
+        .where('tracking', '=', 'active')
+        .where('decision', '=', 'pending')
+        .executeTakeFirst()) as Record<string, unknown> | undefined;
+      return Object.fromEntries(
+        AGE_BANDS.map((band, i) => [band.band, Number(row?.[`b${i}`] ?? 0)]),
+      ) as Record<AgeBand, number>;
     },
     async deliveryPaused() {
       const row = await db

@@ -89,6 +89,50 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
       return Number(result.numDeletedRows);
     },
 
+    async deleteOldTemplates(before) {
+      return db.transaction().execute(async (trx) => {
+        const removed = await trx
+          .selectFrom('request_templates')
+          .select('id')
+          .where('removed_at', 'is not', null)
+          .where('removed_at', '<', before.getTime())
+          .execute();
+        const ids = removed.map((r) => r.id);
+        let templateChanges = 0;
+        if (ids.length > 0) {
+          const changes = await trx
+            .deleteFrom('template_changes')
+            .where('template_id', 'in', ids)
+            .executeTakeFirst();
+          templateChanges += Number(changes.numDeletedRows);
+          await trx.deleteFrom('request_templates').where('id', 'in', ids).execute();
+        }
+        // A live template's older changes; its last one stays (who made it what it is).
+        const older = await trx
+          .deleteFrom('template_changes')
+          .where('changed_at', '<', before.getTime())
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('template_changes as later')
+                .select('later.id')
+                .whereRef('later.template_id', '=', 'template_changes.template_id')
+                .where((eb) =>
+                  eb.or([
+                    eb('later.changed_at', '>', eb.ref('template_changes.changed_at')),
+                    eb.and([
+                      eb('later.changed_at', '=', eb.ref('template_changes.changed_at')),
+                      eb('later.id', '>', eb.ref('template_changes.id')),
+                    ]),
+                  ]),
+                ),
+            ),
+          )
+          .executeTakeFirst();
+        templateChanges += Number(older.numDeletedRows);
+        return { templates: ids.length, templateChanges };
+      });
+    },
+
     async deleteSubmissionKeys(before) {
       const result = await db
         .deleteFrom('submission_keys')

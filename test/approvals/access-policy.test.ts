@@ -5,6 +5,7 @@ import {
   channelParties,
   decide,
   whoMay,
+  workspaceParties,
 } from '../../src/approvals/access-policy.ts';
 import { confirmationParties } from '../../src/approvals/step-confirmation.ts';
 
@@ -134,5 +135,27 @@ describe('who may change a channel’s templates', () => {
     expect(await decide('manage-templates', channel, admin('U0BOSS', 'fails'), m, rules)).toBe(
       'denied',
     );
+  });
+});
+
+describe('who may read reports', () => {
+  const boss = (isAdmin: boolean | 'fails') => ({
+    ...asker('U0BOSS', 'boss@corp.example'),
+    isWorkspaceAdmin: async () => {
+      if (isAdmin === 'fails') throw new Error('users.info failed');
+      return isAdmin;
+    },
+  });
+
+  it('is the workspace’s admins and owners alone: not an approver, not a channel member', async () => {
+    const m = members({ C0PROJECT: ['U0BOSS'] });
+    expect(await decide('see-reports', workspaceParties(), boss(true), m)).toBe('allowed');
+    expect(await decide('see-reports', workspaceParties(), boss(false), m)).toBe('denied');
+    expect(await decide('see-reports', workspaceParties(), boss('fails'), m)).toBe('unsure');
+    // Whatever they play toward an approval, reports are not theirs.
+    expect(await decide('see-reports', parties, asker('U0SAM', 'sam@corp.example'), m)).toBe(
+      'denied',
+    );
+    expect(m.asked).toEqual([]);
   });
 });

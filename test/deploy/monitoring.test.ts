@@ -18,7 +18,12 @@ interface Rules {
   groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
 }
 interface Dashboard {
-  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+  panels: Array<{
+    id: number;
+    title: string;
+    gridPos: { h: number; w: number; x: number; y: number };
+    targets: Array<{ expr: string }>;
+  }>;
 }
 
 const rules = parse(readFileSync(join(deploy, 'prometheus/alerts.yml'), 'utf8')) as Rules;
@@ -62,6 +67,37 @@ describe('deploy/ monitoring', () => {
       expect(names.length, `${where} names no metric: ${expr}`).toBeGreaterThan(0);
       for (const name of names) expect(known(name), `${where} uses ${name}`).toBe(true);
     }
+  });
+
+  it('is a dashboard Grafana can lay out: unique ids, panels within 24 columns and never on top of each other', () => {
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const cells = new Map<string, string>();
+    for (const p of dashboard.panels) {
+      const { h, w, x, y } = p.gridPos;
+      expect(x + w, p.title).toBeLessThanOrEqual(24);
+      for (let row = y; row < y + h; row++)
+        for (let column = x; column < x + w; column++) {
+          const cell = `${row},${column}`;
+          expect(cells.get(cell), `${p.title} overlaps`).toBeUndefined();
+          cells.set(cell, p.title);
+        }
+    }
+  });
+
+  it('shows what approvals do: started, decided, time to decision, seen to reply, open by age', () => {
+    const shown = expressions.filter((e) => e.where.startsWith('panel')).map((e) => e.expr);
+    for (const metric of [
+      'slack_approvals_approvals_started_total',
+      'slack_approvals_approvals_decided_total',
+      'slack_approvals_time_to_decision_working_hours_bucket',
+      'slack_approvals_decision_reply_seconds_bucket',
+      'slack_approvals_open_approvals',
+    ])
+      expect(
+        shown.some((expr) => metricNames(expr).includes(metric)),
+        metric,
+      ).toBe(true);
   });
 
   it('never selects by a scrape job’s name, which differs between compose and Kubernetes', () => {

@@ -120,6 +120,8 @@ for (const which of TEST_DATABASES) {
           confirmations: 2,
           submissionKeys: 1,
           delegations: 0,
+          templates: 0,
+          templateChanges: 0,
         });
         expect(await approvals()).toEqual(['OLD_ACTIVE', 'OLD_UNDELIVERED', 'RECENT_ENDED']);
         expect(await announcementsOf('OLD_FINISHED')).toBe(0);
@@ -153,6 +155,8 @@ for (const which of TEST_DATABASES) {
           confirmations: 0,
           submissionKeys: 0,
           delegations: 0,
+          templates: 0,
+          templateChanges: 0,
         });
         expect(await approvals()).toEqual(['ANCIENT']);
       });

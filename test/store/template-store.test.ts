@@ -235,6 +235,37 @@ for (const database of TEST_DATABASES) {
         expect(added.ok && (await store.get(added.template.id))).toBeTruthy();
         expect(await store.history('C0GENERAL', 10)).toHaveLength(1);
       });
+
+      it('lets retention take a removed template with its changes, and a live one’s changes but its last', async () => {
+        const DAY = 24 * 60;
+        const kept = await store.add('C0GENERAL', draft('Kept'), 'U0SAM', T0);
+        const gone = await store.add('C0GENERAL', draft('Gone'), 'U0MARIA', T0);
+        if (!kept.ok || !gone.ok) throw new Error('not added');
+        await store.update(
+          kept.template.id,
+          draft('Kept', { titlePrefix: 'K' }),
+          'U0LEE',
+          later(DAY),
+        );
+        await store.update(
+          kept.template.id,
+          draft('Kept', { titlePrefix: 'K2' }),
+          'U0CHEN',
+          later(2 * DAY),
+        );
+        await store.remove(gone.template.id, 'U0MARIA', later(2 * DAY));
+        // A change within retention stays; older ones go, but a live template's last.
+        const counts = await purgeExpired(
+          createRetentionStore(testDb.handle.db, testDb.handle.dialect),
+          { retentionDays: 10 },
+          later(12 * DAY + 60),
+        );
+        expect(counts).toMatchObject({ templates: 1, templateChanges: 4 });
+        expect(await store.get(gone.template.id)).toBeUndefined();
+        expect(await store.get(kept.template.id)).toMatchObject({ titlePrefix: 'K2' });
+        const history = await store.history('C0GENERAL', 10);
+        expect(history.map((c) => c.by)).toEqual(['U0CHEN']);
+      });
     },
   );
 }

@@ -6,7 +6,8 @@ export type ApproveCommand =
   | { kind: 'list' }
   | { kind: 'link' }
   | { kind: 'unlink' }
-  | { kind: 'templates' };
+  | { kind: 'templates' }
+  | { kind: 'report' };
 
 const WORDS: Record<string, ApproveCommand['kind']> = {
   help: 'help',
@@ -21,6 +22,8 @@ const WORDS: Record<string, ApproveCommand['kind']> = {
   取消关联: 'unlink',
   templates: 'templates',
   模板: 'templates',
+  report: 'report',
+  报告: 'report',
 };
 
 export function parseApproveCommand(text: string): ApproveCommand {
@@ -36,6 +39,7 @@ export function parseApproveCommand(text: string): ApproveCommand {
     case 'link':
     case 'unlink':
     case 'templates':
+    case 'report':
       // "/approve list of parts" is a title, not the list subcommand.
       return argument ? { kind: 'new', title: trimmed } : { kind };
     default:

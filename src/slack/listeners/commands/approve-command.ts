@@ -4,6 +4,7 @@ import { messagesFor } from '../../i18n.ts';
 import { parseApproveCommand } from '../../requests/approve-subcommand.ts';
 import { openApprovalForm } from '../../requests/open-approval-form.ts';
 import type { SlackDeps } from '../../slack-deps.ts';
+import { reportSubcommand } from './report-subcommand.ts';
 import {
   helpSubcommand,
   linkSubcommand,
@@ -26,6 +27,7 @@ type Deps = Pick<
   | 'access'
   | 'now'
   | 'templates'
+  | 'reports'
 >;
 type Args = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
@@ -49,6 +51,8 @@ export function approveCommand(deps: Deps) {
         return unlinkSubcommand(deps, args);
       case 'templates':
         return templatesSubcommand(deps, args);
+      case 'report':
+        return reportSubcommand(deps, args);
     }
   };
   // Every subcommand acknowledges first; whatever fails after that, the person is told.

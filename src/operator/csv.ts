@@ -1,0 +1,27 @@
+/**
+ * CSV the operator commands write (the links export, the approvals report) and read (the links
+ * import), one way: RFC 4180 quoting, and safe to open in a spreadsheet.
+ */
+
+/** A field starting like this is run as a formula by a spreadsheet (as OWASP lists them). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV field a spreadsheet shows as text: one starting like a formula (= + - @, a tab or a
+ * carriage return) gets a ' in front, so opening the export runs nothing a name, a login or a
+ * title says; quoted when it holds a comma, a quote or a line break.
+ */
+export function csvField(value: string): string {
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV line of values (null and undefined as empty fields, numbers as written). */
+export function csvLine(values: ReadonlyArray<string | number | null | undefined>): string {
+  return values.map((v) => (v === null || v === undefined ? '' : csvField(String(v)))).join(',');
+}
+
+/** An exported field as it was before csvField's ' (a file written by hand keeps its '). */
+export function unneutralised(field: string): string {
+  return field.startsWith("'") && FORMULA_START.test(field.slice(1)) ? field.slice(1) : field;
+}

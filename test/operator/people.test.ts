@@ -1,0 +1,235 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownDigest } from '../../src/approvals/step-confirmation.ts';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
+import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { createDelegationStore } from '../../src/store/delegation-store.ts';
+import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
+import { createTemplateStore } from '../../src/store/template-store.ts';
+import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { seedReported } from '../helpers/report-seed.ts';
+
+// `npm run people` as an operator runs it, compiled, on each dialect: one person exported, then
+// erased, and then every table the schema has (listed from the database itself, so a table added
+// later is scanned too) is searched for them, as the retention purge's test does.
+
+const exec = promisify(execFile);
+const ERIN = { chatId: 'U0ERASEERIN', login: 'Erin.Erase@corp.example' };
+const T0 = new Date('2026-11-02T09:00:00Z');
+const at = (hours: number) => new Date(T0.getTime() + hours * 3_600_000);
+const NEEDLES = [ERIN.chatId, ERIN.login].map((n) => n.toLowerCase());
+
+async function people(url: string, args: string[]) {
+  return exec('npm', ['run', '-s', 'people', '--', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATABASE_URL: url },
+  })
+    .then((r) => ({ ...r, code: 0 }))
+    .catch((e: { code: number; stdout: string; stderr: string }) => e);
+}
+
+for (const which of TEST_DATABASES) {
+  describe.skipIf(which.skipReason)(`npm run people on ${which.name}`, () => {
+    let database: Awaited<ReturnType<typeof openTestDatabase>>;
+    let store: ApprovalStores;
+    beforeAll(async () => {
+      database = await openTestDatabase(which);
+      const { db, dialect } = database.handle;
+      store = createApprovalStores(db, dialect);
+      await createAccountLinkStore(db).link({
+        slackUserId: ERIN.chatId,
+        login: ERIN.login,
+        name: 'ERIN',
+        teamId: 'T1',
+        linkedAt: T0,
+      });
+      const decided = (hours: number, by = 'maria@corp.example') => ({
+        decision: 'approved' as const,
+        by,
+        seenAt: at(hours),
+      });
+      // Asked by Erin (her Slack id and login, the login cased otherwise), reminded, decided.
+      await seedReported(
+        store,
+        'PPL000000001',
+        {
+          createdAt: T0,
+          requesterSlackId: ERIN.chatId,
+          requesterLogin: 'erin.erase@CORP.example',
+          approverLogin: 'maria@corp.example',
+          approverSlackId: 'U0MARIA',
+          title: 'Erin’s parental leave',
+          note: 'from March',
+        },
+        { reminders: 1, decided: decided(2) },
+      );
+      // Decided by Erin as its approver; her DM was told.
+      await seedReported(
+        store,
+        'PPL000000002',
+        {
+          createdAt: T0,
+          requesterSlackId: 'U0SAM',
+          requesterLogin: 'sam@corp.example',
+          approverLogin: ERIN.login,
+          approverSlackId: ERIN.chatId,
+          title: 'Sam’s laptop',
+        },
+        { reminders: 1, decided: decided(3, ERIN.login) },
+      );
+      // Escalated to Erin, then handed over from her to Lee (she had it before), decided by Lee.
+      await seedReported(
+        store,
+        'PPL000000003',
+        { createdAt: T0, approverLogin: 'lee@corp.example', approverSlackId: 'U0LEE' },
+        { escalatedTo: ERIN, decided: decided(4, 'lee@corp.example') },
+      );
+      await sql`update tracked_approvals set former_approvers = ${JSON.stringify([ERIN])}, approver_term = 1 where djbh = 'PPL000000003'`.execute(
+        db,
+      );
+      // Still open, asked by Erin: left by the first erase.
+      await seedReported(store, 'PPL000000004', {
+        createdAt: at(5),
+        requesterSlackId: ERIN.chatId,
+        requesterLogin: ERIN.login,
+      });
+      // A workflow confirmation she answered, a template she made naming her as its approver.
+      const confirmations = createStepConfirmationStore(db);
+      await confirmations.create({
+        executionId: 'Fx0PPL',
+        teamId: 'T1',
+        requesterChatId: ERIN.chatId,
+        startedByChatId: null,
+        approverChatId: 'U0MARIA',
+        title: 'Leave',
+        note: 'n',
+        channelId: 'C1',
+        locale: 'en-US',
+        createdAt: T0,
+        expiresAt: at(24),
+        shownDigest: shownDigest('Leave', 'n'),
+      });
+      const templates = createTemplateStore(db, dialect);
+      const added = await templates.add(
+        'C1',
+        { name: 'Leave', titlePrefix: 'Leave:', noteSkeleton: '', approverChatId: ERIN.chatId },
+        ERIN.chatId,
+        T0,
+      );
+      expect(added).toMatchObject({ ok: true });
+      // Away with a delegate, and someone else's delegate herself.
+      const delegations = createDelegationStore(db);
+      await delegations.set({
+        from: ERIN.login,
+        to: 'maria@corp.example',
+        until: at(48),
+        setAt: T0,
+      });
+      await delegations.set({ from: 'sam@corp.example', to: ERIN.login, until: at(48), setAt: T0 });
+    }, 60_000);
+    afterAll(() => database?.close());
+
+    /** Every table of the schema, and where Erin is found in its rows. */
+    async function scan(): Promise<string[]> {
+      const tables = await database.handle.db.introspection.getTables({
+        withInternalKyselyTables: true,
+      });
+      expect(tables.map((t) => t.name)).toContain('template_changes');
+      const found: string[] = [];
+      for (const table of tables) {
+        const rows = await sql<
+          Record<string, unknown>
+        >`select * from ${sql.table(table.name)}`.execute(database.handle.db);
+        for (const row of rows.rows) {
+          const text = JSON.stringify(row).toLowerCase();
+          for (const needle of NEEDLES)
+            if (text.includes(needle)) found.push(`${table.name}: ${needle} in ${text}`);
+        }
+      }
+      return found;
+    }
+
+    it('exports everything held about her, found by either of her names', async () => {
+      const byLogin = await people(database.url, ['export', 'erin.erase@corp.example']);
+      const answer = JSON.parse(byLogin.stdout) as Record<string, Array<Record<string, unknown>>>;
+      // One login however it was cased (compared without case, as everywhere).
+      expect(answer.person).toEqual({ slackIds: [ERIN.chatId], logins: [ERIN.login] });
+      expect(answer.approvals?.map((a) => a.djbh)).toEqual([
+        'PPL000000001',
+        'PPL000000002',
+        'PPL000000003',
+        'PPL000000004',
+      ]);
+      expect(answer.approvals?.[0]).toMatchObject({ title: 'Erin’s parental leave' });
+      expect(answer['account links']).toHaveLength(1);
+      expect(answer['workflow confirmations']).toHaveLength(1);
+      expect(answer['templates naming them']).toHaveLength(1);
+      expect(answer['template changes by them']).toHaveLength(1);
+      expect(answer.delegations).toHaveLength(2);
+      // Her DM was told of PPL000000002 and reminded of it.
+      expect(answer['announcements to them']?.map((a) => a.id)).toEqual(
+        expect.arrayContaining(['PPL000000002:approver-dm', 'PPL000000002:reminder:1']),
+      );
+      const byId = await people(database.url, ['export', ERIN.chatId]);
+      expect(JSON.parse(byId.stdout).approvals).toHaveLength(4);
+    }, 120_000);
+
+    it('erases her: nothing of her in any table, the audit trail kept without her', async () => {
+      expect((await scan()).length).toBeGreaterThan(0);
+      const first = await people(database.url, ['erase', ERIN.chatId]);
+      // The open approval is left, and said.
+      expect(first).toMatchObject({ code: 1 });
+      expect(first.stdout).toContain('Still open, left as they are: PPL000000004');
+      expect(
+        (await scan()).every(
+          (f) =>
+            f.startsWith('tracked_approvals') ||
+            f.startsWith('announcements') ||
+            f.startsWith('lane_leases'),
+        ),
+      ).toBe(true);
+
+      // It ends; erase again.
+      await store.recordDecision('PPL000000004', {
+        decision: 'rejected',
+        decidedBy: 'b@corp.example',
+        ended: true,
+        now: at(30),
+        nextCheckAt: at(30),
+      });
+      const second = await people(database.url, ['erase', ERIN.login]);
+      expect(second).toMatchObject({ code: 0 });
+      expect(await scan()).toEqual([]);
+
+      // What stays: each approval, its decision and times, and the others in it; her words gone.
+      const { db } = database.handle;
+      const kept = await db.selectFrom('tracked_approvals').selectAll().orderBy('djbh').execute();
+      expect(kept.map((r) => r.djbh)).toEqual([
+        'PPL000000001',
+        'PPL000000002',
+        'PPL000000003',
+        'PPL000000004',
+      ]);
+      expect(kept[0]).toMatchObject({
+        decision: 'approved',
+        approver_login: 'maria@corp.example',
+        title: '',
+        note: '',
+      });
+      expect(kept[0]?.requester_login).toMatch(/^erased-[0-9a-f]{10}$/);
+      expect(kept[1]).toMatchObject({
+        title: 'Sam’s laptop',
+        requester_login: 'sam@corp.example',
+        decision: 'approved',
+      });
+      expect(kept[1]?.decided_by).toMatch(/^erased-/);
+      expect(kept[2]).toMatchObject({ approver_login: 'lee@corp.example' });
+      // The template still works, without a suggested approver.
+      const template = await db.selectFrom('request_templates').selectAll().executeTakeFirst();
+      expect(template).toMatchObject({ name: 'Leave', approver_slack_id: null });
+      const again = await people(database.url, ['export', ERIN.chatId]);
+      expect(JSON.parse(again.stdout).approvals).toEqual([]);
+    }, 120_000);
+  });
+}
