@@ -48,7 +48,7 @@ export function createStores(database: DatabaseHandle) {
     /** The approvals, their outbox and the fleet-wide pause. */
     approvals: createApprovalStores(db, dialect),
     templates: createTemplateStore(db, dialect),
-    links: createAccountLinkStore(db),
+    links: createAccountLinkStore(db, dialect),
     confirmations: createStepConfirmationStore(db),
     submissions: createSubmissionGuard(db),
     retention: createRetentionStore(db, dialect),

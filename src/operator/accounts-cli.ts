@@ -22,7 +22,7 @@ if (linking !== 'self' && linking !== 'admin' && linking !== 'off') {
 const database = await openOperatorDatabase(env);
 try {
   process.exitCode = await accountsCommand(args, {
-    links: createAccountLinkStore(database.db),
+    links: createAccountLinkStore(database.db, database.dialect),
     linking: linking as AccountLinking,
     now: () => new Date(),
     out: (line) => process.stdout.write(`${line}\n`),

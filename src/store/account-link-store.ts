@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { AccountLinks, LinkedAccount, LinkOutcome } from '../approvals/account-links.ts';
 import { sameLogin } from '../approvals/person.ts';
 import { forgetApproverAccount, markApproverReachable } from './approval-repository.ts';
+import type { DialectName } from './database.ts';
 import { loginIs } from './login-match.ts';
 import type { Database, LinkedAccountRow } from './schema.ts';
 
-export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
+export function createAccountLinkStore(db: Kysely<Database>, dialect: DialectName): AccountLinks {
   return {
     async link(account) {
       const row: LinkedAccountRow = {
@@ -33,7 +34,7 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           .executeTakeFirst();
         // A relink to another login: what waits for the old one no longer names this account.
         if (previous && !sameLogin(previous.login, account.login))
-          await forgetApproverAccount(trx, account.slackUserId, previous.login);
+          await forgetApproverAccount(trx, dialect, account.slackUserId, previous.login);
         await trx
           .insertInto('linked_accounts')
           .values(row)
@@ -47,7 +48,13 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           )
           .execute();
         // With the link, the app can now reach an approver it found nobody on Slack for.
-        await markApproverReachable(trx, account.login, account.linkedAt, account.slackUserId);
+        await markApproverReachable(
+          trx,
+          dialect,
+          account.login,
+          account.linkedAt,
+          account.slackUserId,
+        );
         return { linked: true };
       });
     },
@@ -59,7 +66,7 @@ export function createAccountLinkStore(db: Kysely<Database>): AccountLinks {
           .returning('login')
           .executeTakeFirst();
         if (!removed) return false;
-        await forgetApproverAccount(trx, slackUserId, removed.login);
+        await forgetApproverAccount(trx, dialect, slackUserId, removed.login);
         return true;
       });
     },

@@ -381,12 +381,13 @@ function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
  */
 export async function markApproverReachable(
   db: Db,
+  dialect: DialectName,
   login: string,
   now: Date,
   chatId?: string,
 ): Promise<number> {
   let cleared = 0;
-  for (const approval of await waitingForLogin(db, login)) {
+  for (const approval of await waitingForLogin(db, dialect, login)) {
     const t = transition(approval, { kind: 'approver-linked', chatId }, { now });
     if ((await writeTransition(db, approval.djbh, t, now)) && t.announcements.length > 0) cleared++;
   }
@@ -398,9 +399,14 @@ export async function markApproverReachable(
  * their account stop recording it, for a previous release that still addresses by it during a
  * rolling deploy (this one finds the approver by login as each message goes, approvals/person.ts).
  */
-export async function forgetApproverAccount(db: Db, chatId: string, login: string): Promise<void> {
+export async function forgetApproverAccount(
+  db: Db,
+  dialect: DialectName,
+  chatId: string,
+  login: string,
+): Promise<void> {
   const now = new Date();
-  for (const approval of await waitingForLogin(db, login))
+  for (const approval of await waitingForLogin(db, dialect, login))
     if (approval.approverSlackId === chatId)
       await writeTransition(
         db,
@@ -412,15 +418,23 @@ export async function forgetApproverAccount(db: Db, chatId: string, login: strin
 
 /**
  * The approvals waiting for the approver with `login` (pending and followed), as a link's events
- * read them; each event's fence checks again as it is written.
+ * read them; each event's fence checks again as it is written. On Postgres their rows are locked
+ * as they are read (the one lock order: the approval's row first): the link's transitions decide
+ * on what they read (whether it is marked unreachable), and a mark another replica set or cleared
+ * after an unlocked read would be missed or announced twice.
  */
-async function waitingForLogin(db: Db, login: string): Promise<TrackedApproval[]> {
+async function waitingForLogin(
+  db: Db,
+  dialect: DialectName,
+  login: string,
+): Promise<TrackedApproval[]> {
   const rows = await db
     .selectFrom('tracked_approvals')
     .selectAll()
     .where(() => loginIs('approver_login', login))
     .where('decision', '=', 'pending')
     .where('tracking', '=', 'active')
+    .$if(dialect === 'postgres', (q) => q.forNoKeyUpdate())
     .execute();
   return rows.map(toApproval);
 }

@@ -30,7 +30,7 @@ for (const database of TEST_DATABASES) {
       async function accounts(...args: string[]) {
         const out: string[] = [];
         const code = await accountsCommand(args, {
-          links: createAccountLinkStore(testDb.handle.db),
+          links: createAccountLinkStore(testDb.handle.db, testDb.handle.dialect),
           linking: 'admin',
           now: () => new Date(),
           out: (line) => out.push(line),

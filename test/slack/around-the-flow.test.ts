@@ -274,7 +274,7 @@ describe('account linking', () => {
     // Alex's account holds Sam Taylor's login (an admin's mistake, or Alex linked first).
     const alex = hh.user('alex.kim@corp.example');
     const db = await openDatabase(hh.env.DATABASE_URL);
-    const links = createAccountLinkStore(db.db);
+    const links = createAccountLinkStore(db.db, db.dialect);
     await links.link({
       slackUserId: alex,
       teamId: '',

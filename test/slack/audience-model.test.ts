@@ -444,7 +444,7 @@ class Run {
   ): Promise<T> {
     const db = await openDatabase(this.hh.env.DATABASE_URL);
     try {
-      return await use(createAccountLinkStore(db.db));
+      return await use(createAccountLinkStore(db.db, db.dialect));
     } finally {
       await db.close();
     }

@@ -642,7 +642,7 @@ class World {
       logger: silent,
     });
     const people = createSlackPeople(client, () => this.t);
-    const links = createAccountLinkStore(this.db.db);
+    const links = createAccountLinkStore(this.db.db, this.db.dialect);
     const announcer = this.watchedAnnouncer(
       createSlackAnnouncer({
         client,

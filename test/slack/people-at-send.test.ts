@@ -52,7 +52,7 @@ async function start(env: Record<string, string> = {}) {
     now: () => new Date(Date.now() + offset),
   });
   const db = await openDatabase(hh.env.DATABASE_URL);
-  const links = createAccountLinkStore(db.db);
+  const links = createAccountLinkStore(db.db, db.dialect);
   return {
     hh,
     links: {

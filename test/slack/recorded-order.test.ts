@@ -66,7 +66,10 @@ for (const database of TEST_DATABASES) {
           announcer: createSlackAnnouncer({
             client,
             people,
-            identities: createIdentities({ people, links: createAccountLinkStore(handle.db) }),
+            identities: createIdentities({
+              people,
+              links: createAccountLinkStore(handle.db, handle.dialect),
+            }),
             channelLanguage: 'en',
             giveUpAfterDays: 30,
           }),

@@ -16,7 +16,7 @@ for (const database of TEST_DATABASES) {
       beforeEach(() => testDb.clear());
 
       it('links a Slack user to a service login, replaces and removes the link', async () => {
-        const links = createAccountLinkStore(testDb.handle.db);
+        const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         await links.link({
           slackUserId: 'U1',
@@ -49,7 +49,7 @@ for (const database of TEST_DATABASES) {
       it('finds a link by the login person.ts calls the same, and never by a look-alike', async () => {
         // Postgres's lower() folds U+212A (Kelvin sign) to `k`; person.ts holds it to be another
         // login, as the service does: the link of kate@ is not the link of \u212Aate@.
-        const links = createAccountLinkStore(testDb.handle.db);
+        const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         await links.link({
           slackUserId: 'U1',
@@ -64,7 +64,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('links one login to one Slack user: another user’s link to it is refused, naming the holder', async () => {
-        const links = createAccountLinkStore(testDb.handle.db);
+        const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         const alice = { slackUserId: 'U1', teamId: 'T1', name: 'ALICE', linkedAt: T0 };
         expect(await links.link({ ...alice, login: 'alice@corp.example' })).toEqual({
@@ -99,7 +99,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('lists every link by Slack user id, for the operator', async () => {
-        const links = createAccountLinkStore(testDb.handle.db);
+        const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         for (const [id, login] of [
           ['U2', 'bob@corp.example'],

@@ -649,7 +649,7 @@ for (const database of TEST_DATABASES) {
       });
 
       it('makes an approver reachable again when their login is linked, whatever account the approval recorded, and records the linked one', async () => {
-        const links = createAccountLinkStore(testDb.handle.db);
+        const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         // Not on Slack when requested; a recorded account Slack said is deactivated; someone else.
         await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);

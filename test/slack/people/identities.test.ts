@@ -24,7 +24,7 @@ describe('identities: one login, one Slack person', () => {
   it('does not let the account whose e-mail a login is act as that login once another account is linked to it', async () => {
     const handle = await openDatabase(':memory:');
     try {
-      const links = createAccountLinkStore(handle.db);
+      const links = createAccountLinkStore(handle.db, handle.dialect);
       // U_MARIA's Slack e-mail is maria@; U_ANDY proved maria@ with a session (or an admin linked him).
       const emails: Record<string, string> = {
         U_MARIA: 'maria@corp.example',
@@ -53,7 +53,7 @@ describe('identities: one login, one Slack person', () => {
   it('never reaches a linked account for the login of its own e-mail, which is someone else', async () => {
     const handle = await openDatabase(':memory:');
     try {
-      const links = createAccountLinkStore(handle.db);
+      const links = createAccountLinkStore(handle.db, handle.dialect);
       // U_BOB's Slack e-mail is bob@ but his service login is robert@ (admin link). bob@ is
       // another person in the service, who is not on Slack.
       const emails: Record<string, string> = { U_BOB: 'bob@corp.example' };
@@ -97,7 +97,7 @@ describe('account links: a relink', () => {
   it("leaves the old login's approvals recording no account (Andy linked to maria@, then relinked to priya@)", async () => {
     const handle = await openDatabase(':memory:');
     try {
-      const links = createAccountLinkStore(handle.db);
+      const links = createAccountLinkStore(handle.db, handle.dialect);
       const repo = createApprovalRepository(handle.db, 'sqlite');
       await repo.createApproval(
         fixture('D1', { approverLogin: 'maria@corp.example', approverSlackId: null }),
