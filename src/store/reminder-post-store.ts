@@ -82,6 +82,40 @@ export function createReminderPosts(db: Kysely<Database>) {
         at: new Date(Number(first?.at ?? row.attempted_at)),
       };
     },
+
+    /**
+     * Whether an escalation to this leader first attempted before `a` (then by id: one order, so
+     * two such never wait for each other) may have been posted without the app knowing (its
+     * attempt failed uncertainly, and no search has settled it yet): that DM may be the digest
+     * that lists `a`'s approval too. `a` never attempted before: any such one was.
+     */
+    async escalationMayBePosted(
+      leaderLogin: string,
+      a: { id: string; firstAttemptedAt: Date | null },
+    ): Promise<boolean> {
+      const mine = a.firstAttemptedAt?.getTime();
+      const rows = await db
+        .selectFrom('announcements as a')
+        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+        .select(['t.escalated_to_login'])
+        .where(() => loginIs('t.escalated_to_login', leaderLogin))
+        .where('a.kind', '=', 'escalation')
+        .where('a.state', '=', 'pending')
+        .where('a.uncertain', '=', 1)
+        .where('a.id', '!=', a.id)
+        .where('a.first_attempted_at', 'is not', null)
+        .$if(mine !== undefined, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb('a.first_attempted_at', '<', mine ?? 0),
+              eb.and([eb('a.first_attempted_at', '=', mine ?? 0), eb('a.id', '<', a.id)]),
+            ]),
+          ),
+        )
+        .limit(20)
+        .execute();
+      return rows.some((row) => sameLogin(row.escalated_to_login, leaderLogin));
+    },
   };
 }
 
