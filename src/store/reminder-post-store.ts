@@ -40,10 +40,13 @@ export function createReminderPosts(db: Kysely<Database>) {
         .where('sent_channel', '=', row.sent_channel)
         .where('sent_ts', '=', row.sent_ts)
         .executeTakeFirst();
+      const at = Number(first?.at ?? row.attempted_at);
+      const previousAt = await previousPostAt(db, 'reminder', approverLogin, row.sent_ts, at);
       return {
         channel: row.sent_channel,
         ts: row.sent_ts,
-        at: new Date(Number(first?.at ?? row.attempted_at)),
+        at: new Date(at),
+        ...(previousAt ? { previousAt } : {}),
       };
     },
 
@@ -76,10 +79,13 @@ export function createReminderPosts(db: Kysely<Database>) {
         .where('sent_channel', '=', row.sent_channel)
         .where('sent_ts', '=', row.sent_ts)
         .executeTakeFirst();
+      const at = Number(first?.at ?? row.attempted_at);
+      const previousAt = await previousPostAt(db, 'escalation', leaderLogin, row.sent_ts, at);
       return {
         channel: row.sent_channel,
         ts: row.sent_ts,
-        at: new Date(Number(first?.at ?? row.attempted_at)),
+        at: new Date(at),
+        ...(previousAt ? { previousAt } : {}),
       };
     },
 
@@ -120,3 +126,29 @@ export function createReminderPosts(db: Kysely<Database>) {
 }
 
 export type ReminderPosts = ReturnType<typeof createReminderPosts>;
+
+/**
+ * When the DM of `kind` before the one posted as `ts` (at `at`) was posted to the same person:
+ * whether that one was the first of their day, the only one that lists everything waiting.
+ */
+async function previousPostAt(
+  db: Kysely<Database>,
+  kind: 'reminder' | 'escalation',
+  login: string,
+  ts: string,
+  at: number,
+): Promise<Date | undefined> {
+  const to = kind === 'reminder' ? 't.approver_login' : 't.escalated_to_login';
+  const row = await db
+    .selectFrom('announcements as a')
+    .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+    .select((eb) => eb.fn.max('a.attempted_at').as('at'))
+    .where(() => loginIs(to, login))
+    .where('a.kind', '=', kind)
+    .where('a.state', '=', 'sent')
+    .where('a.sent_ts', 'is not', null)
+    .where('a.sent_ts', 'not in', ['', ts])
+    .where('a.attempted_at', '<', at)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : new Date(Number(row.at));
+}

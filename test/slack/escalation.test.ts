@@ -200,6 +200,38 @@ describe('escalation', () => {
       expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
   });
 
+  it('tells a leader of each approval escalated to them after the day’s first escalation DM, however many at once', async () => {
+    // Priya's day (Los Angeles): one escalation in the morning, then two in one later pass.
+    let clock = new Date('2026-11-23T08:00:00-08:00');
+    const at = (iso: string) => {
+      clock = new Date(iso);
+      return clock;
+    };
+    const env = { ...ESCALATING.env, REMINDER_MAX: '2' };
+    const hh = await harness({ ...ESCALATING, env, now: () => clock });
+    const early = await hh.startApproval(ALEX, 'general', 'New storage node');
+    await hh.app.deliver();
+    await hh.app.poll(at('2026-11-23T09:10:00-08:00'));
+    at('2026-11-23T09:30:00-08:00');
+    const second = await hh.startApproval(ALEX, 'general', 'Two more GPUs');
+    const third = await hh.startApproval(ALEX, 'general', 'A third monitor');
+    await hh.app.deliver();
+    await hh.app.poll(at('2026-11-23T10:20:00-08:00'));
+    await hh.app.poll(at('2026-11-23T10:40:00-08:00'));
+    await hh.app.poll(at('2026-11-23T11:30:00-08:00'));
+    expect(text(dmsTo(hh, PRIYA, 'escalation'))).toContain(early.approval.djbh);
+    await hh.app.poll(at('2026-11-23T11:50:00-08:00'));
+    await hh.app.poll(at('2026-11-23T13:00:00-08:00'));
+    await hh.app.deliver();
+
+    // Both were escalated in the one pass: each reaches her, neither is taken as told by the
+    // other's DM.
+    const told = text(dmsTo(hh, PRIYA, 'escalation'));
+    for (const { approval } of [second, third]) expect(told).toContain(approval.djbh);
+    for (const { parent } of [early, second, third])
+      expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
+  });
+
   it('says in the thread why it counts 2 unanswered reminders after noting reminder 3', async () => {
     const hh = await harness(ESCALATING);
     const { parent } = await hh.startApproval(ALEX);
