@@ -66,6 +66,19 @@ describe('the reminder of the day', () => {
       }),
     ).toEqual({ as: 'covered', by: { channel: 'D1', ts: '1.000' } });
   });
+
+  it('is covered by the next day’s first DM when its delivery was held past midnight', () => {
+    // Two recorded at 23:50, Slack away until 00:10: the first posts the digest of both.
+    const digest = { ...post('2026-11-24T00:10:00Z'), previousAt: at('2026-11-23T09:05:00Z') };
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T23:50:00Z'),
+        waiting: 2,
+        earlier: digest,
+        sameDay,
+      }),
+    ).toEqual({ as: 'covered', by: { channel: 'D1', ts: '1.000' } });
+  });
 });
 
 describe('what a digest lists', () => {
