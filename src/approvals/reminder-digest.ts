@@ -14,6 +14,8 @@ export interface EarlierReminder {
   ts: string;
   /** When it was posted (its attempt's start, on the app's clock). */
   at: Date;
+  /** When the DM of this kind before it was posted to them, if one was. */
+  previousAt?: Date;
 }
 
 export type ReminderDelivery =
@@ -27,12 +29,13 @@ export type ReminderDelivery =
 /**
  * How a reminder recorded at `recordedAt` reaches its approver, when `waiting` approvals (its own
  * included) wait for them and `earlier` is the last reminder DM posted to them:
- * - that DM went out on the approver's same day (`sameDay`, in their time zone) once this reminder
- *   was recorded: covered, since a DM posted while two or more were waiting is a digest of all of
- *   them (the reminders one pass records at the start of the approver's day are all covered by the
- *   first one's digest);
- * - it went out today before this reminder was recorded: this one alone (one digest a day, not one
- *   more each time a later request, or a next reminder, falls due);
+ * - that DM was the first of its day (`sameDay`, in their time zone) and went out once this
+ *   reminder was recorded (even on the next day, its delivery held past midnight): covered, since the day's first DM posted while two or more were waiting is a
+ *   digest of all of them (the reminders one pass records at the start of the approver's day are
+ *   all covered by the first one's digest);
+ * - it went out today before this reminder was recorded, or was a later one of the day (which is
+ *   about its own approval only): this one alone (one digest a day, not one more each time a later
+ *   request, or a next reminder, falls due);
  * - else a digest when two or more wait, the usual reminder when only this one does.
  */
 export function reminderDelivery(input: {
@@ -42,10 +45,15 @@ export function reminderDelivery(input: {
   sameDay: (a: Date, b: Date) => boolean;
 }): ReminderDelivery {
   const { earlier } = input;
-  if (earlier && input.sameDay(earlier.at, input.recordedAt))
-    return earlier.at >= input.recordedAt
+  if (earlier && earlier.at >= input.recordedAt) {
+    // Posted once this was recorded, whatever day it was recorded on (delivery held past
+    // midnight): the day's first lists it; a later one of that day is about its own approval.
+    const daysFirst = !earlier.previousAt || !input.sameDay(earlier.previousAt, earlier.at);
+    return daysFirst
       ? { as: 'covered', by: { channel: earlier.channel, ts: earlier.ts } }
       : { as: 'single' };
+  }
+  if (earlier && input.sameDay(earlier.at, input.recordedAt)) return { as: 'single' };
   return input.waiting >= 2 ? { as: 'digest' } : { as: 'single' };
 }
 

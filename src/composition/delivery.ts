@@ -69,6 +69,8 @@ export function createDelivery(
       waitingFor: (login, limit) => store.waitingFor(login, limit),
       lastReminderPost: (login) => deps.stores.reminderPosts.lastReminderPost(login),
       lastEscalationPost: (login) => deps.stores.reminderPosts.lastEscalationPost(login),
+      escalationMayBePosted: (login, a) =>
+        deps.stores.reminderPosts.escalationMayBePosted(login, a),
     },
     logger,
   });

@@ -40,10 +40,13 @@ export function createReminderPosts(db: Kysely<Database>) {
         .where('sent_channel', '=', row.sent_channel)
         .where('sent_ts', '=', row.sent_ts)
         .executeTakeFirst();
+      const at = Number(first?.at ?? row.attempted_at);
+      const previousAt = await previousPostAt(db, 'reminder', approverLogin, row.sent_ts, at);
       return {
         channel: row.sent_channel,
         ts: row.sent_ts,
-        at: new Date(Number(first?.at ?? row.attempted_at)),
+        at: new Date(at),
+        ...(previousAt ? { previousAt } : {}),
       };
     },
 
@@ -76,13 +79,76 @@ export function createReminderPosts(db: Kysely<Database>) {
         .where('sent_channel', '=', row.sent_channel)
         .where('sent_ts', '=', row.sent_ts)
         .executeTakeFirst();
+      const at = Number(first?.at ?? row.attempted_at);
+      const previousAt = await previousPostAt(db, 'escalation', leaderLogin, row.sent_ts, at);
       return {
         channel: row.sent_channel,
         ts: row.sent_ts,
-        at: new Date(Number(first?.at ?? row.attempted_at)),
+        at: new Date(at),
+        ...(previousAt ? { previousAt } : {}),
       };
+    },
+
+    /**
+     * Whether an escalation to this leader first attempted before `a` (then by id: one order, so
+     * two such never wait for each other) may have been posted without the app knowing (its
+     * attempt failed uncertainly, and no search has settled it yet): that DM may be the digest
+     * that lists `a`'s approval too. `a` never attempted before: any such one was.
+     */
+    async escalationMayBePosted(
+      leaderLogin: string,
+      a: { id: string; firstAttemptedAt: Date | null },
+    ): Promise<boolean> {
+      const mine = a.firstAttemptedAt?.getTime();
+      const rows = await db
+        .selectFrom('announcements as a')
+        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+        .select(['t.escalated_to_login'])
+        .where(() => loginIs('t.escalated_to_login', leaderLogin))
+        .where('a.kind', '=', 'escalation')
+        .where('a.state', '=', 'pending')
+        .where('a.uncertain', '=', 1)
+        .where('a.id', '!=', a.id)
+        .where('a.first_attempted_at', 'is not', null)
+        .$if(mine !== undefined, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb('a.first_attempted_at', '<', mine ?? 0),
+              eb.and([eb('a.first_attempted_at', '=', mine ?? 0), eb('a.id', '<', a.id)]),
+            ]),
+          ),
+        )
+        .limit(20)
+        .execute();
+      return rows.some((row) => sameLogin(row.escalated_to_login, leaderLogin));
     },
   };
 }
 
 export type ReminderPosts = ReturnType<typeof createReminderPosts>;
+
+/**
+ * When the DM of `kind` before the one posted as `ts` (at `at`) was posted to the same person:
+ * whether that one was the first of their day, the only one that lists everything waiting.
+ */
+async function previousPostAt(
+  db: Kysely<Database>,
+  kind: 'reminder' | 'escalation',
+  login: string,
+  ts: string,
+  at: number,
+): Promise<Date | undefined> {
+  const to = kind === 'reminder' ? 't.approver_login' : 't.escalated_to_login';
+  const row = await db
+    .selectFrom('announcements as a')
+    .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+    .select((eb) => eb.fn.max('a.attempted_at').as('at'))
+    .where(() => loginIs(to, login))
+    .where('a.kind', '=', kind)
+    .where('a.state', '=', 'sent')
+    .where('a.sent_ts', 'is not', null)
+    .where('a.sent_ts', 'not in', ['', ts])
+    .where('a.attempted_at', '<', at)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : new Date(Number(row.at));
+}

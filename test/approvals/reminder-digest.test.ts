@@ -41,6 +41,44 @@ describe('the reminder of the day', () => {
       }),
     ).toEqual({ as: 'single' });
   });
+
+  it('is not covered by a later DM of the day, which was about its own approval only', () => {
+    // The day's digest at 09:05; at 11:05 one pass records two: the first goes alone at 11:05:01.
+    const second = {
+      ...post('2026-11-23T11:05:01Z'),
+      previousAt: at('2026-11-23T09:05:00Z'),
+    };
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T11:05:00Z'),
+        waiting: 4,
+        earlier: second,
+        sameDay,
+      }),
+    ).toEqual({ as: 'single' });
+    // The DM before it was yesterday's: it is today's first, the digest of all waiting.
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T09:05:00Z'),
+        waiting: 4,
+        earlier: { ...post('2026-11-23T09:05:01Z'), previousAt: at('2026-11-22T09:05:00Z') },
+        sameDay,
+      }),
+    ).toEqual({ as: 'covered', by: { channel: 'D1', ts: '1.000' } });
+  });
+
+  it('is covered by the next day’s first DM when its delivery was held past midnight', () => {
+    // Two recorded at 23:50, Slack away until 00:10: the first posts the digest of both.
+    const digest = { ...post('2026-11-24T00:10:00Z'), previousAt: at('2026-11-23T09:05:00Z') };
+    expect(
+      reminderDelivery({
+        recordedAt: at('2026-11-23T23:50:00Z'),
+        waiting: 2,
+        earlier: digest,
+        sameDay,
+      }),
+    ).toEqual({ as: 'covered', by: { channel: 'D1', ts: '1.000' } });
+  });
 });
 
 describe('what a digest lists', () => {

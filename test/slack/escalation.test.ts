@@ -160,6 +160,78 @@ describe('escalation', () => {
     expect(dmsTo(hh, PRIYA, 'escalation')).toHaveLength(1);
   });
 
+  it('tells a leader their escalations once when Slack took the digest but answered 5xx', async () => {
+    // Started hours ago on the app's clock, so that the escalation goes out now, on Slack's:
+    // the search for a post whose answer was lost looks from its first attempt on.
+    let offset = -3.4 * HOUR;
+    const now = () => new Date(Date.now() + offset);
+    const pollAt = (hoursAgo: number) => {
+      offset = -hoursAgo * HOUR;
+      return hh.app.poll(now());
+    };
+    // The wait for a late commit has its own tests: here it would only hold the retry longer.
+    const env = { ...ESCALATING.env, REMINDER_MAX: '2', SLACK_COMMIT_HORIZON_MS: '0' };
+    const hh = await harness({ ...ESCALATING, env, now });
+    const first = await hh.startApproval(ALEX, 'general', 'New storage node');
+    const second = await hh.startApproval(ALEX, 'general', 'Two more GPUs');
+    await hh.app.deliver();
+    await pollAt(2.3);
+    await pollAt(1.2);
+    // The pass that escalates both: the digest is posted, its answer lost.
+    hh.faults.failAfterCommit('chat.postMessage', 503);
+    await pollAt(0);
+    // Delivered on: the retries found the digest, and both threads say so.
+    await waitFor(
+      async () => {
+        await hh.app.deliver();
+        return [first, second].every(
+          ({ parent }) => threadNotes(hh, parent, 'escalated to Priya Nair').length > 0,
+        );
+      },
+      12_000,
+      'both escalation notes',
+    );
+
+    // The digest Slack took told her of both: the other escalation is not a second digest.
+    const toPriya = dmsTo(hh, PRIYA, 'escalation');
+    expect(toPriya.map((m) => m.text)).toHaveLength(1);
+    expect(toPriya[0]?.text).toContain('2 approvals were escalated to you');
+    for (const { parent } of [first, second])
+      expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
+  });
+
+  it('tells a leader of each approval escalated to them after the day’s first escalation DM, however many at once', async () => {
+    // Priya's day (Los Angeles): one escalation in the morning, then two in one later pass.
+    let clock = new Date('2026-11-23T08:00:00-08:00');
+    const at = (iso: string) => {
+      clock = new Date(iso);
+      return clock;
+    };
+    const env = { ...ESCALATING.env, REMINDER_MAX: '2' };
+    const hh = await harness({ ...ESCALATING, env, now: () => clock });
+    const early = await hh.startApproval(ALEX, 'general', 'New storage node');
+    await hh.app.deliver();
+    await hh.app.poll(at('2026-11-23T09:10:00-08:00'));
+    at('2026-11-23T09:30:00-08:00');
+    const second = await hh.startApproval(ALEX, 'general', 'Two more GPUs');
+    const third = await hh.startApproval(ALEX, 'general', 'A third monitor');
+    await hh.app.deliver();
+    await hh.app.poll(at('2026-11-23T10:20:00-08:00'));
+    await hh.app.poll(at('2026-11-23T10:40:00-08:00'));
+    await hh.app.poll(at('2026-11-23T11:30:00-08:00'));
+    expect(text(dmsTo(hh, PRIYA, 'escalation'))).toContain(early.approval.djbh);
+    await hh.app.poll(at('2026-11-23T11:50:00-08:00'));
+    await hh.app.poll(at('2026-11-23T13:00:00-08:00'));
+    await hh.app.deliver();
+
+    // Both were escalated in the one pass: each reaches her, neither is taken as told by the
+    // other's DM.
+    const told = text(dmsTo(hh, PRIYA, 'escalation'));
+    for (const { approval } of [second, third]) expect(told).toContain(approval.djbh);
+    for (const { parent } of [early, second, third])
+      expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
+  });
+
   it('says in the thread why it counts 2 unanswered reminders after noting reminder 3', async () => {
     const hh = await harness(ESCALATING);
     const { parent } = await hh.startApproval(ALEX);

@@ -132,6 +132,62 @@ for (const database of TEST_DATABASES) {
         expect(await posts.lastEscalationPost('maria.lopez@corp.example')).toBeUndefined();
         expect(await posts.lastEscalationPost('zhou.lan@corp.example')).toBeUndefined();
       });
+
+      it('knows when an escalation to a leader attempted earlier may have been posted unbeknown, only until it is settled', async () => {
+        const LEADER = { login: 'chen.hao@corp.example', chatId: 'U0CHEN' };
+        for (const djbh of ['AAAAAAAAAAAa', 'AAAAAAAAAAAb']) {
+          await store.createApproval(approval(djbh), T0);
+          for (const n of [1, 2]) {
+            await store.recordReminder(djbh, n, later(n * HOUR));
+            await deliver(`${djbh}:reminder:${n}`, later(n * HOUR), {
+              channel: 'D0MARIA',
+              ts: `170000000${n}.0001`,
+            });
+          }
+          await store.recordEscalation(djbh, {
+            to: LEADER,
+            afterReminders: 2,
+            answerWithinMs: 0,
+            now: later(3 * HOUR),
+          });
+        }
+        const pending = async (id: string) => {
+          const found = (await store.pendingAnnouncements(100)).find((a) => a.id === id);
+          if (!found) throw new Error(`no ${id}`);
+          return found;
+        };
+        const a = 'AAAAAAAAAAAa:escalation:2';
+        const b = 'AAAAAAAAAAAb:escalation:2';
+        expect(await posts.escalationMayBePosted('Chen.Hao@Corp.Example', await pending(b))).toBe(
+          false,
+        );
+        // The first one's post was answered 5xx: Slack may have taken it.
+        const claim = await store.claimAnnouncement(await pending(a), later(4 * HOUR), 30_000);
+        if (!claim) throw new Error('no claim');
+        await store.markAnnouncementRetry(claim, {
+          error: 'HTTP 503',
+          uncertain: true,
+          nextAttemptAt: later(4 * HOUR),
+        });
+        expect(await posts.escalationMayBePosted('Chen.Hao@Corp.Example', await pending(b))).toBe(
+          true,
+        );
+        // Not for itself, nor for another leader, nor for one attempted before it (no two wait
+        // for each other).
+        expect(await posts.escalationMayBePosted(LEADER.login, await pending(a))).toBe(false);
+        expect(await posts.escalationMayBePosted('zhou.lan@corp.example', await pending(b))).toBe(
+          false,
+        );
+        expect(
+          await posts.escalationMayBePosted(LEADER.login, {
+            id: b,
+            firstAttemptedAt: later(3 * HOUR),
+          }),
+        ).toBe(false);
+        // Settled: found and recorded.
+        await deliver(a, later(5 * HOUR), { channel: 'D0CHEN', ts: '1700000009.000100' });
+        expect(await posts.escalationMayBePosted(LEADER.login, await pending(b))).toBe(false);
+      });
     },
   );
 }

@@ -73,6 +73,11 @@ export interface SlackAnnouncerOptions {
     ): Promise<{ approvals: TrackedApproval[]; total: number }>;
     lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined>;
     lastEscalationPost?(leaderLogin: string): Promise<EarlierReminder | undefined>;
+    /** Whether an escalation to the leader attempted before `a` may have been posted unbeknown. */
+    escalationMayBePosted?(
+      leaderLogin: string,
+      a: { id: string; firstAttemptedAt: Date | null },
+    ): Promise<boolean>;
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AttemptClock } from '../../../approvals/announcer.ts';
+import { AnnounceError, type AttemptClock } from '../../../approvals/announcer.ts';
 import {
   DIGEST_LISTED,
   DIGEST_SCAN,
@@ -29,6 +29,12 @@ export interface DayDigestInput {
   timeZone: string | undefined;
   /** The last DM of this kind posted to the reader. */
   earlier: () => Promise<EarlierReminder | undefined>;
+  /**
+   * Whether a DM of this kind to the reader, recorded before this one, may have been posted
+   * without the app knowing (Slack took it, its answer was lost): it may be the digest listing
+   * this one, so this waits until that is known rather than post a second digest.
+   */
+  unsettled?: () => Promise<boolean>;
   /** Which of the approvals the store finds waiting on the reader this kind lists (reminder-digest.ts). */
   entries: (waiting: readonly TrackedApproval[], login: string) => TrackedApproval[];
 }
@@ -45,6 +51,10 @@ export async function dayDelivery(
     : timeZone && isKnownTimeZone(timeZone)
       ? timeZone
       : 'UTC';
+  if (await input.unsettled?.())
+    throw new AnnounceError('an earlier DM to this reader may have been posted; waiting to know', {
+      retryable: true,
+    });
   const [earlier, page] = await Promise.all([
     input.earlier(),
     listedFor(kit, attempt, input.reader, input.entries),

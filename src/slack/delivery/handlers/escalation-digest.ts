@@ -33,6 +33,8 @@ export async function escalationsOfTheDay(
     // The leader's day: one DM a day in their own time zone.
     timeZone: account.timeZone,
     earlier: () => lastPost(leader.login),
+    unsettled: async () =>
+      (await kit.options.digest?.escalationMayBePosted?.(leader.login, a)) ?? false,
     entries: escalationEntries,
   });
   if (day.as !== 'digest') return day;
