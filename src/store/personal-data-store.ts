@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Person } from '../approvals/person.ts';
 import {
+  erasedLane,
   isTheirs,
   lanesOf,
   type PersonalData,
@@ -114,18 +115,25 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
             .where('tracking', '!=', 'active')
             .execute();
           if (lanes.length === 0) return;
-          // What went to their DM: its lane named them, and its channel was the DM with them.
-          await trx
-            .updateTable('announcements')
-            .set({ lane_key: `dm:${pseudonym}`, sent_channel: null })
-            .where('djbh', '=', row.djbh)
-            .where('lane_key', 'in', lanes)
-            .execute();
+          // What went to their DM (or edited a message there): its lane named them, and its
+          // channel was the DM with them.
+          const erased = new Map<string, string[]>();
+          for (const lane of lanes) {
+            const to = erasedLane(lane, pseudonym);
+            erased.set(to, [...(erased.get(to) ?? []), lane]);
+          }
+          for (const [to, from] of erased)
+            await trx
+              .updateTable('announcements')
+              .set({ lane_key: to, sent_channel: null })
+              .where('djbh', '=', row.djbh)
+              .where('lane_key', 'in', from)
+              .execute();
           await trx
             .updateTable('announcements')
             .set({ state: 'skipped', last_error: 'the person was erased' })
             .where('djbh', '=', row.djbh)
-            .where('lane_key', '=', `dm:${pseudonym}`)
+            .where('lane_key', 'in', [...erased.keys()])
             .where('state', 'in', ['pending', 'failed'])
             .execute();
         });
