@@ -95,6 +95,10 @@ export interface PersonalDataSection {
  */
 export interface PersonalData {
   resolve(first: PersonKeys): Promise<PersonKeys>;
+  /**
+   * In the order they are erased: what resolve reads to complete the keys (their account link)
+   * last, so an erase stopped half way and run again still knows all of their names.
+   */
   sections: readonly PersonalDataSection[];
   /** Numbers of approvals still open that name them (never erased). */
   openApprovals(keys: PersonKeys): Promise<string[]>;

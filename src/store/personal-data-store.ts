@@ -288,14 +288,16 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
   };
 
   return {
+    // Their link last: it is what says their Slack id and login are one person, so an erase
+    // stopped half way, run again by either, still finds everything of theirs.
     sections: [
-      links,
       approvals,
       announcements,
       confirmations,
       templates,
       templateChanges,
       delegations,
+      links,
     ],
 
     async resolve(first) {
