@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { isDirectConversation } from '../approvals/conversation.ts';
 import type { Person } from '../approvals/person.ts';
 import {
   erasedLane,
@@ -84,6 +85,11 @@ function erasedApproval(
   return {
     ...(asked
       ? { requester_login: pseudonym, requester_slack_id: pseudonym, title: '', note: '' }
+      : {}),
+    // A request asked in their DM: the DM's id names them to anyone who can ask Slack.
+    ...(asked && isDirectConversation(row.channel_id) ? { channel_id: pseudonym } : {}),
+    ...(asked && row.requested_again_channel && isDirectConversation(row.requested_again_channel)
+      ? { requested_again_channel: pseudonym }
       : {}),
     ...(approver ? { approver_login: pseudonym, approver_slack_id: null } : {}),
     ...(isTheirs(keys, row.decided_by) ? { decided_by: pseudonym } : {}),

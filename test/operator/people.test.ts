@@ -244,6 +244,8 @@ for (const which of TEST_DATABASES) {
       });
       expect(kept[1]?.decided_by).toMatch(/^erased-/);
       expect(kept[2]).toMatchObject({ approver_login: 'lee@corp.example' });
+      // Asked in her DM: the DM's id (Slack says whose it is) is gone too.
+      expect(kept[4]?.channel_id).toMatch(/^erased-/);
       // The template still works, without a suggested approver.
       const template = await db.selectFrom('request_templates').selectAll().executeTakeFirst();
       expect(template).toMatchObject({ name: 'Leave', approver_slack_id: null });
