@@ -36,6 +36,9 @@ export interface LiveGauges {
  * as in the tests), with Node's own (event-loop lag, memory, CPU) beside them. Names are
  * documented in docs/operating.md#metrics; `deploy/` has alert rules and a dashboard built on them.
  */
+/** How many template ids approvals_started_total names before counting the rest as `other`. */
+export const TEMPLATE_SERIES = 200;
+
 export function createMetrics(
   source: MetricsSource,
   live: LiveGauges,
@@ -207,6 +210,17 @@ export function createMetrics(
   });
   for (const entryPoint of ENTRY_POINTS)
     started.inc({ entry_point: entryPoint, template: 'none' }, 0);
+  // Template ids are not bounded (any channel's members may add templates, and one removed and
+  // added again is a new id), and a series lives until the process ends: past TEMPLATE_SERIES
+  // ids, the others count as `other`, so no one can grow the scrape without end.
+  const templatesSeen = new Set<string>();
+  const templateLabel = (templateId: string | null): string => {
+    if (templateId === null) return 'none';
+    if (templatesSeen.has(templateId)) return templateId;
+    if (templatesSeen.size >= TEMPLATE_SERIES) return 'other';
+    templatesSeen.add(templateId);
+    return templateId;
+  };
   const decided = new Counter({
     name: `${prefix}approvals_decided_total`,
     help: 'Decisions the app saw, by outcome (approved, rejected)',
@@ -316,7 +330,7 @@ export function createMetrics(
       purged.inc({ what: 'template_changes' }, counts.templateChanges);
     },
     approvalStarted(entryPoint: string, templateId: string | null): void {
-      started.inc({ entry_point: entryPoint, template: templateId ?? 'none' });
+      started.inc({ entry_point: entryPoint, template: templateLabel(templateId) });
     },
     approvalDecided(outcome: string, workingHours: number | undefined): void {
       decided.inc({ outcome });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type MetricsSource } from '../src/metrics.ts';
+import { createMetrics, type MetricsSource, TEMPLATE_SERIES } from '../src/metrics.ts';
 
 /** A database that answers, then rejects every read, then never answers. */
 function source(): MetricsSource & { mode: 'ok' | 'down' | 'hung' } {
@@ -47,5 +47,26 @@ describe('/metrics while the database is away', () => {
       );
       expect(lineOf(text, 'slack_approvals_metrics_database_answered')).toContain(' 0');
     }
+  });
+});
+
+describe('approvals started, by template', () => {
+  it('keeps the template label bounded: past TEMPLATE_SERIES distinct ids, the rest count as other', async () => {
+    const metrics = createMetrics(source(), { ...live, deliverySinceProgressMs: () => 0 });
+    // Members may add (and remove, and add again) templates in any channel: each a new id.
+    for (let i = 0; i < TEMPLATE_SERIES + 50; i++) metrics.approvalStarted('form', `tpl-${i}`);
+    metrics.approvalStarted('form', 'tpl-0');
+    const text = await metrics.registry.metrics();
+    const series = text
+      .split('\n')
+      .filter((l) => l.startsWith('slack_approvals_approvals_started_total{'));
+    const templates = new Set(series.map((l) => /template="([^"]*)"/.exec(l)?.[1]));
+    expect(templates.size).toBeLessThanOrEqual(TEMPLATE_SERIES + 2);
+    expect(
+      lineOf(text, 'slack_approvals_approvals_started_total{entry_point="form",template="tpl-0"}'),
+    ).toMatch(/ 2$/);
+    expect(text).toContain(
+      'slack_approvals_approvals_started_total{entry_point="form",template="other"} 50',
+    );
   });
 });

@@ -338,10 +338,15 @@ export function groupOfBy(
   departmentOf?: (login: string) => Promise<string>,
 ): (record: ApprovalRecord) => Promise<string> {
   const departments = new Map<string, Promise<string>>();
+  // One approver is one group however the service cased their login (person.ts), named as first seen.
+  const spellings = new Map<string, string>();
   return async (record) => {
     if (by === 'template') return record.templateName ?? '(no template)';
-    if (by === 'approver' || !departmentOf) return record.approverLogin;
     const key = loginKey(record.approverLogin);
+    if (by === 'approver' || !departmentOf) {
+      if (!spellings.has(key)) spellings.set(key, record.approverLogin);
+      return spellings.get(key) ?? record.approverLogin;
+    }
     let department = departments.get(key);
     if (!department) {
       department = departmentOf(record.approverLogin).catch(() => '');

@@ -36,13 +36,21 @@ export function isTheirs(keys: PersonKeys, value: string | null | undefined): bo
   return keys.slackIds.includes(value) || keys.logins.some((l) => loginKey(l) === loginKey(value));
 }
 
-/** The DM lanes (conversation.ts) that are this person's. */
+/**
+ * The DM lanes (conversation.ts) that are this person's: their DM's, and its edits' (a request
+ * asked in their DM is edited there, on `edit:dm:…`, which names them as much).
+ */
 export function lanesOf(keys: PersonKeys): string[] {
-  return [
+  const dms = [
     ...keys.logins.map((l) => `dm:login:${loginKey(l)}`),
     ...keys.slackIds.map((id) => `dm:${id}`),
   ];
+  return [...dms, ...dms.map((lane) => `edit:${lane}`)];
 }
+
+/** What one of their lanes becomes once they are erased: the same kind of lane, the pseudonym's. */
+export const erasedLane = (lane: string, pseudonym: string): string =>
+  lane.startsWith('edit:') ? `edit:dm:${pseudonym}` : `dm:${pseudonym}`;
 
 /** What stands for an erased person from now on: `erased-<token>`, the token random per erase. */
 export const pseudonymOf = (token: string): string => `erased-${token}`;
@@ -87,6 +95,10 @@ export interface PersonalDataSection {
  */
 export interface PersonalData {
   resolve(first: PersonKeys): Promise<PersonKeys>;
+  /**
+   * In the order they are erased: what resolve reads to complete the keys (their account link)
+   * last, so an erase stopped half way and run again still knows all of their names.
+   */
   sections: readonly PersonalDataSection[];
   /** Numbers of approvals still open that name them (never erased). */
   openApprovals(keys: PersonKeys): Promise<string[]>;

@@ -3,13 +3,17 @@
  * import), one way: RFC 4180 quoting, and safe to open in a spreadsheet.
  */
 
-/** A field starting like this is run as a formula by a spreadsheet (as OWASP lists them). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * A field starting like this is run as a formula by a spreadsheet (as OWASP lists them): = + - @,
+ * also after spaces (which spreadsheets skip) and as the full-width signs an East Asian Excel
+ * reads as them, or a tab, a line break or a NUL first.
+ */
+const FORMULA_START = /^[\s\0]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|^[\t\r\n\0]/;
 
 /**
- * A CSV field a spreadsheet shows as text: one starting like a formula (= + - @, a tab or a
- * carriage return) gets a ' in front, so opening the export runs nothing a name, a login or a
- * title says; quoted when it holds a comma, a quote or a line break.
+ * A CSV field a spreadsheet shows as text: one starting like a formula (FORMULA_START) gets a '
+ * in front, so opening the export runs nothing a name, a login or a title says; quoted when it
+ * holds a comma, a quote or a line break.
  */
 export function csvField(value: string): string {
   const text = FORMULA_START.test(value) ? `'${value}` : value;

@@ -1,6 +1,8 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { isDirectConversation } from '../approvals/conversation.ts';
 import type { Person } from '../approvals/person.ts';
 import {
+  erasedLane,
   isTheirs,
   lanesOf,
   type PersonalData,
@@ -84,6 +86,11 @@ function erasedApproval(
     ...(asked
       ? { requester_login: pseudonym, requester_slack_id: pseudonym, title: '', note: '' }
       : {}),
+    // A request asked in their DM: the DM's id names them to anyone who can ask Slack.
+    ...(asked && isDirectConversation(row.channel_id) ? { channel_id: pseudonym } : {}),
+    ...(asked && row.requested_again_channel && isDirectConversation(row.requested_again_channel)
+      ? { requested_again_channel: pseudonym }
+      : {}),
     ...(approver ? { approver_login: pseudonym, approver_slack_id: null } : {}),
     ...(isTheirs(keys, row.decided_by) ? { decided_by: pseudonym } : {}),
     ...(leader ? { escalated_to_login: pseudonym, escalated_to_slack_id: pseudonym } : {}),
@@ -114,18 +121,25 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
             .where('tracking', '!=', 'active')
             .execute();
           if (lanes.length === 0) return;
-          // What went to their DM: its lane named them, and its channel was the DM with them.
-          await trx
-            .updateTable('announcements')
-            .set({ lane_key: `dm:${pseudonym}`, sent_channel: null })
-            .where('djbh', '=', row.djbh)
-            .where('lane_key', 'in', lanes)
-            .execute();
+          // What went to their DM (or edited a message there): its lane named them, and its
+          // channel was the DM with them.
+          const erased = new Map<string, string[]>();
+          for (const lane of lanes) {
+            const to = erasedLane(lane, pseudonym);
+            erased.set(to, [...(erased.get(to) ?? []), lane]);
+          }
+          for (const [to, from] of erased)
+            await trx
+              .updateTable('announcements')
+              .set({ lane_key: to, sent_channel: null })
+              .where('djbh', '=', row.djbh)
+              .where('lane_key', 'in', from)
+              .execute();
           await trx
             .updateTable('announcements')
             .set({ state: 'skipped', last_error: 'the person was erased' })
             .where('djbh', '=', row.djbh)
-            .where('lane_key', '=', `dm:${pseudonym}`)
+            .where('lane_key', 'in', [...erased.keys()])
             .where('state', 'in', ['pending', 'failed'])
             .execute();
         });
@@ -280,14 +294,16 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
   };
 
   return {
+    // Their link last: it is what says their Slack id and login are one person, so an erase
+    // stopped half way, run again by either, still finds everything of theirs.
     sections: [
-      links,
       approvals,
       announcements,
       confirmations,
       templates,
       templateChanges,
       delegations,
+      links,
     ],
 
     async resolve(first) {

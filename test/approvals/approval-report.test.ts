@@ -4,6 +4,7 @@ import {
   type ApprovalRecord,
   ageBandOf,
   entryPointOf,
+  groupOfBy,
   quantile,
   REPORT_COLUMNS,
   reportColumns,
@@ -200,6 +201,18 @@ describe('a summary', () => {
     });
     expect(summary.total).toMatchObject({ count: 7, decided: 5, approved: 4, medianHours: 10 });
     expect(summary.openByAge).toEqual({ 'under-1d': 1, '1d-3d': 0, '3d-7d': 0, 'over-7d': 1 });
+  });
+});
+
+describe('a summary by approver', () => {
+  it('counts one approver once however the service cased their login', async () => {
+    const byApprover = groupOfBy('approver');
+    const groups = await Promise.all(
+      ['maria@corp.example', 'Maria@Corp.example', 'MARIA@corp.example'].map((approverLogin) =>
+        byApprover(record({ approverLogin })),
+      ),
+    );
+    expect(new Set(groups)).toEqual(new Set(['maria@corp.example']));
   });
 });
 

@@ -94,6 +94,19 @@ for (const which of TEST_DATABASES) {
         requesterSlackId: ERIN.chatId,
         requesterLogin: ERIN.login,
       });
+      // Asked by Erin in her DM with the app, decided: its request message (in her DM) was edited
+      // to show the decision, on the DM's edit lane (`edit:dm:login:…`), which names her too.
+      await seedReported(
+        store,
+        'PPL000000005',
+        {
+          createdAt: T0,
+          channelId: 'D0ERIN',
+          requesterSlackId: ERIN.chatId,
+          requesterLogin: ERIN.login,
+        },
+        { decided: decided(6) },
+      );
       // A workflow confirmation she answered, a template she made naming her as its approver.
       const confirmations = createStepConfirmationStore(db);
       await confirmations.create({
@@ -160,6 +173,7 @@ for (const which of TEST_DATABASES) {
         'PPL000000002',
         'PPL000000003',
         'PPL000000004',
+        'PPL000000005',
       ]);
       expect(answer.approvals?.[0]).toMatchObject({ title: 'Erin’s parental leave' });
       expect(answer['account links']).toHaveLength(1);
@@ -169,10 +183,14 @@ for (const which of TEST_DATABASES) {
       expect(answer.delegations).toHaveLength(2);
       // Her DM was told of PPL000000002 and reminded of it.
       expect(answer['announcements to them']?.map((a) => a.id)).toEqual(
-        expect.arrayContaining(['PPL000000002:approver-dm', 'PPL000000002:reminder:1']),
+        expect.arrayContaining([
+          'PPL000000002:approver-dm',
+          'PPL000000002:reminder:1',
+          'PPL000000005:parent-update:approved',
+        ]),
       );
       const byId = await people(database.url, ['export', ERIN.chatId]);
-      expect(JSON.parse(byId.stdout).approvals).toHaveLength(4);
+      expect(JSON.parse(byId.stdout).approvals).toHaveLength(5);
     }, 120_000);
 
     it('erases her: nothing of her in any table, the audit trail kept without her', async () => {
@@ -210,6 +228,7 @@ for (const which of TEST_DATABASES) {
         'PPL000000002',
         'PPL000000003',
         'PPL000000004',
+        'PPL000000005',
       ]);
       expect(kept[0]).toMatchObject({
         decision: 'approved',
@@ -225,6 +244,8 @@ for (const which of TEST_DATABASES) {
       });
       expect(kept[1]?.decided_by).toMatch(/^erased-/);
       expect(kept[2]).toMatchObject({ approver_login: 'lee@corp.example' });
+      // Asked in her DM: the DM's id (Slack says whose it is) is gone too.
+      expect(kept[4]?.channel_id).toMatch(/^erased-/);
       // The template still works, without a suggested approver.
       const template = await db.selectFrom('request_templates').selectAll().executeTakeFirst();
       expect(template).toMatchObject({ name: 'Leave', approver_slack_id: null });
