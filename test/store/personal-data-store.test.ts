@@ -22,7 +22,7 @@ for (const which of TEST_DATABASES) {
       database = await openTestDatabase(which);
       const { db, dialect } = database.handle;
       const store = createApprovalStores(db, dialect);
-      await createAccountLinkStore(db).link({
+      await createAccountLinkStore(db, dialect).link({
         slackUserId: ERIN.chatId,
         login: ERIN.login,
         name: 'ERIN',
