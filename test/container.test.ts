@@ -144,7 +144,7 @@ describe.skipIf(skipReason)(
       }
       const backup = await inImage('npm run --silent backup -- /app/data/copy.db');
       expect(backup).toMatchObject({ code: 0 });
-    }, 120_000);
+    }, 240_000);
 
     it('serves the admin listener beyond 127.0.0.1 with compose’s environment and a copy of .env.example', async () => {
       const h = await startHarness();
@@ -169,14 +169,14 @@ describe.skipIf(skipReason)(
       };
       const app = appInImage(env);
       try {
-        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 120_000, 'start');
         // A listener on 127.0.0.1 alone refuses 127.0.0.2; the container's must not.
         expect((await fetch(`http://127.0.0.2:${adminPort}/metrics`)).status).toBe(200);
       } finally {
         await app.stop();
         await h.close();
       }
-    }, 60_000);
+    }, 240_000);
 
     it('answers /healthz and /readyz from the image, as its user, against Slack and the service', async () => {
       const h = await startHarness();
@@ -190,7 +190,7 @@ describe.skipIf(skipReason)(
       };
       const app = appInImage(env);
       try {
-        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 120_000, 'start');
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         await waitFor(
           async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
@@ -201,6 +201,6 @@ describe.skipIf(skipReason)(
         await app.stop();
         await h.close();
       }
-    }, 60_000);
+    }, 240_000);
   },
 );

@@ -61,7 +61,7 @@ async function appProcess(env: Record<string, string> = {}) {
   return { app, slack };
 }
 
-describe('SIGTERM', () => {
+describe('SIGTERM', { timeout: 240_000 }, () => {
   it('carries a submission under way to its end: started in the service, recorded, then posted', async () => {
     const first = await appProcess();
     const sam = workspace.userByLogin('sam.taylor@corp.example').id;
@@ -75,7 +75,11 @@ describe('SIGTERM', () => {
     // The service takes 2 s to start it; the process is told to stop 300 ms into that.
     sim.setFaults('start-approval', { latencyMs: 2000 });
     const submitted = first.slack.submitView(view.id, { note_input: 'n' });
-    await waitFor(() => sim.requestCounts()['start-approval'] > 0, 5000, 'the call to the service');
+    await waitFor(
+      () => sim.requestCounts()['start-approval'] > 0,
+      120_000,
+      'the call to the service',
+    );
     await new Promise((r) => setTimeout(r, 300));
     const stopping = Date.now();
     const exit = await first.app.stop();
@@ -86,7 +90,11 @@ describe('SIGTERM', () => {
     const output = first.app.output.join('');
     expect(output).not.toContain('approval started but not stored');
     expect(output).toMatch(/"msg":"stopped"/);
-    const approval = await waitFor(() => sim.approvals()[0], 2000, 'the approval in the service');
+    const approval = await waitFor(
+      () => sim.approvals()[0],
+      120_000,
+      'the approval in the service',
+    );
     sim.clearFaults();
     // The next process (or another replica) posts what was recorded.
     const second = await appProcess();
@@ -99,7 +107,7 @@ describe('SIGTERM', () => {
     } finally {
       await second.app.stop();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('stops a poll pass of 200 due approvals: claims nothing more, finishes the checks under way, gives the rest back and closes the database last', async () => {
     // 200 approvals due for a check, as an earlier run left them.
@@ -116,7 +124,7 @@ describe('SIGTERM', () => {
     // Each check takes 300 ms: with 4 at a time, the pass would run for its whole 20 s budget.
     sim.setFaults('approval-status', { latencyMs: 300 });
     const first = await appProcess({ SHUTDOWN_GRACE_MS: '5000', APPROVAL_TIMEOUT_MS: '2000' });
-    await waitFor(() => sim.requestCounts()['approval-status'] >= 12, 10_000, 'a pass under way');
+    await waitFor(() => sim.requestCounts()['approval-status'] >= 12, 120_000, 'a pass under way');
     const checksAtStop = sim.requestCounts()['approval-status'];
     const stopping = Date.now();
     const exit = await first.app.stop();
@@ -141,7 +149,7 @@ describe('SIGTERM', () => {
     } finally {
       await after.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('starts nothing when the grace left could not see the start through, and says to submit again', async () => {
     // 4 s of grace, and a call to the service may take 2 s: a start needs 5 s left (call and
@@ -174,5 +182,5 @@ describe('SIGTERM', () => {
     expect(sim.approvals()).toEqual([]);
     expect(sim.requestCounts()['start-approval']).toBe(0);
     expect(JSON.stringify(workspace.views.get(view.id)?.view)).toContain('The app is restarting');
-  }, 60_000);
+  }, 240_000);
 });
