@@ -27,7 +27,7 @@ function startSandbox(env: Record<string, string>) {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   const opened = () =>
-    waitFor(() => app.output().includes('slack-approvals sandbox: open'), 20_000, app.output());
+    waitFor(() => app.output().includes('slack-approvals sandbox: open'), 120_000, app.output());
   return { ...app, opened };
 }
 
