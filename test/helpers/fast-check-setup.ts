@@ -8,19 +8,13 @@ import { afterEach, beforeEach } from 'vitest';
 // second error after its own, which the reporter prints with it.
 //
 //   FC_SEED=<seed> npx vitest run <file> -t '<test>'   replays a failure (the same cases, in order)
-//   FC_NUM_RUNS=<n>                                     runs n cases per property (runs(), below)
+//   FC_NUM_RUNS=<n>                                     runs n cases per property (fast-check-runs.ts)
 //
 // See docs/developing.md ("Generated tests").
 
 const FIXED_SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 if (FIXED_SEED !== undefined && !Number.isInteger(FIXED_SEED))
   throw new Error(`FC_SEED must be an integer, not ${process.env.FC_SEED}`);
-
-/** Cases per property: `FC_NUM_RUNS` when set (a longer hunt, or a quick replay), else `n`. */
-export function runs(n: number): number {
-  const given = Number(process.env.FC_NUM_RUNS);
-  return Number.isInteger(given) && given > 0 ? given : n;
-}
 
 let seed = 0;
 /** Whether the running test asked fast-check for anything (it reads the global seed then). */
