@@ -8,7 +8,7 @@ import { afterEach, beforeEach } from 'vitest';
 // second error after its own, which the reporter prints with it.
 //
 //   FC_SEED=<seed> npx vitest run <file> -t '<test>'   replays a failure (the same cases, in order)
-//   FC_NUM_RUNS=<n>                                     runs n cases per property (fast-check-runs.ts)
+//   FC_NUM_RUNS=<n>                                     at least n cases per property (fast-check-runs.ts)
 //
 // See docs/developing.md ("Generated tests").
 

@@ -1358,8 +1358,8 @@ async function clear(handle: DatabaseHandle): Promise<void> {
   await handle.db.deleteFrom('linked_accounts').execute();
 }
 
-/** Generated cases per run (MODEL_RUNS or FC_NUM_RUNS overrides, e.g. for a longer hunt). */
-const RUNS = Number(process.env.MODEL_RUNS ?? process.env.FC_NUM_RUNS ?? 0);
+/** Generated cases per run (MODEL_RUNS overrides, e.g. for a longer hunt). */
+const RUNS = Number(process.env.MODEL_RUNS ?? 0);
 /**
  * At least 1,000 cases per run in all: 300 of them on Postgres when it is there (a case costs
  * about twice as much there), the rest on SQLite.
