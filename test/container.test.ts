@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,13 +33,39 @@ const skipReason =
       ? 'podman or debootstrap is not installed (.ci/run installs them)'
       : undefined;
 
+/**
+ * Holds a lock, machine-wide, until released (or this process ends): another suite running
+ * beside this one (another checkout, another CI job) builds the same tag, and podman mounts an
+ * image at one path for everyone, so two runs would bind their data folders over each other's.
+ */
+async function machineWideLock(): Promise<ChildProcess> {
+  const holder = spawn(
+    'flock',
+    [
+      '--exclusive',
+      join(tmpdir(), 'slack-approvals-container-test.lock'),
+      'sh',
+      '-c',
+      'echo held; exec cat',
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout?.once('data', () => resolve());
+    holder.once('exit', (code) => reject(new Error(`flock exited ${code}`)));
+  });
+  return holder;
+}
+
 describe.skipIf(skipReason)(
   `the container image${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
     let mounted = '';
     let data = '';
+    let lock: ChildProcess | undefined;
 
     beforeAll(async () => {
+      lock = await machineWideLock();
       await exec('bash', [join(root, 'scripts/container-base.sh'), BASE], { cwd: root });
       await exec(
         'podman',
@@ -68,6 +94,7 @@ describe.skipIf(skipReason)(
       if (mounted) await exec('umount', [join(mounted, 'app/data')]).catch(() => undefined);
       await exec('podman', ['image', 'unmount', IMAGE]).catch(() => undefined);
       if (data) rmSync(data, { recursive: true, force: true });
+      lock?.stdin?.end(); // cat ends, and flock lets the next run in
     });
 
     it('holds the compiled app and production dependencies only, runs as a non-root user, and checks /healthz', async () => {
