@@ -71,6 +71,6 @@ describe.skipIf(skipReason)(
         'every decision posted',
       );
       for (const { parent } of started) expect(approvedIn(parent)).toHaveLength(1);
-    }, 300_000);
+    }, 600_000);
   },
 );
