@@ -819,6 +819,20 @@ describe('the Workflow Builder step run by someone other than its requester', ()
   async function leftStarting(hh: Harness, executionId: string, at: Date) {
     const db = await openDatabase(hh.env.DATABASE_URL);
     try {
+      // The question is seen in the DM before the app records where it asked, which the outcome's
+      // edit needs: wait for the record (on a busy machine the sweep came first, and edited nothing).
+      await waitFor(
+        async () =>
+          (
+            await db.db
+              .selectFrom('step_confirmations')
+              .select('asked_ts')
+              .where('execution_id', '=', executionId)
+              .executeTakeFirst()
+          )?.asked_ts,
+        5000,
+        'where the question was asked, recorded',
+      );
       await db.db
         .updateTable('step_confirmations')
         .set({ state: 'starting', reason: null, answered_at: at.getTime() })
