@@ -30,11 +30,11 @@ beforeAll(async () => {
   ]);
   await exec(process.execPath, [join(root, 'scripts/copy-assets.mjs'), out], { cwd: root });
   await exec(process.execPath, [join(root, 'scripts/bundle.mjs'), out], { cwd: root });
-}, 120_000);
+}, 240_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-describe('the compiled build', () => {
+describe('the compiled build', { timeout: 240_000 }, () => {
   it('runs on plain node and serves the sandbox, as production runs it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-dist-'));
     const port = await freePort();
@@ -46,7 +46,7 @@ describe('the compiled build', () => {
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
-      await waitFor(() => output.includes('slack-approvals sandbox: open'), 20_000, 'the sandbox');
+      await waitFor(() => output.includes('slack-approvals sandbox: open'), 120_000, 'the sandbox');
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
     } finally {
       child.kill('SIGTERM');
@@ -107,14 +107,14 @@ describe('the compiled build', () => {
       );
       await slack.submitView(view.id, { note_input: 'n' });
       const approval = await waitFor(() => sim.approvals()[0]);
-      await waitFor(() => workspace.history(general)[0], 10_000, 'the request message');
+      await waitFor(() => workspace.history(general)[0], 120_000, 'the request message');
       expect(await app.stop()).toEqual({ code: 0, signal: null });
 
       await app.start();
       await app.kill();
       await app.start();
       sim.decide(approval.djbh, 'agree');
-      await waitFor(() => replies('Approved').length === 1, 45_000, 'the decision reply');
+      await waitFor(() => replies('Approved').length === 1, 120_000, 'the decision reply');
       expect(await app.stop()).toEqual({ code: 0, signal: null });
       expect(app.output.join('')).not.toMatch(/Assertion failed|Abort/i);
     } finally {
@@ -123,5 +123,5 @@ describe('the compiled build', () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 240_000);
 });

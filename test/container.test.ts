@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,13 +33,39 @@ const skipReason =
       ? 'podman or debootstrap is not installed (.ci/run installs them)'
       : undefined;
 
+/**
+ * Holds a lock, machine-wide, until released (or this process ends): another suite running
+ * beside this one (another checkout, another CI job) builds the same tag, and podman mounts an
+ * image at one path for everyone, so two runs would bind their data folders over each other's.
+ */
+async function machineWideLock(): Promise<ChildProcess> {
+  const holder = spawn(
+    'flock',
+    [
+      '--exclusive',
+      join(tmpdir(), 'slack-approvals-container-test.lock'),
+      'sh',
+      '-c',
+      'echo held; exec cat',
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout?.once('data', () => resolve());
+    holder.once('exit', (code) => reject(new Error(`flock exited ${code}`)));
+  });
+  return holder;
+}
+
 describe.skipIf(skipReason)(
   `the container image${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
     let mounted = '';
     let data = '';
+    let lock: ChildProcess | undefined;
 
     beforeAll(async () => {
+      lock = await machineWideLock();
       await exec('bash', [join(root, 'scripts/container-base.sh'), BASE], { cwd: root });
       await exec(
         'podman',
@@ -68,6 +94,7 @@ describe.skipIf(skipReason)(
       if (mounted) await exec('umount', [join(mounted, 'app/data')]).catch(() => undefined);
       await exec('podman', ['image', 'unmount', IMAGE]).catch(() => undefined);
       if (data) rmSync(data, { recursive: true, force: true });
+      lock?.stdin?.end(); // cat ends, and flock lets the next run in
     });
 
     it('holds the compiled app and production dependencies only, runs as a non-root user, and checks /healthz', async () => {
@@ -144,7 +171,7 @@ describe.skipIf(skipReason)(
       }
       const backup = await inImage('npm run --silent backup -- /app/data/copy.db');
       expect(backup).toMatchObject({ code: 0 });
-    }, 120_000);
+    }, 240_000);
 
     it('serves the admin listener beyond 127.0.0.1 with compose’s environment and a copy of .env.example', async () => {
       const h = await startHarness();
@@ -169,14 +196,14 @@ describe.skipIf(skipReason)(
       };
       const app = appInImage(env);
       try {
-        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 120_000, 'start');
         // A listener on 127.0.0.1 alone refuses 127.0.0.2; the container's must not.
         expect((await fetch(`http://127.0.0.2:${adminPort}/metrics`)).status).toBe(200);
       } finally {
         await app.stop();
         await h.close();
       }
-    }, 60_000);
+    }, 240_000);
 
     it('answers /healthz and /readyz from the image, as its user, against Slack and the service', async () => {
       const h = await startHarness();
@@ -190,7 +217,7 @@ describe.skipIf(skipReason)(
       };
       const app = appInImage(env);
       try {
-        await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+        await waitFor(() => app.output().includes('slack-approvals is serving'), 120_000, 'start');
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         await waitFor(
           async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
@@ -201,6 +228,6 @@ describe.skipIf(skipReason)(
         await app.stop();
         await h.close();
       }
-    }, 60_000);
+    }, 240_000);
   },
 );

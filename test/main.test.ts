@@ -35,7 +35,7 @@ function run(
   return { child, exited, output: () => output };
 }
 
-describe('npm start', () => {
+describe('npm start', { timeout: 240_000 }, () => {
   it('stops with a message naming what is missing when only some Slack settings are given', async () => {
     const started = run({ SLACK_BOT_TOKEN: 'xoxb-1-abc' });
     expect(await started.exited).toBe(1);
@@ -53,7 +53,7 @@ describe('npm start', () => {
     try {
       await waitFor(
         () => started.output().includes('slack-approvals sandbox: open'),
-        20_000,
+        120_000,
         'the sandbox line',
       );
       expect(started.output()).toContain(`open http://127.0.0.1:${port} and type /approve`);
@@ -104,7 +104,7 @@ describe('npm start', () => {
       blocker.close();
       await h.close();
     }
-  }, 40_000);
+  }, 240_000);
 
   it('tells an unreachable Slack apart from a refused token, and starts no sandbox', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-'));
@@ -182,13 +182,13 @@ describe('npm start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'main-hint-'));
     const followed = run({ PORT: '0', SANDBOX_DATA_DIR: dir });
     try {
-      await waitFor(() => followed.output().includes('slack-approvals sandbox: open'), 20_000);
+      await waitFor(() => followed.output().includes('slack-approvals sandbox: open'), 120_000);
     } finally {
       followed.child.kill('SIGTERM');
       await followed.exited;
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 240_000);
 
   it('refuses the sandbox, asked for in either way, with a deployment setting, naming it in one line', async () => {
     const cases: Array<{ env: Record<string, string>; args: string[] }> = [
@@ -233,12 +233,12 @@ describe('npm start', () => {
     try {
       await waitFor(
         () => fromFile.output().includes(`open http://127.0.0.1:${filePort}`),
-        20_000,
+        120_000,
         'the file port',
       );
       await waitFor(
         () => overridden.output().includes(`open http://127.0.0.1:${envPort}`),
-        20_000,
+        120_000,
         'the env port',
       );
     } finally {
@@ -247,7 +247,7 @@ describe('npm start', () => {
       await Promise.all([fromFile.exited, overridden.exited]);
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 40_000);
+  }, 240_000);
 
   it('stops when the approval service refuses the app credentials, naming the settings', async () => {
     const h = await startHarness();
@@ -279,7 +279,7 @@ describe('npm start', () => {
     try {
       await waitFor(
         () => started.output().includes('slack-approvals is serving'),
-        20_000,
+        120_000,
         'serving',
       );
       expect(started.output()).toContain('the approval service did not answer');
@@ -300,7 +300,7 @@ describe('npm start', () => {
   });
 });
 
-describe('npm run simulator', () => {
+describe('npm run simulator', { timeout: 240_000 }, () => {
   it('serves the approval service and its admin routes on SIMULATOR_PORT with the given credentials', async () => {
     const port = await freePort();
     const started = run(
@@ -310,7 +310,7 @@ describe('npm run simulator', () => {
     try {
       await waitFor(
         () => started.output().includes('Approval-service simulator on'),
-        20_000,
+        120_000,
         'the simulator line',
       );
       const directory = await fetch(`http://127.0.0.1:${port}/simulator/api/directory`).then(

@@ -156,7 +156,7 @@ describe.skipIf(skipReason)(
       const exits: Array<Exit & { ms: number }> = [];
       try {
         await Promise.all(running.map((r) => r.start()));
-        await waitFor(() => balancer.ready.size === 2, 10_000, 'both replicas ready');
+        await waitFor(() => balancer.ready.size === 2, 120_000, 'both replicas ready');
 
         // People: an /approve and its submission every 1.5 s; the service decides what is open.
         let traffic = true;
@@ -187,7 +187,7 @@ describe.skipIf(skipReason)(
         for (const index of [0, 1]) {
           await new Promise((r) => setTimeout(r, 3000));
           const calls = sim.requestCounts()['start-approval'];
-          await waitFor(() => sim.requestCounts()['start-approval'] > calls, 5000, 'a start');
+          await waitFor(() => sim.requestCounts()['start-approval'] > calls, 120_000, 'a start');
           await new Promise((r) => setTimeout(r, 300));
           const old = running[index] as AppProcess;
           const stopping = performance.now();
@@ -196,7 +196,7 @@ describe.skipIf(skipReason)(
           const fresh = await replica();
           await fresh.start();
           running[index] = fresh;
-          await waitFor(() => balancer.ready.has(fresh.port), 10_000, 'the new replica ready');
+          await waitFor(() => balancer.ready.has(fresh.port), 120_000, 'the new replica ready');
         }
         await new Promise((r) => setTimeout(r, 3000));
         traffic = false;
@@ -249,6 +249,6 @@ describe.skipIf(skipReason)(
         for (const r of running) await r.kill();
         await balancer.close();
       }
-    }, 120_000);
+    }, 240_000);
   },
 );

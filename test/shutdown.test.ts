@@ -35,6 +35,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * A grace longer than any stop takes, however busy the machine: a stop that waits for the grace
+ * instead of for the work under way takes all of it, and is caught by the time it took.
+ */
+const LONG_GRACE_MS = 90_000;
+
 async function appProcess(env: Record<string, string> = {}) {
   const port = await freePort();
   const app = new AppProcess({
@@ -61,9 +67,10 @@ async function appProcess(env: Record<string, string> = {}) {
   return { app, slack };
 }
 
-describe('SIGTERM', () => {
+describe('SIGTERM', { timeout: 240_000 }, () => {
   it('carries a submission under way to its end: started in the service, recorded, then posted', async () => {
-    const first = await appProcess();
+    // A grace no stop on a busy machine comes near: a stop that waited for it is what fails.
+    const first = await appProcess({ SHUTDOWN_GRACE_MS: String(LONG_GRACE_MS) });
     const sam = workspace.userByLogin('sam.taylor@corp.example').id;
     const general = workspace.channelByName('general').id;
     await first.slack.command(sam, general, 'Started at a SIGTERM');
@@ -75,18 +82,26 @@ describe('SIGTERM', () => {
     // The service takes 2 s to start it; the process is told to stop 300 ms into that.
     sim.setFaults('start-approval', { latencyMs: 2000 });
     const submitted = first.slack.submitView(view.id, { note_input: 'n' });
-    await waitFor(() => sim.requestCounts()['start-approval'] > 0, 5000, 'the call to the service');
+    await waitFor(
+      () => sim.requestCounts()['start-approval'] > 0,
+      120_000,
+      'the call to the service',
+    );
     await new Promise((r) => setTimeout(r, 300));
     const stopping = Date.now();
     const exit = await first.app.stop();
     await submitted;
     expect(exit).toEqual({ code: 0, signal: null });
     // It waited for the submission, not for the whole grace period.
-    expect(Date.now() - stopping).toBeLessThan(20_000);
+    expect(Date.now() - stopping).toBeLessThan(LONG_GRACE_MS);
     const output = first.app.output.join('');
     expect(output).not.toContain('approval started but not stored');
     expect(output).toMatch(/"msg":"stopped"/);
-    const approval = await waitFor(() => sim.approvals()[0], 2000, 'the approval in the service');
+    const approval = await waitFor(
+      () => sim.approvals()[0],
+      120_000,
+      'the approval in the service',
+    );
     sim.clearFaults();
     // The next process (or another replica) posts what was recorded.
     const second = await appProcess();
@@ -99,7 +114,7 @@ describe('SIGTERM', () => {
     } finally {
       await second.app.stop();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('stops a poll pass of 200 due approvals: claims nothing more, finishes the checks under way, gives the rest back and closes the database last', async () => {
     // 200 approvals due for a check, as an earlier run left them.
@@ -115,8 +130,11 @@ describe('SIGTERM', () => {
     await seeding.close();
     // Each check takes 300 ms: with 4 at a time, the pass would run for its whole 20 s budget.
     sim.setFaults('approval-status', { latencyMs: 300 });
-    const first = await appProcess({ SHUTDOWN_GRACE_MS: '5000', APPROVAL_TIMEOUT_MS: '2000' });
-    await waitFor(() => sim.requestCounts()['approval-status'] >= 12, 10_000, 'a pass under way');
+    const first = await appProcess({
+      SHUTDOWN_GRACE_MS: String(LONG_GRACE_MS),
+      APPROVAL_TIMEOUT_MS: '2000',
+    });
+    await waitFor(() => sim.requestCounts()['approval-status'] >= 12, 120_000, 'a pass under way');
     const checksAtStop = sim.requestCounts()['approval-status'];
     const stopping = Date.now();
     const exit = await first.app.stop();
@@ -124,8 +142,9 @@ describe('SIGTERM', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     // No check began after the stop: only those already under way (at most POLL_CONCURRENCY) ended.
     expect(sim.requestCounts()['approval-status'] - checksAtStop).toBeLessThanOrEqual(4);
-    // They finished well within the grace, and everything was written before the database closed.
-    expect(stoppedInMs).toBeLessThan(3000);
+    // They finished within the grace (no check began after the stop, above, is what says the pass
+    // was not waited for), and everything was written before the database closed.
+    expect(stoppedInMs).toBeLessThan(LONG_GRACE_MS);
     const output = first.app.output.join('');
     expect(output).toMatch(/"backgroundDone":true[^\n]*"msg":"stopped"/);
     expect(output).not.toContain('poll pass failed');
@@ -141,7 +160,7 @@ describe('SIGTERM', () => {
     } finally {
       await after.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('starts nothing when the grace left could not see the start through, and says to submit again', async () => {
     // 4 s of grace, and a call to the service may take 2 s: a start needs 5 s left (call and
@@ -174,5 +193,5 @@ describe('SIGTERM', () => {
     expect(sim.approvals()).toEqual([]);
     expect(sim.requestCounts()['start-approval']).toBe(0);
     expect(JSON.stringify(workspace.views.get(view.id)?.view)).toContain('The app is restarting');
-  }, 60_000);
+  }, 240_000);
 });

@@ -34,7 +34,7 @@ const hook = (name: string) => {
   return command;
 };
 
-describe('the Slack CLI hooks', () => {
+describe('the Slack CLI hooks', { timeout: 240_000 }, () => {
   it('get-hooks answers the SDK’s contract: Node, an app-managed Socket Mode connection, the message-boundaries protocol', async () => {
     const { stdout } = await exec(hook('get-hooks'), { cwd: root });
     const sdk = JSON.parse(stdout) as {
@@ -121,7 +121,11 @@ describe('the Slack CLI hooks', () => {
       },
     });
     try {
-      await waitFor(() => hookRun.output().includes('slack-approvals is serving'), 30_000, 'start');
+      await waitFor(
+        () => hookRun.output().includes('slack-approvals is serving'),
+        120_000,
+        'start',
+      );
       await socket.connected;
       const slack = new SlackRequester({
         workspace,
@@ -147,7 +151,7 @@ describe('the Slack CLI hooks', () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 240_000);
 
   it('start refuses to run without the CLI’s tokens, and says what to do', async () => {
     const refused = await exec(hook('start'), {

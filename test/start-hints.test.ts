@@ -27,7 +27,7 @@ function startSandbox(env: Record<string, string>) {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   const opened = () =>
-    waitFor(() => app.output().includes('slack-approvals sandbox: open'), 20_000, app.output());
+    waitFor(() => app.output().includes('slack-approvals sandbox: open'), 120_000, app.output());
   return { ...app, opened };
 }
 
@@ -53,7 +53,7 @@ async function freePair(): Promise<number> {
   }
 }
 
-describe('start-up hints, followed', () => {
+describe('start-up hints, followed', { timeout: 240_000 }, () => {
   it('a second sandbox in one folder is told to take a folder and a port of its own, which then starts', async () => {
     const dir = tempDir();
     const port = await freePair();
@@ -81,7 +81,7 @@ describe('start-up hints, followed', () => {
     } finally {
       await first.stop();
     }
-  }, 90_000);
+  }, 240_000);
 
   it('a taken port is named with a free one to use instead, which then starts', async () => {
     const port = await freePair();
@@ -102,7 +102,7 @@ describe('start-up hints, followed', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  }, 60_000);
+  }, 240_000);
 
   it('the sandbox answers /healthz and /readyz on PORT, as its hint about the admin port says', async () => {
     const port = await freePort();
@@ -118,7 +118,7 @@ describe('start-up hints, followed', () => {
     } finally {
       await sandbox.stop();
     }
-  }, 60_000);
+  }, 240_000);
 
   const slackHttp = {
     SLACK_BOT_TOKEN: 'xoxb-1',

@@ -29,7 +29,7 @@ const build = () =>
     ({ stderr }) => ({ compiled: stderr.includes('Compiling the app') }),
   );
 
-describe('npm start', () => {
+describe('npm start', { timeout: 240_000 }, () => {
   it('compiles on the first start and when a source changed, and not otherwise', async () => {
     expect(await build()).toEqual({ compiled: true });
     expect(existsSync(join(copy, 'dist/main.js'))).toBe(true);
@@ -46,7 +46,7 @@ describe('npm start', () => {
     );
     expect(await build()).toEqual({ compiled: true });
     expect(statSync(join(copy, 'dist/main.js')).ino).not.toBe(first);
-  }, 120_000);
+  }, 240_000);
 
   it('lets two starts in one folder run at once: one compiles, the other waits for it', async () => {
     writeFileSync(join(copy, 'src/changed-again.ts'), 'export const x = 1;\n');
@@ -58,7 +58,7 @@ describe('npm start', () => {
     expect(readdirSync(copy).filter((f) => f.startsWith('dist.') || f === '.build-lock')).toEqual(
       [],
     );
-  }, 120_000);
+  }, 240_000);
 
   it('takes over a build lock left by a start that died, even when its pid is in use again', async () => {
     writeFileSync(join(copy, 'src/changed-once-more.ts'), 'export const y = 2;\n');
@@ -70,5 +70,5 @@ describe('npm start', () => {
     expect(await build()).toEqual({ compiled: true });
     expect(existsSync(join(copy, 'dist/changed-once-more.js'))).toBe(true);
     expect(existsSync(join(copy, '.build-lock'))).toBe(false);
-  }, 120_000);
+  }, 240_000);
 });

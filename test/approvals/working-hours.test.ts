@@ -11,6 +11,7 @@ import {
   workingWait,
   zoneOrDefault,
 } from '../../src/approvals/working-hours.ts';
+import { runs } from '../helpers/fast-check-runs.ts';
 
 // The working-hours rule over generated time zones, instants and hours. Zones with a fixed offset
 // since 2000 have an independent oracle (the instant shifted by the offset, read as UTC); zones
@@ -74,7 +75,7 @@ describe('working hours', () => {
       fc.property(fc.constantFrom(...Object.keys(FIXED)), instants, hoursArb, (zone, at, hours) => {
         expect(isWorkingTime(at, zone, hours)).toBe(workingByOffset(at, FIXED[zone] ?? 0, hours));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -110,7 +111,7 @@ describe('working hours', () => {
           }
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -132,7 +133,7 @@ describe('working hours', () => {
           expect(workingMsBetween(a, c, zone, hours)).toBe(ab + bc);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -142,7 +143,7 @@ describe('working hours', () => {
         const week = workingMsBetween(a, new Date(a.getTime() + 7 * 24 * HOUR), zone, hours);
         expect(week).toBe(hours.days.length * (hours.endMinute - hours.startMinute) * MINUTE);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -30,7 +30,7 @@ const slack = {
   APPROVAL_APP_KEY: 'filled-in-key',
 };
 
-describe('a copy of .env.example', () => {
+describe('a copy of .env.example', { timeout: 240_000 }, () => {
   it('sets nothing the container image sets, not even as empty', () => {
     const image = Object.keys(imageEnv());
     expect(image).toEqual(expect.arrayContaining(['ADMIN_PORT', 'ADMIN_HOST', 'DATABASE_URL']));
@@ -83,7 +83,7 @@ describe('a copy of .env.example', () => {
     });
     try {
       expect(env.ADMIN_HOST).toBe('0.0.0.0');
-      await waitFor(() => app.output().includes('slack-approvals is serving'), 30_000, 'start');
+      await waitFor(() => app.output().includes('slack-approvals is serving'), 120_000, 'start');
       // 127.0.0.2 is this machine too, but a listener bound to 127.0.0.1 alone refuses it: an
       // answer there means the listener is on every interface, as a container's must be.
       const metrics = await fetch(`http://127.0.0.2:${adminPort}/metrics`);
@@ -95,5 +95,5 @@ describe('a copy of .env.example', () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 240_000);
 });

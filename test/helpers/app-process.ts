@@ -5,6 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * How long one start of a process of the project (the app, the simulator, a command) may take
+ * before a test gives up on it (the tests that start them allow 240 s). Alone one takes a second
+ * or two; on two cores shared with another suite, or more, it takes many times that (a start
+ * through tsx took 23 s at a load of 14).
+ */
+export const PROCESS_START_MS = 120_000;
+
 /** How the process exited: the code, or the signal that ended it. */
 export interface Exit {
   code: number | null;
@@ -37,7 +45,7 @@ export class AppProcess {
     this.child = child;
     child.stdout?.on('data', (d: Buffer) => this.output.push(d.toString()));
     child.stderr?.on('data', (d: Buffer) => this.output.push(d.toString()));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + PROCESS_START_MS;
     for (;;) {
       if (child.exitCode !== null)
         throw new Error(`app exited ${child.exitCode}:\n${this.output.join('')}`);

@@ -249,13 +249,23 @@ export function dmsTo(hh: Harness, login: string, kind: string) {
   });
 }
 
-/** Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`. */
+/**
+ * The least time a wait for a condition allows before it fails. A wait ends as soon as its
+ * condition holds, so a long bound costs a passing test nothing; a short one fails a correct test
+ * on a busy machine (CI beside another suite on two cores runs many times slower than alone).
+ */
+export const WAIT_AT_LEAST_MS = 30_000;
+
+/**
+ * Polls `condition` until it returns something truthy; fails with `what` after `timeoutMs`, or
+ * `WAIT_AT_LEAST_MS` if that is longer (`timeoutMs` says what a quiet machine needs at most).
+ */
 export async function waitFor<T>(
   condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 5000,
+  timeoutMs = WAIT_AT_LEAST_MS,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, WAIT_AT_LEAST_MS);
   for (;;) {
     const value = await condition();
     if (value) return value;

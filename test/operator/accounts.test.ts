@@ -73,7 +73,7 @@ async function suggested(hh: Harness, login: string): Promise<string> {
   return JSON.stringify(view.view);
 }
 
-describe('npm run accounts', () => {
+describe('npm run accounts', { timeout: 240_000 }, () => {
   it('answers --help without a database or any setting', async () => {
     const help = await accounts({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, '--help');
     expect(help.code).toBe(0);
@@ -156,7 +156,7 @@ describe('npm run accounts', () => {
     expect((await accounts(dbEnv(hh), 'export', out)).code).toBe(2);
     expect((await accounts(dbEnv(hh), 'export')).out.split('\n')[0]).toBe(csv[0]);
     // Eight runs of the compiled command, each a process of its own: seconds apiece on a busy machine.
-  }, 90_000);
+  }, 240_000);
 
   it('with ACCOUNT_LINKING=admin tells a linked person that an admin’s link gives their login, not their e-mail', async () => {
     const hh = await harness({ extraSlackUsers, env: { ACCOUNT_LINKING: 'admin' } });

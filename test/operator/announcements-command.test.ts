@@ -45,7 +45,7 @@ async function run(args: string[]) {
   return { code, lines };
 }
 
-describe('npm run announcements', () => {
+describe('npm run announcements', { timeout: 240_000 }, () => {
   it('lists failed announcements with their reason', async () => {
     const { code, lines } = await run(['failed']);
     expect(code).toBe(0);
@@ -105,7 +105,7 @@ describe('npm run announcements', () => {
     );
     expect(stdout).toContain('AAAAAAAAAAAa:request');
     // npm test builds dist/ first; run alone, this compiles it when the sources changed.
-  }, 120_000);
+  }, 240_000);
 
   it('never creates a database, and never migrates one: only the app does', async () => {
     const exec = promisify(execFile);
@@ -128,10 +128,10 @@ describe('npm run announcements', () => {
     expect(stdout).toContain('1 failed announcement');
     const names = await sql<{ name: string }>`select name from kysely_migration`.execute(db.db);
     expect(names.rows.map((r) => r.name)).not.toContain('2026-11-23-007-job-runs');
-  }, 120_000);
+  }, 240_000);
 });
 
-describe('npm run announcements -- story', () => {
+describe('npm run announcements -- story', { timeout: 240_000 }, () => {
   const harness = harnessPerTest();
   const exec = promisify(execFile);
 
@@ -172,7 +172,7 @@ describe('npm run announcements -- story', () => {
       expect(attempted).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(where).toMatch(/^(D|C)\w+ \d+\.\d+$/);
     }
-  }, 120_000);
+  }, 240_000);
 
   it('says when the number is unknown, with exit code 1', async () => {
     const unknown = await run(['story', 'nosuchnumber']);
@@ -193,10 +193,10 @@ describe('npm run announcements -- story', () => {
       env: { ...process.env, DATABASE_URL: join(dir, 'nowhere', 'x.db') },
     });
     expect(stdout).toContain('npm run announcements -- story <djbh>');
-  }, 120_000);
+  }, 240_000);
 });
 
-describe('npm run announcements -- story, with text someone typed', () => {
+describe('npm run announcements -- story, with text someone typed', { timeout: 240_000 }, () => {
   it('writes a title’s line breaks, tabs and escape sequences as escapes, so they cannot forge lines', async () => {
     await store.createApproval(
       sampleApproval('BBBBBBBBBBBb', {

@@ -112,7 +112,7 @@ const trackedIn = (file: string) => {
   }
 };
 
-describe('npm run backup', () => {
+describe('npm run backup', { timeout: 240_000 }, () => {
   it('copies the database while the app writes, and the app starts on the restored copy and goes on', async () => {
     const live = join(dir, 'approvals.db');
     const { app, slack } = await appOn(live);
@@ -120,7 +120,7 @@ describe('npm run backup', () => {
       await request(slack, 'Before the backup');
       const first = await waitFor(() => sim.approvals()[0]);
       sim.decide(first.djbh, 'agree');
-      await waitFor(() => approvedReplies() === 1, 10_000, 'the first decision');
+      await waitFor(() => approvedReplies() === 1, 120_000, 'the first decision');
       // Submissions go on while the copy is made: the copy must be one committed state.
       let writing = true;
       const writer = (async () => {
@@ -155,7 +155,7 @@ describe('npm run backup', () => {
           sim.approvals().find((a) => a.title === 'After the restore'),
         );
         sim.decide(next.djbh, 'agree');
-        await waitFor(() => approvedReplies() === 2, 15_000, 'a decision on the restored copy');
+        await waitFor(() => approvedReplies() === 2, 120_000, 'a decision on the restored copy');
         // The ended approval came back ended: its decision is not announced again.
         await new Promise((r) => setTimeout(r, 1500));
         expect(approvedReplies()).toBe(2);
@@ -165,7 +165,7 @@ describe('npm run backup', () => {
     } finally {
       await app.kill();
     }
-  }, 90_000);
+  }, 240_000);
 
   it('refuses to overwrite, names a missing database, and sends Postgres to pg_dump', async () => {
     const existing = join(dir, 'exists.db');
@@ -241,5 +241,5 @@ describe('npm run backup', () => {
     } finally {
       writer.kill();
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -46,7 +46,7 @@ async function npmRun(script: string, args: string[], env: Record<string, string
   );
 }
 
-describe('the operator commands with production dependencies only', () => {
+describe('the operator commands with production dependencies only', { timeout: 240_000 }, () => {
   it('has no dev dependency to lean on', () => {
     for (const dev of ['typescript', 'tsx', 'vitest'])
       expect(existsSync(join(copy, 'node_modules', dev)), dev).toBe(false);
@@ -67,7 +67,7 @@ describe('the operator commands with production dependencies only', () => {
       expect(answer, script).toMatchObject({ code: 0, stderr: '' });
       expect(answer.stdout, script).toContain(words);
     }
-  }, 60_000);
+  }, 240_000);
 
   it('migrates, lists failed announcements and backs up, on the compiled build', async () => {
     const env = { DATABASE_URL: join(data, 'approvals.db') };
@@ -85,7 +85,7 @@ describe('the operator commands with production dependencies only', () => {
     const backup = await npmRun('backup', [join(data, 'copy.db')], env);
     expect(backup).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(join(data, 'copy.db'))).toBe(true);
-  }, 60_000);
+  }, 240_000);
 
   it('runs the build that is there when src/ changed and no compiler can rebuild it, and says so', async () => {
     writeFileSync(join(copy, 'src/changed-here.ts'), 'export const z = 3;\n');
@@ -95,5 +95,5 @@ describe('the operator commands with production dependencies only', () => {
     expect(answer.code).toBe(0);
     expect(answer.stderr).toContain('dist/ was not built from the sources in src/');
     expect(answer.stdout).toBe('0 failed announcements\n');
-  }, 60_000);
+  }, 240_000);
 });

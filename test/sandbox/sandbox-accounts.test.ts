@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => page?.close());
 
-describe('the sandbox with ACCOUNT_LINKING=admin', () => {
+describe('the sandbox with ACCOUNT_LINKING=admin', { timeout: 240_000 }, () => {
   it('tells Sam T what to send an admin, and an admin’s `npm run accounts -- add` makes the form suggest his leader', async () => {
     const { sandbox } = page;
     const samT = sandbox.workspace.userByLogin('sam@personal.example').id;

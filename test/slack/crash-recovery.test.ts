@@ -77,7 +77,7 @@ async function startApproval() {
 const decisionReplies = (text: string) =>
   workspace.messages.filter((m) => m.threadTs && m.text.includes(text));
 
-describe('crash recovery', () => {
+describe('crash recovery', { timeout: 240_000 }, () => {
   it('posts a decision once when the app died after posting it but before recording that', async () => {
     const approval = await startApproval();
     const parent = await waitFor(() => workspace.history(workspace.channelByName('general').id)[0]);
@@ -128,10 +128,10 @@ describe('crash recovery', () => {
       }
     };
     sim.decide(approval.djbh, 'refuse');
-    await waitFor(() => killed, 8000, 'the kill');
+    await waitFor(() => killed, 120_000, 'the kill');
     expect(decisionReplies('Rejected')).toHaveLength(0);
     await app.start();
-    await waitFor(() => decisionReplies('Rejected').length > 0, 8000, 'the reply');
+    await waitFor(() => decisionReplies('Rejected').length > 0, 120_000, 'the reply');
     await new Promise((r) => setTimeout(r, 1500));
     expect(decisionReplies('Rejected')).toHaveLength(1);
   });
@@ -146,12 +146,12 @@ describe('crash recovery', () => {
       }
     };
     const approval = await startApproval();
-    await waitFor(() => killed, 8000, 'the kill');
+    await waitFor(() => killed, 120_000, 'the kill');
     await app.start();
     const general = workspace.channelByName('general').id;
-    await waitFor(() => workspace.history(general).length > 0, 8000, 'the request message');
+    await waitFor(() => workspace.history(general).length > 0, 120_000, 'the request message');
     sim.decide(approval.djbh, 'agree');
-    await waitFor(() => decisionReplies('Approved').length > 0, 8000, 'the reply');
+    await waitFor(() => decisionReplies('Approved').length > 0, 120_000, 'the reply');
     expect(workspace.history(general).filter((m) => m.text.includes(approval.djbh))).toHaveLength(
       1,
     );

@@ -30,7 +30,7 @@ async function holdWriteLock(path: string): Promise<{ release(): Promise<unknown
   };
 }
 
-describe('a database that refuses writes', () => {
+describe('a database that refuses writes', { timeout: 240_000 }, () => {
   it('answers the form in time, says approvals cannot start right now, starts and stores nothing, and starts it once the database writes again', async () => {
     const h = await harness();
     const view = await h.openModal('sam.taylor@corp.example');
@@ -61,9 +61,9 @@ describe('a database that refuses writes', () => {
       }
       // The database writes again: the same form, submitted again, starts the approval.
       await h.slack.submitView(view.id, { note_input: 'n' });
-      await waitFor(() => h.sim.approvals()[0], 10_000, 'the approval in the service');
+      await waitFor(() => h.sim.approvals()[0], 120_000, 'the approval in the service');
     } finally {
       if (!released) await lock.release();
     }
-  }, 30_000);
+  }, 240_000);
 });

@@ -69,9 +69,13 @@ function holdWriteLock(path: string, ms: number): ChildProcess {
 describe('delivery under production faults', () => {
   it('loses nothing through an hour of Slack outage, and posts the decision once it is back', async () => {
     const clock = movableClock();
-    // The wait for late commits after unknown outcomes (the outage's 503s) has its own test below;
-    // here it would only hold the post on the database's real clock.
-    const h = await harness({ now: clock.now, env: { SLACK_COMMIT_HORIZON_MS: '0' } });
+    // The wait for late commits after unknown outcomes (the outage's 503s) has its own test below,
+    // and the channel's pace its own tests; here both would only hold each of the 60 passes on the
+    // database's real clock (a second each, which was most of this test's time).
+    const h = await harness({
+      now: clock.now,
+      env: { SLACK_COMMIT_HORIZON_MS: '0', SLACK_CHANNEL_INTERVAL_MS: '0' },
+    });
     const { approval, parent } = await h.startApproval();
     h.faults.outageStatus = 503;
     h.sim.decide(approval.djbh, 'agree');
@@ -167,7 +171,7 @@ describe('delivery under production faults', () => {
     const log = h.logs.lines.join('\n');
     expect(log).toContain('database is locked');
     expect(log).toContain('announcement was already posted; recorded it');
-  }, 40_000);
+  }, 120_000);
 
   it('posts once with two replicas when a post outlasts the lease', async () => {
     const clock = movableClock();
@@ -241,7 +245,7 @@ describe('delivery under production faults', () => {
       (m) => m.channel === dm && m.text.includes('Approved'),
     );
     expect(decided).toHaveLength(20);
-  }, 40_000);
+  }, 120_000);
 
   it('spaces posts to one busy channel so 429s are rare, and posts in another channel meanwhile', async () => {
     const h = await harness();
@@ -442,10 +446,13 @@ describe('delivery under production faults', () => {
     // Retries come as soon as they are due (the app's backoff is moved through at once), as they
     // would with production's 1–2 s backoff against commits 15 and 40 s late.
     const ids = started.map(({ approval }) => `${approval.djbh}:decision:approved`);
+    const passes: Array<{ start: number; end: number }> = [];
     await waitFor(
       async () => {
         clock.advance(5000);
+        const start = performance.now();
         await h.app.deliver();
+        passes.push({ start, end: performance.now() });
         return started.every(({ parent }) => replies(h, parent, 'Approved').length > 0);
       },
       15_000,
@@ -459,8 +466,11 @@ describe('delivery under production faults', () => {
     const gaveUp = (h.faults.lost[0]?.at ?? Number.NaN) + 1000;
     const delay = (repostedAt ?? Number.NaN) - gaveUp;
     expect(delay).toBeGreaterThanOrEqual(HORIZON_MS);
-    expect(delay).toBeLessThan(HORIZON_MS + 1000);
-  }, 40_000);
+    // And no later than the first pass that began once the horizon had passed (not a time after
+    // the horizon: a pass takes what the machine gives it).
+    const firstAfter = passes.find((p) => p.start >= gaveUp + HORIZON_MS);
+    expect(repostedAt).toBeLessThanOrEqual(firstAfter?.end ?? Number.POSITIVE_INFINITY);
+  }, 120_000);
 
   it('names the requester in the decision reply and shows the decision in the approver’s DM', async () => {
     const h = await harness();

@@ -760,6 +760,25 @@ describe('the Workflow Builder step run by someone other than its requester', ()
         .filter((c) => c.args.function_execution_id === executionId);
     await waitFor(() => ended().length === 1, 5000, 'the attempt to end the step');
     expect(ended()[0]?.response).toEqual({ ok: false, error: 'function_execution_not_found' });
+    // Slack's answer is seen before the app records the step closed: a pass in between would
+    // rightly try again (on a busy machine, one did). Wait for the record, not for a fast machine.
+    await waitFor(
+      async () => {
+        const db = await openDatabase(hh.env.DATABASE_URL);
+        try {
+          const row = await db.db
+            .selectFrom('step_confirmations')
+            .select('step_closed')
+            .where('execution_id', '=', executionId)
+            .executeTakeFirst();
+          return row?.step_closed === 1;
+        } finally {
+          await db.close();
+        }
+      },
+      5000,
+      'the step recorded closed',
+    );
     // Before, every pass asked Slack again, and the confirmation was never purged.
     await hh.app.poll();
     await hh.app.poll();
@@ -800,6 +819,20 @@ describe('the Workflow Builder step run by someone other than its requester', ()
   async function leftStarting(hh: Harness, executionId: string, at: Date) {
     const db = await openDatabase(hh.env.DATABASE_URL);
     try {
+      // The question is seen in the DM before the app records where it asked, which the outcome's
+      // edit needs: wait for the record (on a busy machine the sweep came first, and edited nothing).
+      await waitFor(
+        async () =>
+          (
+            await db.db
+              .selectFrom('step_confirmations')
+              .select('asked_ts')
+              .where('execution_id', '=', executionId)
+              .executeTakeFirst()
+          )?.asked_ts,
+        5000,
+        'where the question was asked, recorded',
+      );
       await db.db
         .updateTable('step_confirmations')
         .set({ state: 'starting', reason: null, answered_at: at.getTime() })

@@ -1384,6 +1384,7 @@ for (const database of TEST_DATABASES) {
       await drop?.();
     });
 
+    // The cases are counted, not timed: about 40 s alone, many times that on a busy machine.
     it('delivers every announcement exactly once, in order, whatever the schedule', async () => {
       await fc.assert(
         fc.asyncProperty(scheduleArb, (schedule) => runCase(handle, schedule)),
@@ -1399,6 +1400,6 @@ for (const database of TEST_DATABASES) {
             : {}),
         },
       );
-    }, 240_000);
+    }, 900_000);
   });
 }

@@ -67,10 +67,10 @@ describe.skipIf(skipReason)(
           await Promise.allSettled([h.app.poll(later), replica.poll(later)]);
           return started.every(({ parent }) => approvedIn(parent).length > 0);
         },
-        60_000,
+        300_000,
         'every decision posted',
       );
       for (const { parent } of started) expect(approvedIn(parent)).toHaveLength(1);
-    }, 300_000);
+    }, 600_000);
   },
 );

@@ -13,7 +13,13 @@ import { signature } from '../../src/sandbox/slack-requests.ts';
 import type { WebApiServer } from '../../src/sandbox/web-api-server.ts';
 import type { Workspace } from '../../src/sandbox/workspace.ts';
 import { freePort } from '../helpers/app-process.ts';
-import { harnessPerTest, type LogCapture, SIGNING_SECRET, waitFor } from '../helpers/harness.ts';
+import {
+  harnessPerTest,
+  type LogCapture,
+  SIGNING_SECRET,
+  WAIT_AT_LEAST_MS,
+  waitFor,
+} from '../helpers/harness.ts';
 import { type SocketModeApp, startSocketModeApp } from '../helpers/socket-mode-app.ts';
 
 // What the app trusts at its edge. Over HTTP: nothing unsigned, except the one probe Slack itself
@@ -75,10 +81,12 @@ describe('HTTP: the signature is checked first, except for Slack’s ssl_check p
         );
       });
       let answer = '';
+      // An app that waits for the body never answers; one that does not answers at once, or,
+      // on a busy machine, a little later: the bound is generous.
       const timer = setTimeout(() => {
         socket.destroy();
         resolve('(no answer: the app waited for the body)');
-      }, 1500);
+      }, WAIT_AT_LEAST_MS);
       socket.on('data', (chunk) => {
         answer += chunk.toString();
         if (answer.includes('\r\n')) {

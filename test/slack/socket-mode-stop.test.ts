@@ -73,7 +73,7 @@ describe('a stop in Socket Mode', () => {
     await stopped;
     expect(ctx.sim.approvals().map((a) => a.title)).toEqual(['Submitted before a stop']);
     expect(ctx.logs.lines.join('\n')).not.toContain('could not acknowledge');
-  }, 30_000);
+  }, 120_000);
 
   it('answers a submission that arrived 1.5 s into the default drain, and starts it once', async () => {
     ctx = await startSocketModeApp();
@@ -85,5 +85,5 @@ describe('a stop in Socket Mode', () => {
     await stopped;
     expect(ctx.sim.approvals().map((a) => a.title)).toEqual(['Submitted during the drain']);
     expect(ctx.logs.lines.join('\n')).not.toContain('could not acknowledge');
-  }, 30_000);
+  }, 120_000);
 });

@@ -122,8 +122,16 @@ describe('Socket Mode', () => {
     );
     expect(approval.approver).toBe('maria.lopez@corp.example');
     sim.decide(approval.djbh, 'agree');
-    await app.poll();
-    await waitFor(() => execution.state === 'completed', 5000, 'the step completed');
+    // The service has the approval before the app has recorded it: passes until the decision is
+    // seen (on a busy machine a single pass came before the record, and found nothing to check).
+    await waitFor(
+      async () => {
+        await app.poll();
+        return execution.state === 'completed';
+      },
+      5000,
+      'the step completed',
+    );
     expect(execution.outputs).toMatchObject({
       approval_number: approval.djbh,
       decision: 'approved',

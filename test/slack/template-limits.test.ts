@@ -16,6 +16,7 @@ import {
   buildTemplatesModal,
 } from '../../src/slack/blocks/templates-modal.ts';
 import { messagesFor } from '../../src/slack/i18n.ts';
+import { runs } from '../helpers/fast-check-runs.ts';
 
 // Limits are checked on the text as it is sent: a template's prefix and skeleton as the service
 // stores them (emoji as `:name:` codes), and every Block Kit field once escaped. Generated over
@@ -101,7 +102,7 @@ describe('template limits, generated', () => {
           expect(checkView(list as never)).toEqual([]);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
     // Enough of them accepted for the property to say something.
     expect(accepted).toBeGreaterThan(50);
@@ -137,7 +138,7 @@ describe('template limits, generated', () => {
         for (const t of LOCALES)
           expect(checkMessage(buildRequestMessage(a, t, 'https://a.example/'))).toEqual([]);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -157,7 +158,7 @@ describe('template limits, generated', () => {
         if (!prepared.ok && prepared.problems.note?.code === 'too-long')
           expect(over.noteSkeleton?.code).toBe('too-long');
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -41,7 +41,7 @@ describe.skipIf(postgres.skipReason)(
       );
       // The previous release's pool, with the app's statement timeout.
       previous = new pg.Pool({ connectionString: url, max: 4, statement_timeout: 15_000 });
-    }, 120_000);
+    }, 300_000);
     afterAll(async () => {
       await previous?.end();
       await drop?.();
@@ -109,7 +109,7 @@ describe.skipIf(postgres.skipReason)(
           `${djbh}:decision 4`,
           `${djbh}:reminder:2 5`,
         ]);
-    }, 180_000);
+    }, 600_000);
   },
 );
 

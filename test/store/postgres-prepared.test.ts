@@ -206,7 +206,7 @@ describe.skipIf(pgbouncerSkip)(
         bouncer.stop();
         await created.drop();
       }
-    }, 60_000);
+    }, 240_000);
   },
 );
 

@@ -37,7 +37,7 @@ async function holdWriteLock(path: string, ms: number): Promise<{ exited: Promis
   return { exited };
 }
 
-describe('the SQLite file', () => {
+describe('the SQLite file', { timeout: 240_000 }, () => {
   it('waits for another process’s write lock without stopping the event loop', async () => {
     const path = join(dir, 'approvals.db');
     const database = await openDatabase(path);
@@ -143,7 +143,7 @@ describe('the SQLite file', () => {
       await api.close();
       await sim.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('refuses a second sandbox in the same folder before it empties the running one’s file', async () => {
     const env = async () => ({ SANDBOX_DATA_DIR: dir, PORT: String(await freePort()) });
@@ -151,7 +151,7 @@ describe('the SQLite file', () => {
     try {
       await waitFor(
         () => first.output().includes('slack-approvals sandbox: open'),
-        20_000,
+        120_000,
         'the sandbox',
       );
       const file = join(dir, 'sandbox.db');
@@ -167,7 +167,7 @@ describe('the SQLite file', () => {
       first.child.kill('SIGTERM');
       await first.exited;
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 function spawnSandbox(env: Record<string, string>) {

@@ -27,6 +27,8 @@ export interface BoltAppOptions {
   slackBodies?: boolean;
   /** Counts each request's listeners as work under way, for a stop to wait for. */
   inFlight?: InFlight;
+  /** When a request no listener acknowledged is answered anyway; Slack's rule unless a test sets it. */
+  ackDeadlineMs?: number;
 }
 
 /**
@@ -154,6 +156,7 @@ export async function createBoltApp(options: BoltAppOptions, identity?: BotIdent
           // apps.connections.open goes where every other Web API call goes (SLACK_API_URL).
           installerOptions: { clientOptions },
           appLogger: options.logger,
+          ...(options.ackDeadlineMs ? { ackDeadlineMs: options.ackDeadlineMs } : {}),
         }),
       })
     : new App({
@@ -162,6 +165,7 @@ export async function createBoltApp(options: BoltAppOptions, identity?: BotIdent
           signingSecret: options.signingSecret ?? '',
           logger: options.logger,
           routes: options.routes ?? [],
+          ...(options.ackDeadlineMs ? { ackDeadlineMs: options.ackDeadlineMs } : {}),
         }),
       });
 

@@ -15,6 +15,11 @@ import { LogCapture } from '../../helpers/harness.ts';
 // by the deadline at the latest, and a command whose listener throws gets an apology.
 
 const DEADLINE_MS = 200;
+/**
+ * For the tests whose answer must not wait for the deadline: one no run reaches, however busy the
+ * machine, so an answer before it can only have come without the deadline's timer.
+ */
+const NEVER_MS = 60_000;
 
 function boltApp(register: (app: App) => void) {
   // The bot's ids are given, so Bolt calls nothing; the receiver is never started.
@@ -67,9 +72,11 @@ describe('dispatchAcknowledged', () => {
   it('answers at the deadline when a listener has not acknowledged, and refuses its late ack', async () => {
     const logs = new LogCapture();
     let lateAck: Promise<unknown> | undefined;
+    let answeredBeforeLateAck: number | undefined;
     const app = boltApp((a) =>
       a.view('slow_form', async ({ ack }) => {
         await new Promise((r) => setTimeout(r, DEADLINE_MS * 2));
+        answeredBeforeLateAck = answers.length;
         lateAck = ack({ response_action: 'clear' }).then(
           () => 'accepted',
           (error: Error) => error.message,
@@ -85,7 +92,9 @@ describe('dispatchAcknowledged', () => {
     expect(answers).toHaveLength(1);
     expect(answers[0]?.response).toBeUndefined();
     expect(answers[0]?.at).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
-    expect(answers[0]?.at).toBeLessThan(DEADLINE_MS * 2);
+    // At the deadline, not after the listener: answered before its late ack (by order, not by
+    // the clock, which a busy machine stretches).
+    expect(answeredBeforeLateAck).toBe(1);
     expect(await lateAck).toBe('this request was already acknowledged');
     expect(logs.lines.join('\n')).toContain('no listener acknowledged in time');
   });
@@ -113,13 +122,13 @@ describe('dispatchAcknowledged', () => {
     const { answers, delivery: d } = delivery(command);
     await dispatchAcknowledged(app, d, {
       logger: createLogger('info', logs),
-      deadlineMs: DEADLINE_MS,
+      deadlineMs: NEVER_MS,
     });
     expect(answers).toHaveLength(1);
     expect(answers[0]?.response).toEqual({
       text: 'Something went wrong on our side; please try again.',
     });
-    expect(answers[0]?.at).toBeLessThan(DEADLINE_MS);
+    expect(answers[0]?.at).toBeLessThan(NEVER_MS);
     const failed = logs.entries().find((e) => e.msg === 'a listener failed before acknowledging');
     expect(JSON.stringify(failed)).toContain('a bug');
     expect(JSON.stringify(failed)).toContain('"stack"');
@@ -128,9 +137,9 @@ describe('dispatchAcknowledged', () => {
   it('answers at once when no listener takes the request', async () => {
     const app = boltApp(() => undefined);
     const { answers, delivery: d } = delivery(submission);
-    await dispatchAcknowledged(app, d, { logger: createLogger('fatal'), deadlineMs: DEADLINE_MS });
+    await dispatchAcknowledged(app, d, { logger: createLogger('fatal'), deadlineMs: NEVER_MS });
     expect(answers).toHaveLength(1);
-    expect(answers[0]?.at).toBeLessThan(DEADLINE_MS);
+    expect(answers[0]?.at).toBeLessThan(NEVER_MS);
   });
 });
 
@@ -147,6 +156,8 @@ describe('the app’s own Bolt app (createBoltApp)', () => {
       apiUrl: api.apiUrl,
       logger: createLogger('info', logs),
       timeoutMs: 2000,
+      // Slack's 2.5 s, on a busy machine, could run out before the listener throws.
+      ackDeadlineMs: NEVER_MS,
     });
     app.command('/boom', async () => {
       throw new TypeError('a bug');
@@ -166,7 +177,7 @@ describe('the app’s own Bolt app (createBoltApp)', () => {
       expect(response.json).toEqual({
         text: 'Something went wrong on our side; please try again.',
       });
-      expect(performance.now() - started).toBeLessThan(2000);
+      expect(performance.now() - started).toBeLessThan(NEVER_MS);
       expect(logs.lines.join('\n')).not.toContain('no listener acknowledged in time');
       const failed = logs.entries().find((e) => e.msg === 'a listener failed before acknowledging');
       expect(JSON.stringify(failed)).toContain('a bug');
