@@ -191,6 +191,14 @@ export function quantile(sorted: readonly number[], q: number): number | undefin
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** Which approvals a report reads: started in [from, to), or only those still open. */
+export interface ReportRange {
+  from?: Date;
+  to?: Date;
+  /** Only approvals still open (followed), whenever they started: what waits. */
+  openOnly?: boolean;
+}
+
 /** How old an open approval is, as the summary and `/metrics` band it. */
 export const AGE_BANDS = [
   { band: 'under-1d', belowMs: 24 * HOUR_MS },

@@ -1,3 +1,4 @@
+import type { ReportRange } from '../approvals/approval-report.ts';
 import {
   type ApprovalRecord,
   groupOfBy,
@@ -10,7 +11,6 @@ import {
   type SummaryLine,
   summarise,
 } from '../approvals/approval-report.ts';
-import type { ReportRange } from '../store/report-store.ts';
 import { csvLine } from './csv.ts';
 
 export const REPORT_USAGE = `Usage:

@@ -511,7 +511,7 @@ const en = {
   reportTotal: (count: number, share: string, median: string, p90: string) =>
     `${count} started · ${share} of those decided were approved · median ${median} · 90th percentile ${p90}`,
   reportOpen: (open: number, stale: number, bands: readonly number[]) =>
-    `Open: ${open} (${stale} waiting over a week) · under a day ${bands[0]}, 1–3 days ${bands[1]}, 3–7 days ${bands[2]}, over a week ${bands[3]}`,
+    `Still open, whenever started: ${open} (${stale} waiting over a week) · under a day ${bands[0]}, 1–3 days ${bands[1]}, 3–7 days ${bands[2]}, over a week ${bands[3]}`,
   reportSlowestApprovers: '*Slowest approvers*',
   reportSlowestDepartments: '*Slowest departments*',
   reportGroup: (group: string, decided: number, median: string, p90: string, open: number) =>
@@ -902,7 +902,7 @@ const zh: Messages = {
   reportTotal: (count, share, median, p90) =>
     `共 ${count} 项 · 已决定中同意占 ${share} · 中位数 ${median} · 90 分位 ${p90}`,
   reportOpen: (open, stale, bands) =>
-    `待审批：${open} 项（${stale} 项超过一周）· 不到一天 ${bands[0]}，1–3 天 ${bands[1]}，3–7 天 ${bands[2]}，超过一周 ${bands[3]}`,
+    `仍待审批（不论何时发起）：${open} 项（${stale} 项超过一周）· 不到一天 ${bands[0]}，1–3 天 ${bands[1]}，3–7 天 ${bands[2]}，超过一周 ${bands[3]}`,
   reportSlowestApprovers: '*用时最长的审批人*',
   reportSlowestDepartments: '*用时最长的部门*',
   reportGroup: (group, decided, median, p90, open) =>

@@ -1,7 +1,7 @@
 import type { TextLimits } from '../approvals/acceptable-text.ts';
 import type { AccountLinking, AccountLinks } from '../approvals/account-links.ts';
 import type { AnnouncementDispatcher } from '../approvals/announcement-dispatcher.ts';
-import type { ApprovalRecord, ReportOptions } from '../approvals/approval-report.ts';
+import type { ApprovalRecord, ReportOptions, ReportRange } from '../approvals/approval-report.ts';
 import type { ApprovalRepository } from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { Delegations } from '../approvals/delegation.ts';
@@ -48,9 +48,9 @@ export interface SlackDeps {
   now: () => Date;
   /** False once a stop leaves too little time to see a start through (see startTrackedApproval). */
   mayStart?: () => boolean;
-  /** The approvals a report reads, started since `from`, and how it counts working hours. */
+  /** The approvals a report reads (a range, or those still open), and how it counts working hours. */
   reports?: {
-    records: (range: { from?: Date; to?: Date }) => AsyncIterable<ApprovalRecord>;
+    records: (range: ReportRange) => AsyncIterable<ApprovalRecord>;
     options: Pick<ReportOptions, 'hours' | 'zoneOf'>;
   };
 }

@@ -1,15 +1,12 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import type { ApprovalRecord } from '../approvals/approval-report.ts';
+import type { ApprovalRecord, ReportRange } from '../approvals/approval-report.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import type { Person } from '../approvals/person.ts';
 import type { Tracking } from '../approvals/tracked-approval.ts';
 import type { Database, TrackedApprovalRow } from './schema.ts';
 
 /** Which approvals a report reads: started on or after `from`, before `to` (either open-ended). */
-export interface ReportRange {
-  from?: Date;
-  to?: Date;
-}
+export type { ReportRange } from '../approvals/approval-report.ts';
 
 /**
  * Approvals a page: a page is one short query, so a report of a year never holds more than a
@@ -77,6 +74,7 @@ export async function* streamApprovalRecords(
         qb.where('t.created_at', '>=', range.from?.getTime() ?? 0),
       )
       .$if(range.to !== undefined, (qb) => qb.where('t.created_at', '<', range.to?.getTime() ?? 0))
+      .$if(range.openOnly === true, (qb) => qb.where('t.tracking', '=', 'active'))
       .orderBy('t.djbh')
       .limit(pageSize)
       .execute();

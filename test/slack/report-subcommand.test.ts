@@ -36,12 +36,27 @@ describe('/approve report', () => {
     const shown = await reportFor(TOM);
     expect(shown).toContain('Approvals started in the last 30 days');
     expect(shown).toContain('1 started · 100% of those decided were approved');
-    expect(shown).toContain('Open: 0 (0 waiting over a week)');
+    expect(shown).toContain('Still open, whenever started: 0 (0 waiting over a week)');
     expect(shown).toContain('• maria.lopez@corp.example: 1 decided');
     // The department comes from the service's lookup.
     expect(shown).toContain('• Infrastructure 基础架构部: 1 decided');
     // Never a title.
     expect(shown).not.toContain('New storage node');
+  });
+
+  it('counts every request still open, however long ago it started, beside the last 30 days', async () => {
+    let offset = 0;
+    const hh = await harness({ now: () => new Date(Date.now() + offset) });
+    await hh.startApproval(SAM);
+    // Forty days on, it still waits: outside the 30 days the figures cover, and what matters most.
+    offset = 40 * 86_400_000;
+    const id = hh.user(TOM);
+    const mine = () => hh.workspace.messages.filter((m) => m.ephemeralTo === id);
+    const response = await hh.slack.command(id, hh.channel('general'), 'report');
+    expect(response.status).toBe(200);
+    const shown = (await waitFor(() => mine()[0], 5000, 'the answer')).text ?? '';
+    expect(shown).toContain('0 started');
+    expect(shown).toContain('Still open, whenever started: 1 (1 waiting over a week)');
   });
 
   it('names the channel in npm run report -- export when the bot token is set, asking Slack once per channel', async () => {

@@ -25,14 +25,17 @@ function groupLines(title: string, lines: readonly SummaryLine[], t: Messages): 
   ];
 }
 
-/** `/approve report`'s answer: the workspace's figures, the slowest approvers and departments. */
+/**
+ * `/approve report`'s answer: the figures of the approvals started in the last `days`, the slowest
+ * approvers and departments among them, and every request still open (`waiting`), however old.
+ */
 export function reportText(
   days: number,
-  byApprover: Summary,
-  byDepartment: Summary,
+  summaries: { byApprover: Summary; byDepartment: Summary; waiting: Summary },
   t: Messages,
 ): string {
-  const { total, openByAge } = byApprover;
+  const { byApprover, byDepartment, waiting } = summaries;
+  const { total } = byApprover;
   return [
     t.reportHeading(days),
     t.reportTotal(
@@ -41,7 +44,7 @@ export function reportText(
       t.reportHours(total.medianHours),
       t.reportHours(total.p90Hours),
     ),
-    t.reportOpen(total.open, total.openOverAWeek, Object.values(openByAge)),
+    t.reportOpen(waiting.total.open, waiting.total.openOverAWeek, Object.values(waiting.openByAge)),
     ...groupLines(t.reportSlowestApprovers, byApprover.groups, t),
     ...groupLines(t.reportSlowestDepartments, byDepartment.groups, t),
   ].join('\n');

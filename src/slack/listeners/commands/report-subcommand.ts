@@ -15,7 +15,7 @@ export const REPORT_DAYS = 30;
 
 /**
  * `/approve report`: how long approvals took in the last 30 days, the slowest approvers and
- * departments (the service's lookup, cached), and what waits; for the workspace's admins and
+ * departments (the service's lookup, cached), and every request still open, however old; for the workspace's admins and
  * owners (WHO_MAY['see-reports']), a clear refusal for anyone else. Only the person sees it.
  */
 export async function reportSubcommand(deps: Deps, args: Args): Promise<void> {
@@ -35,11 +35,13 @@ export async function reportSubcommand(deps: Deps, args: Args): Promise<void> {
   try {
     const department = async (login: string) =>
       (await deps.service.getDepartment(login)).department;
-    const [byApprover, byDepartment] = await Promise.all([
+    // What waits is every open request, however long ago it started: the oldest matter most.
+    const [byApprover, byDepartment, waiting] = await Promise.all([
       summarise(records(range), groupOfBy('approver'), options, now),
       summarise(records(range), groupOfBy('department', department), options, now),
+      summarise(records({ openOnly: true }), groupOfBy('approver'), options, now),
     ]);
-    return say(reportText(REPORT_DAYS, byApprover, byDepartment, t));
+    return say(reportText(REPORT_DAYS, { byApprover, byDepartment, waiting }, t));
   } catch (error) {
     logFailure(deps.logger, error, { user: userId }, '/approve report failed');
     return say(t.reportFailed);
