@@ -11,83 +11,14 @@ import type { Database } from './schema.ts';
  */
 export function createReminderPosts(db: Kysely<Database>) {
   return {
-    async lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined> {
-      const row = await db
-        .selectFrom('announcements as a')
-        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
-        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at', 't.approver_login'])
-        // The one rule for logins (person.ts): one approver, however the service cased it.
-        .where(() => loginIs('t.approver_login', approverLogin))
-        .where('a.kind', '=', 'reminder')
-        // Posted to this approver, not to whoever had the approval before them (handover.ts).
-        .whereRef('a.seq', '>', 't.approver_from_seq')
-        .where('a.state', '=', 'sent')
-        .where('a.sent_ts', 'is not', null)
-        .where('a.sent_ts', '!=', '')
-        .orderBy('a.attempted_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
-      // Postgres's lower() folds more than the rule does (U+212A to k): someone else's DM is
-      // not hers, and her reminder goes out on its own.
-      if (!sameLogin(row.approver_login, approverLogin)) return undefined;
-      // Reminders the digest covered were recorded with its post, later: it was posted by the
-      // first of them, and covers only what existed then.
-      const first = await db
-        .selectFrom('announcements')
-        .select((eb) => eb.fn.min('attempted_at').as('at'))
-        .where('kind', '=', 'reminder')
-        .where('sent_channel', '=', row.sent_channel)
-        .where('sent_ts', '=', row.sent_ts)
-        .executeTakeFirst();
-      const at = Number(first?.at ?? row.attempted_at);
-      const previousAt = await previousPostAt(db, 'reminder', approverLogin, row.sent_ts, at);
-      return {
-        channel: row.sent_channel,
-        ts: row.sent_ts,
-        at: new Date(at),
-        ...(previousAt ? { previousAt } : {}),
-      };
-    },
+    lastReminderPost: (approverLogin: string) => lastPost(db, 'reminder', approverLogin),
 
     /**
      * The last escalation DM posted to a leader, of any approval escalated to them (a digest of
      * their escalations is posted as one approval's escalation): what escalation-digest.ts
      * decides whether another escalation is covered by.
      */
-    async lastEscalationPost(leaderLogin: string): Promise<EarlierReminder | undefined> {
-      const row = await db
-        .selectFrom('announcements as a')
-        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
-        .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at', 't.escalated_to_login'])
-        .where(() => loginIs('t.escalated_to_login', leaderLogin))
-        .where('a.kind', '=', 'escalation')
-        .where('a.state', '=', 'sent')
-        .where('a.sent_ts', 'is not', null)
-        .where('a.sent_ts', '!=', '')
-        .orderBy('a.attempted_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
-      if (!sameLogin(row.escalated_to_login, leaderLogin)) return undefined;
-      // Escalations the digest covered were recorded with its post, later: it was posted by the
-      // first of them, and covers only what existed then.
-      const first = await db
-        .selectFrom('announcements')
-        .select((eb) => eb.fn.min('attempted_at').as('at'))
-        .where('kind', '=', 'escalation')
-        .where('sent_channel', '=', row.sent_channel)
-        .where('sent_ts', '=', row.sent_ts)
-        .executeTakeFirst();
-      const at = Number(first?.at ?? row.attempted_at);
-      const previousAt = await previousPostAt(db, 'escalation', leaderLogin, row.sent_ts, at);
-      return {
-        channel: row.sent_channel,
-        ts: row.sent_ts,
-        at: new Date(at),
-        ...(previousAt ? { previousAt } : {}),
-      };
-    },
+    lastEscalationPost: (leaderLogin: string) => lastPost(db, 'escalation', leaderLogin),
 
     /**
      * Whether an escalation to this leader first attempted before `a` (then by id: one order, so
@@ -126,6 +57,57 @@ export function createReminderPosts(db: Kysely<Database>) {
 }
 
 export type ReminderPosts = ReturnType<typeof createReminderPosts>;
+
+/** Whose DM each kind is: the approval's approver (a reminder) or its leader (an escalation). */
+const ADDRESSEE = {
+  reminder: 't.approver_login',
+  escalation: 't.escalated_to_login',
+} as const;
+
+/** The last DM of `kind` posted to this person, dated by the first announcement it told. */
+async function lastPost(
+  db: Kysely<Database>,
+  kind: 'reminder' | 'escalation',
+  login: string,
+): Promise<EarlierReminder | undefined> {
+  const row = await db
+    .selectFrom('announcements as a')
+    .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+    .select(['a.sent_channel', 'a.sent_ts', 'a.attempted_at', `${ADDRESSEE[kind]} as login`])
+    // The one rule for logins (person.ts): one person, however the service cased it.
+    .where(() => loginIs(ADDRESSEE[kind], login))
+    .where('a.kind', '=', kind)
+    // A reminder posted to this approver, not to whoever had the approval before them
+    // (handover.ts); an escalation goes to one leader per approval, once.
+    .$if(kind === 'reminder', (q) => q.whereRef('a.seq', '>', 't.approver_from_seq'))
+    .where('a.state', '=', 'sent')
+    .where('a.sent_ts', 'is not', null)
+    .where('a.sent_ts', '!=', '')
+    .orderBy('a.attempted_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row?.sent_channel || !row.sent_ts || row.attempted_at === null) return undefined;
+  // Postgres's lower() folds more than the rule does (U+212A to k): someone else's DM is not
+  // theirs, and this one goes out on its own.
+  if (!sameLogin(row.login, login)) return undefined;
+  // What a digest covered was recorded with its post, later: it was posted by the first of
+  // them, and covers only what existed then.
+  const first = await db
+    .selectFrom('announcements')
+    .select((eb) => eb.fn.min('attempted_at').as('at'))
+    .where('kind', '=', kind)
+    .where('sent_channel', '=', row.sent_channel)
+    .where('sent_ts', '=', row.sent_ts)
+    .executeTakeFirst();
+  const at = Number(first?.at ?? row.attempted_at);
+  const previousAt = await previousPostAt(db, kind, login, row.sent_ts, at);
+  return {
+    channel: row.sent_channel,
+    ts: row.sent_ts,
+    at: new Date(at),
+    ...(previousAt ? { previousAt } : {}),
+  };
+}
 
 /**
  * When the DM of `kind` before the one posted as `ts` (at `at`) was posted to the same person:
