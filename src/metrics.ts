@@ -1,12 +1,11 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ANNOUNCEMENT_KINDS } from './approvals/announcement-rules.ts';
+import { AGE_BANDS, type AgeBand, ENTRY_POINTS } from './approvals/approval-report.ts';
 import { settleWithin } from './settle-within.ts';
+import type { PoolStats } from './store/database.ts';
 
 /** How long a scrape waits for each of its database reads (Prometheus gives a scrape 10 s). */
 const DATABASE_READ_MS = 1500;
-
-import { ANNOUNCEMENT_KINDS } from './approvals/announcement-rules.ts';
-import { AGE_BANDS, type AgeBand, ENTRY_POINTS } from './approvals/approval-report.ts';
-import type { PoolStats } from './store/database.ts';
 
 /** What the store can count at scrape time. */
 export interface MetricsSource {
@@ -31,14 +30,17 @@ export interface LiveGauges {
   deliverySinceProgressMs?(): number;
 }
 
+/** How many template ids approvals_started_total names before counting the rest as `other`. */
+export const TEMPLATE_SERIES = 200;
+
+const prefix = 'slack_approvals_';
+
 /**
  * The app's Prometheus metrics, on a registry of its own (several apps can live in one process,
  * as in the tests), with Node's own (event-loop lag, memory, CPU) beside them. Names are
  * documented in docs/operating.md#metrics; `deploy/` has alert rules and a dashboard built on them.
+ * The pieces register in a fixed order, so a scrape lists the series in the same order each time.
  */
-/** How many template ids approvals_started_total names before counting the rest as `other`. */
-export const TEMPLATE_SERIES = 200;
-
 export function createMetrics(
   source: MetricsSource,
   live: LiveGauges,
@@ -46,21 +48,36 @@ export function createMetrics(
 ) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const prefix = 'slack_approvals_';
-  const ageSeconds = (since: Date | undefined) =>
-    since ? Math.max(0, (now().getTime() - since.getTime()) / 1000) : 0;
-  // What the gauges read from the database, read once per scrape (every gauge's collect starts
-  // in the same turn and shares it) and within DATABASE_READ_MS. When the database does not answer
-  // in time, the gauges keep their last values and database_answered says 0: a scrape during an
-  // outage still answers, where a failed read used to fail it whole and hide the stall.
-  interface Snapshot {
-    counts: Awaited<ReturnType<MetricsSource['announcementCounts']>>;
-    due: number;
-    oldestPending: Date | undefined;
-    oldestOverdue: Date | undefined;
-    paused: boolean;
-    openByAge: Record<AgeBand, number> | undefined;
-  }
+  databaseGauges(registry, source, live, now);
+  return {
+    registry,
+    ...approvalCounters(registry),
+    ...operationCounters(registry),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** What the gauges read from the database in one scrape. */
+interface Snapshot {
+  counts: Awaited<ReturnType<MetricsSource['announcementCounts']>>;
+  due: number;
+  oldestPending: Date | undefined;
+  oldestOverdue: Date | undefined;
+  paused: boolean;
+  openByAge: Record<AgeBand, number> | undefined;
+}
+
+/** Hands a gauge's collect the scrape's snapshot (nothing when the database never answered). */
+type FromDatabase = (apply: (snapshot: Snapshot) => void) => Promise<void>;
+
+/**
+ * What the gauges read from the database, read once per scrape (every gauge's collect starts
+ * in the same turn and shares it) and within DATABASE_READ_MS. When the database does not answer
+ * in time, the gauges keep their last values and `answered()` says false: a scrape during an
+ * outage still answers, where a failed read used to fail it whole and hide the stall.
+ */
+function databaseSnapshot(source: MetricsSource, now: () => Date) {
   let last: Snapshot | undefined;
   let answered = true;
   let reading: Promise<Snapshot | undefined> | undefined;
@@ -90,7 +107,7 @@ export function createMetrics(
     }
     return last;
   };
-  const fromDatabase = (apply: (snapshot: Snapshot) => void): Promise<void> => {
+  const fromDatabase: FromDatabase = (apply) => {
     reading ??= read().finally(() => {
       reading = undefined;
     });
@@ -98,6 +115,31 @@ export function createMetrics(
       if (snapshot) apply(snapshot);
     });
   };
+  return { fromDatabase, answered: () => answered };
+}
+
+/** The gauges set at scrape time: from the database (one shared snapshot) and from the process. */
+function databaseGauges(
+  registry: Registry,
+  source: MetricsSource,
+  live: LiveGauges,
+  now: () => Date,
+): void {
+  const snapshot = databaseSnapshot(source, now);
+  const ageSeconds = (since: Date | undefined) =>
+    since ? Math.max(0, (now().getTime() - since.getTime()) / 1000) : 0;
+  outboxGauges(registry, snapshot.fromDatabase, live, ageSeconds);
+  processGauges(registry, live);
+  stateGauges(registry, snapshot.fromDatabase, snapshot.answered);
+}
+
+/** Is the outbox delivering, and are followed approvals checked on time? */
+function outboxGauges(
+  registry: Registry,
+  fromDatabase: FromDatabase,
+  live: LiveGauges,
+  ageSeconds: (since: Date | undefined) => number,
+): void {
   new Gauge({
     name: `${prefix}announcements`,
     help: 'Announcements in the outbox, by state and kind',
@@ -144,6 +186,10 @@ export function createMetrics(
       await fromDatabase(({ oldestOverdue }) => this.set(ageSeconds(oldestOverdue)));
     },
   });
+}
+
+/** What the process knows without the database: the approval service and the connection pool. */
+function processGauges(registry: Registry, live: LiveGauges): void {
   new Gauge({
     name: `${prefix}service_up`,
     help: 'Whether the approval service answered with accepted credentials in the last minute (1) or not (0)',
@@ -171,6 +217,14 @@ export function createMetrics(
       this.set({ state: 'busy' }, Math.max(0, total - idle));
     },
   });
+}
+
+/** Fleet-wide state read from the database, whether it answered, and the open approvals' ages. */
+function stateGauges(
+  registry: Registry,
+  fromDatabase: FromDatabase,
+  answered: () => boolean,
+): void {
   new Gauge({
     name: `${prefix}delivery_paused`,
     help: 'Whether delivery is paused fleet-wide because Slack refuses the app’s token (1) or runs (0)',
@@ -185,7 +239,7 @@ export function createMetrics(
     registers: [registry],
     async collect() {
       await fromDatabase(() => {});
-      this.set(answered ? 1 : 0);
+      this.set(answered() ? 1 : 0);
     },
   });
   new Gauge({
@@ -200,8 +254,29 @@ export function createMetrics(
       });
     },
   });
-  // What approvals do, for owners: labels are entry points, template ids and outcomes, never a
-  // person or a title (docs/operating.md#metrics).
+}
+
+/**
+ * Template ids are not bounded (any channel's members may add templates, and one removed and
+ * added again is a new id), and a series lives until the process ends: past TEMPLATE_SERIES
+ * ids, the others count as `other`, so no one can grow the scrape without end.
+ */
+function boundedTemplateLabel(): (templateId: string | null) => string {
+  const templatesSeen = new Set<string>();
+  return (templateId) => {
+    if (templateId === null) return 'none';
+    if (templatesSeen.has(templateId)) return templateId;
+    if (templatesSeen.size >= TEMPLATE_SERIES) return 'other';
+    templatesSeen.add(templateId);
+    return templateId;
+  };
+}
+
+/**
+ * What approvals do, for owners: labels are entry points, template ids and outcomes, never a
+ * person or a title (docs/operating.md#metrics).
+ */
+function approvalCounters(registry: Registry) {
   const started = new Counter({
     name: `${prefix}approvals_started_total`,
     help: 'Approvals started, by entry point (form, message, workflow, request-again) and template id (none: no template)',
@@ -210,17 +285,7 @@ export function createMetrics(
   });
   for (const entryPoint of ENTRY_POINTS)
     started.inc({ entry_point: entryPoint, template: 'none' }, 0);
-  // Template ids are not bounded (any channel's members may add templates, and one removed and
-  // added again is a new id), and a series lives until the process ends: past TEMPLATE_SERIES
-  // ids, the others count as `other`, so no one can grow the scrape without end.
-  const templatesSeen = new Set<string>();
-  const templateLabel = (templateId: string | null): string => {
-    if (templateId === null) return 'none';
-    if (templatesSeen.has(templateId)) return templateId;
-    if (templatesSeen.size >= TEMPLATE_SERIES) return 'other';
-    templatesSeen.add(templateId);
-    return templateId;
-  };
+  const templateLabel = boundedTemplateLabel();
   const decided = new Counter({
     name: `${prefix}approvals_decided_total`,
     help: 'Decisions the app saw, by outcome (approved, rejected)',
@@ -240,6 +305,32 @@ export function createMetrics(
     buckets: [0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600],
     registers: [registry],
   });
+  return {
+    approvalStarted(entryPoint: string, templateId: string | null): void {
+      started.inc({ entry_point: entryPoint, template: templateLabel(templateId) });
+    },
+    approvalDecided(outcome: string, workingHours: number | undefined): void {
+      decided.inc({ outcome });
+      if (workingHours !== undefined) toDecision.observe(workingHours);
+    },
+    decisionReplied(seconds: number): void {
+      toReply.observe(seconds);
+    },
+  };
+}
+
+/** What the app's background work does: delivery, polling, service calls, purges, Slack errors. */
+function operationCounters(registry: Registry) {
+  return {
+    ...deliveryCounters(registry),
+    ...pollCounters(registry),
+    ...serviceCallCounters(registry),
+    ...retentionCounters(registry),
+    ...slackErrorCounters(registry),
+  };
+}
+
+function deliveryCounters(registry: Registry) {
   const attempts = new Counter({
     name: `${prefix}delivery_attempts_total`,
     help: 'Delivery attempts of announcements, by kind and outcome',
@@ -261,6 +352,16 @@ export function createMetrics(
   // Every kind's series exists from the start at 0: Prometheus' increase() misses a series whose
   // first sample is already 1, so the first failure after a restart would never alert.
   for (const kind of ANNOUNCEMENT_KINDS) failed.inc({ kind }, 0);
+  return {
+    delivery(kind: string, outcome: string, ms: number): void {
+      attempts.inc({ kind, outcome });
+      attemptSeconds.observe(ms / 1000);
+      if (outcome === 'failed') failed.inc({ kind });
+    },
+  };
+}
+
+function pollCounters(registry: Registry) {
   const passes = new Counter({
     name: `${prefix}poll_passes_total`,
     help: 'Poll passes run',
@@ -272,6 +373,15 @@ export function createMetrics(
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
     registers: [registry],
   });
+  return {
+    pollPass(ms: number): void {
+      passes.inc();
+      passSeconds.observe(ms / 1000);
+    },
+  };
+}
+
+function serviceCallCounters(registry: Registry) {
   const serviceCalls = new Counter({
     name: `${prefix}service_calls_total`,
     help: 'Calls to the approval service, by endpoint and outcome (ok or the error kind)',
@@ -285,33 +395,22 @@ export function createMetrics(
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  return {
+    serviceCall(endpoint: string, outcome: string, ms: number): void {
+      serviceCalls.inc({ endpoint, outcome });
+      serviceSeconds.observe({ endpoint }, ms / 1000);
+    },
+  };
+}
+
+function retentionCounters(registry: Registry) {
   const purged = new Counter({
     name: `${prefix}retention_deleted_total`,
     help: 'Rows the retention purge deleted, by what they were (approvals, announcements, submission keys)',
     labelNames: ['what'],
     registers: [registry],
   });
-  const slackErrors = new Counter({
-    name: `${prefix}slack_api_errors_total`,
-    help: 'Failed Slack Web API calls of the background delivery, by method and code',
-    labelNames: ['method', 'code'],
-    registers: [registry],
-  });
   return {
-    registry,
-    delivery(kind: string, outcome: string, ms: number): void {
-      attempts.inc({ kind, outcome });
-      attemptSeconds.observe(ms / 1000);
-      if (outcome === 'failed') failed.inc({ kind });
-    },
-    pollPass(ms: number): void {
-      passes.inc();
-      passSeconds.observe(ms / 1000);
-    },
-    serviceCall(endpoint: string, outcome: string, ms: number): void {
-      serviceCalls.inc({ endpoint, outcome });
-      serviceSeconds.observe({ endpoint }, ms / 1000);
-    },
     purged(counts: {
       approvals: number;
       announcements: number;
@@ -329,20 +428,19 @@ export function createMetrics(
       purged.inc({ what: 'templates' }, counts.templates);
       purged.inc({ what: 'template_changes' }, counts.templateChanges);
     },
-    approvalStarted(entryPoint: string, templateId: string | null): void {
-      started.inc({ entry_point: entryPoint, template: templateLabel(templateId) });
-    },
-    approvalDecided(outcome: string, workingHours: number | undefined): void {
-      decided.inc({ outcome });
-      if (workingHours !== undefined) toDecision.observe(workingHours);
-    },
-    decisionReplied(seconds: number): void {
-      toReply.observe(seconds);
-    },
+  };
+}
+
+function slackErrorCounters(registry: Registry) {
+  const slackErrors = new Counter({
+    name: `${prefix}slack_api_errors_total`,
+    help: 'Failed Slack Web API calls of the background delivery, by method and code',
+    labelNames: ['method', 'code'],
+    registers: [registry],
+  });
+  return {
     slackError(method: string, code: string): void {
       slackErrors.inc({ method, code });
     },
   };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;
