@@ -98,13 +98,36 @@ function erasedApproval(
   };
 }
 
-/**
- * The PersonalData port over Kysely: one section per table that holds people. A table added later
- * brings its own section, exported and erased with the rest: the every-table scan of
- * test/operator/people.test.ts fails until it does.
- */
-export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalData {
-  const approvals: PersonalDataSection = {
+/** What went to their DM (or edited a message there): its lane named them, and its channel was the DM with them. */
+async function eraseTheirLanes(
+  trx: Db,
+  djbh: string,
+  lanes: readonly string[],
+  pseudonym: string,
+): Promise<void> {
+  const erased = new Map<string, string[]>();
+  for (const lane of lanes) {
+    const to = erasedLane(lane, pseudonym);
+    erased.set(to, [...(erased.get(to) ?? []), lane]);
+  }
+  for (const [to, from] of erased)
+    await trx
+      .updateTable('announcements')
+      .set({ lane_key: to, sent_channel: null })
+      .where('djbh', '=', djbh)
+      .where('lane_key', 'in', from)
+      .execute();
+  await trx
+    .updateTable('announcements')
+    .set({ state: 'skipped', last_error: 'the person was erased' })
+    .where('djbh', '=', djbh)
+    .where('lane_key', 'in', [...erased.keys()])
+    .where('state', 'in', ['pending', 'failed'])
+    .execute();
+}
+
+function approvalsSection(db: Db): PersonalDataSection {
+  return {
     name: 'approvals',
     find: async (keys) => approvalsNaming(db, keys),
     async erase(keys, pseudonym) {
@@ -121,35 +144,17 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
             .where('tracking', '!=', 'active')
             .execute();
           if (lanes.length === 0) return;
-          // What went to their DM (or edited a message there): its lane named them, and its
-          // channel was the DM with them.
-          const erased = new Map<string, string[]>();
-          for (const lane of lanes) {
-            const to = erasedLane(lane, pseudonym);
-            erased.set(to, [...(erased.get(to) ?? []), lane]);
-          }
-          for (const [to, from] of erased)
-            await trx
-              .updateTable('announcements')
-              .set({ lane_key: to, sent_channel: null })
-              .where('djbh', '=', row.djbh)
-              .where('lane_key', 'in', from)
-              .execute();
-          await trx
-            .updateTable('announcements')
-            .set({ state: 'skipped', last_error: 'the person was erased' })
-            .where('djbh', '=', row.djbh)
-            .where('lane_key', 'in', [...erased.keys()])
-            .where('state', 'in', ['pending', 'failed'])
-            .execute();
+          await eraseTheirLanes(trx, row.djbh, lanes, pseudonym);
         });
         changed++;
       }
       return changed;
     },
   };
+}
 
-  const announcements: PersonalDataSection = {
+function announcementsSection(db: Db): PersonalDataSection {
+  return {
     name: 'announcements to them',
     find: async (keys) =>
       db
@@ -159,38 +164,55 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
         .orderBy('created_at')
         .orderBy('id')
         .execute(),
-    // Erased with their approvals (above): what is left in their lanes belongs to open ones.
+    // Erased with their approvals (approvalsSection): what is left in their lanes belongs to open ones.
     erase: async () => 0,
   };
+}
 
-  const links: PersonalDataSection = {
+/** Links holding any of their Slack ids or logins. */
+function linkOf(eb: ExpressionBuilder<Database, 'linked_accounts'>, keys: PersonKeys) {
+  const { slackIds, logins } = keys;
+  return eb.or([
+    ...(slackIds.length > 0 ? [eb('slack_user_id', 'in', [...slackIds])] : []),
+    ...(logins.length > 0 ? [loginIn('login', logins)] : []),
+  ]);
+}
+
+function linksSection(db: Db): PersonalDataSection {
+  return {
     name: 'account links',
-    find: async ({ slackIds, logins }) =>
+    find: async (keys) =>
       db
         .selectFrom('linked_accounts')
         .selectAll()
-        .where((eb) =>
-          eb.or([
-            ...(slackIds.length > 0 ? [eb('slack_user_id', 'in', [...slackIds])] : []),
-            ...(logins.length > 0 ? [loginIn('login', logins)] : []),
-          ]),
-        )
+        .where((eb) => linkOf(eb, keys))
         .execute(),
-    async erase({ slackIds, logins }) {
+    async erase(keys) {
       const result = await db
         .deleteFrom('linked_accounts')
-        .where((eb) =>
-          eb.or([
-            ...(slackIds.length > 0 ? [eb('slack_user_id', 'in', [...slackIds])] : []),
-            ...(logins.length > 0 ? [loginIn('login', logins)] : []),
-          ]),
-        )
+        .where((eb) => linkOf(eb, keys))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
+}
 
-  const confirmations: PersonalDataSection = {
+const CONFIRMATION_PEOPLE = [
+  'requester_slack_id',
+  'started_by_slack_id',
+  'approver_slack_id',
+] as const;
+
+/** Confirmations naming them in any role. */
+function confirmationOf(
+  eb: ExpressionBuilder<Database, 'step_confirmations'>,
+  slackIds: readonly string[],
+) {
+  return eb.or(CONFIRMATION_PEOPLE.map((c) => eb(c, 'in', [...slackIds])));
+}
+
+function confirmationsSection(db: Db): PersonalDataSection {
+  return {
     name: 'workflow confirmations',
     find: async ({ slackIds }) =>
       slackIds.length === 0
@@ -198,32 +220,23 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
         : db
             .selectFrom('step_confirmations')
             .selectAll()
-            .where((eb) =>
-              eb.or(
-                (['requester_slack_id', 'started_by_slack_id', 'approver_slack_id'] as const).map(
-                  (c) => eb(c, 'in', [...slackIds]),
-                ),
-              ),
-            )
+            .where((eb) => confirmationOf(eb, slackIds))
             .execute(),
     async erase({ slackIds }) {
       if (slackIds.length === 0) return 0;
       const result = await db
         .deleteFrom('step_confirmations')
-        .where((eb) =>
-          eb.or(
-            (['requester_slack_id', 'started_by_slack_id', 'approver_slack_id'] as const).map((c) =>
-              eb(c, 'in', [...slackIds]),
-            ),
-          ),
-        )
+        .where((eb) => confirmationOf(eb, slackIds))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
+}
 
-  const TEMPLATE_PEOPLE = ['approver_slack_id', 'created_by', 'updated_by', 'removed_by'] as const;
-  const templates: PersonalDataSection = {
+const TEMPLATE_PEOPLE = ['approver_slack_id', 'created_by', 'updated_by', 'removed_by'] as const;
+
+function templatesSection(db: Db): PersonalDataSection {
+  return {
     name: 'templates naming them',
     find: async ({ slackIds }) =>
       slackIds.length === 0
@@ -248,8 +261,10 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
       return changed;
     },
   };
+}
 
-  const templateChanges: PersonalDataSection = {
+function templateChangesSection(db: Db): PersonalDataSection {
+  return {
     name: 'template changes by them',
     find: async ({ slackIds }) =>
       slackIds.length === 0
@@ -270,9 +285,11 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
       return Number(result.numUpdatedRows);
     },
   };
+}
 
-  // A delegate while away, from them or to them: it only routes new requests, so it goes whole.
-  const delegations: PersonalDataSection = {
+/** A delegate while away, from them or to them: it only routes new requests, so it goes whole. */
+function delegationsSection(db: Db): PersonalDataSection {
+  return {
     name: 'delegations',
     find: async ({ logins }) =>
       logins.length === 0
@@ -292,64 +309,72 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
       return Number(result.numDeletedRows);
     },
   };
+}
 
+/** All the keys of the person: those given, those their link joins, and those an approval paired. */
+async function resolve(db: Db, links: PersonalDataSection, first: PersonKeys): Promise<PersonKeys> {
+  const slackIds = new Set(first.slackIds);
+  const logins = new Map(first.logins.map((l) => [l.toLowerCase(), l]));
+  for (const link of await links.find(first)) {
+    const row = link as { slack_user_id: string; login: string };
+    slackIds.add(row.slack_user_id);
+    logins.set(row.login.toLowerCase(), row.login);
+  }
+  // An approval recorded both of a party's names as it started: one names the other.
+  for (const row of await approvalsNaming(db, first)) {
+    const pairs: Array<[string | null, string | null]> = [
+      [row.requester_slack_id, row.requester_login],
+      [row.approver_slack_id, row.approver_login],
+      [row.escalated_to_slack_id, row.escalated_to_login],
+    ];
+    for (const [id, login] of pairs) {
+      if (!id || !login || !(isTheirs(first, id) || isTheirs(first, login))) continue;
+      slackIds.add(id);
+      logins.set(login.toLowerCase(), login);
+    }
+  }
+  return { slackIds: [...slackIds], logins: [...logins.values()] };
+}
+
+/** Their idle lane leases (no holder, or the lease ran out) go; those in use are only counted. */
+async function eraseLanes(db: Db, dialect: DialectName, keys: PersonKeys) {
+  const lanes = lanesOf(keys);
+  if (lanes.length === 0) return { deleted: 0, busy: 0 };
+  const idle = await db
+    .deleteFrom('lane_leases')
+    .where('lane', 'in', lanes)
+    .where((eb) => eb.or([eb('token', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]))
+    .executeTakeFirst();
+  const busy = await db
+    .selectFrom('lane_leases')
+    .select('lane')
+    .where('lane', 'in', lanes)
+    .execute();
+  return { deleted: Number(idle.numDeletedRows), busy: busy.length };
+}
+
+/**
+ * The PersonalData port over Kysely: one section per table that holds people. A table added later
+ * brings its own section, exported and erased with the rest: the every-table scan of
+ * test/operator/people.test.ts fails until it does.
+ */
+export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalData {
+  const links = linksSection(db);
   return {
     // Their link last: it is what says their Slack id and login are one person, so an erase
     // stopped half way, run again by either, still finds everything of theirs.
     sections: [
-      approvals,
-      announcements,
-      confirmations,
-      templates,
-      templateChanges,
-      delegations,
+      approvalsSection(db),
+      announcementsSection(db),
+      confirmationsSection(db),
+      templatesSection(db),
+      templateChangesSection(db),
+      delegationsSection(db),
       links,
     ],
-
-    async resolve(first) {
-      const slackIds = new Set(first.slackIds);
-      const logins = new Map(first.logins.map((l) => [l.toLowerCase(), l]));
-      for (const link of await links.find(first)) {
-        const row = link as { slack_user_id: string; login: string };
-        slackIds.add(row.slack_user_id);
-        logins.set(row.login.toLowerCase(), row.login);
-      }
-      // An approval recorded both of a party's names as it started: one names the other.
-      for (const row of await approvalsNaming(db, first)) {
-        const pairs: Array<[string | null, string | null]> = [
-          [row.requester_slack_id, row.requester_login],
-          [row.approver_slack_id, row.approver_login],
-          [row.escalated_to_slack_id, row.escalated_to_login],
-        ];
-        for (const [id, login] of pairs) {
-          if (!id || !login || !(isTheirs(first, id) || isTheirs(first, login))) continue;
-          slackIds.add(id);
-          logins.set(login.toLowerCase(), login);
-        }
-      }
-      return { slackIds: [...slackIds], logins: [...logins.values()] };
-    },
-
-    async openApprovals(keys) {
-      return (await approvalsNaming(db, keys))
-        .filter((r) => r.tracking === 'active')
-        .map((r) => r.djbh);
-    },
-
-    async eraseLanes(keys) {
-      const lanes = lanesOf(keys);
-      if (lanes.length === 0) return { deleted: 0, busy: 0 };
-      const idle = await db
-        .deleteFrom('lane_leases')
-        .where('lane', 'in', lanes)
-        .where((eb) => eb.or([eb('token', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]))
-        .executeTakeFirst();
-      const busy = await db
-        .selectFrom('lane_leases')
-        .select('lane')
-        .where('lane', 'in', lanes)
-        .execute();
-      return { deleted: Number(idle.numDeletedRows), busy: busy.length };
-    },
+    resolve: (first) => resolve(db, links, first),
+    openApprovals: async (keys) =>
+      (await approvalsNaming(db, keys)).filter((r) => r.tracking === 'active').map((r) => r.djbh),
+    eraseLanes: (keys) => eraseLanes(db, dialect, keys),
   };
 }
