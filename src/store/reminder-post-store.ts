@@ -21,16 +21,16 @@ export function createReminderPosts(db: Kysely<Database>) {
     lastEscalationPost: (leaderLogin: string) => lastPost(db, 'escalation', leaderLogin),
 
     /**
-     * Whether an escalation to this leader first attempted before `a` (then by id: one order, so
-     * two such never wait for each other) may have been posted without the app knowing (its
-     * attempt failed uncertainly, and no search has settled it yet): that DM may be the digest
-     * that lists `a`'s approval too. `a` never attempted before: any such one was.
+     * Whether another escalation to this leader may have been posted without the app knowing:
+     * an attempt of it posted and its answer was lost (uncertain, and no search has settled it
+     * yet), so that DM may be the digest that lists `a`'s approval too. One still in flight counts
+     * only when it comes before `a` in id order, so two in flight never wait for each other. Not
+     * by when each was first attempted: that time is the dispatcher's clock at its fill, so one
+     * attempted later could carry an earlier time (seen under load: the leader got two digests).
+     * A search runs before every retry of an uncertain one, so two settled ones never wait for
+     * each other for long.
      */
-    async escalationMayBePosted(
-      leaderLogin: string,
-      a: { id: string; firstAttemptedAt: Date | null },
-    ): Promise<boolean> {
-      const mine = a.firstAttemptedAt?.getTime();
+    async escalationMayBePosted(leaderLogin: string, a: { id: string }): Promise<boolean> {
       const rows = await db
         .selectFrom('announcements as a')
         .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
@@ -41,14 +41,7 @@ export function createReminderPosts(db: Kysely<Database>) {
         .where('a.uncertain', '=', 1)
         .where('a.id', '!=', a.id)
         .where('a.first_attempted_at', 'is not', null)
-        .$if(mine !== undefined, (q) =>
-          q.where((eb) =>
-            eb.or([
-              eb('a.first_attempted_at', '<', mine ?? 0),
-              eb.and([eb('a.first_attempted_at', '=', mine ?? 0), eb('a.id', '<', a.id)]),
-            ]),
-          ),
-        )
+        .where((eb) => eb.or([eb('a.attempt_token', 'is', null), eb('a.id', '<', a.id)]))
         .limit(20)
         .execute();
       return rows.some((row) => sameLogin(row.escalated_to_login, leaderLogin));

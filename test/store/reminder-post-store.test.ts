@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createReminderPosts, type ReminderPosts } from '../../src/store/reminder-post-store.ts';
@@ -172,18 +173,26 @@ for (const database of TEST_DATABASES) {
         expect(await posts.escalationMayBePosted('Chen.Hao@Corp.Example', await pending(b))).toBe(
           true,
         );
-        // Not for itself, nor for another leader, nor for one attempted before it (no two wait
-        // for each other).
+        // Not for itself, nor for another leader.
         expect(await posts.escalationMayBePosted(LEADER.login, await pending(a))).toBe(false);
         expect(await posts.escalationMayBePosted('zhou.lan@corp.example', await pending(b))).toBe(
           false,
         );
-        expect(
-          await posts.escalationMayBePosted(LEADER.login, {
-            id: b,
-            firstAttemptedAt: later(3 * HOUR),
-          }),
-        ).toBe(false);
+        // Whatever time the dispatcher's clock gave the attempts: b attempted "earlier" still
+        // waits for a's lost answer (under load a fill's clock is older than an attempt before it).
+        await sql`update announcements set first_attempted_at = ${later(2 * HOUR).getTime()} where id = ${b}`.execute(
+          testDb.handle.db,
+        );
+        expect(await posts.escalationMayBePosted(LEADER.login, await pending(b))).toBe(true);
+        // Two in flight never wait for each other: only the one later in id order waits.
+        const inFlight = await store.claimAnnouncement(await pending(b), later(4 * HOUR), 30_000);
+        if (!inFlight) throw new Error('no claim of b');
+        expect(await posts.escalationMayBePosted(LEADER.login, await pending(a))).toBe(false);
+        await store.markAnnouncementRetry(inFlight, {
+          error: 'waiting',
+          uncertain: false,
+          nextAttemptAt: later(4 * HOUR),
+        });
         // Settled: found and recorded.
         await deliver(a, later(5 * HOUR), { channel: 'D0CHEN', ts: '1700000009.000100' });
         expect(await posts.escalationMayBePosted(LEADER.login, await pending(b))).toBe(false);

@@ -73,11 +73,8 @@ export interface SlackAnnouncerOptions {
     ): Promise<{ approvals: TrackedApproval[]; total: number }>;
     lastReminderPost(approverLogin: string): Promise<EarlierReminder | undefined>;
     lastEscalationPost?(leaderLogin: string): Promise<EarlierReminder | undefined>;
-    /** Whether an escalation to the leader attempted before `a` may have been posted unbeknown. */
-    escalationMayBePosted?(
-      leaderLogin: string,
-      a: { id: string; firstAttemptedAt: Date | null },
-    ): Promise<boolean>;
+    /** Whether another escalation to the leader may have been posted unbeknown (the store says). */
+    escalationMayBePosted?(leaderLogin: string, a: { id: string }): Promise<boolean>;
   };
 }
 
