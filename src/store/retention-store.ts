@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
-import { ENDED_TRACKING, type RetentionStore } from '../approvals/retention.ts';
+import { retentionTransition } from '../approvals/lifecycle/transition.ts';
+import type { RetentionStore } from '../approvals/retention.ts';
 import { ENDED_WITHOUT_APPROVAL } from '../approvals/step-confirmation.ts';
 import { stepSubmissionKey } from '../approvals/submission-guard.ts';
+import { fenceHolds } from './apply-transition.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs } from './db-clock.ts';
 import { createLeasedJobs } from './leased-jobs.ts';
@@ -15,21 +17,18 @@ export function createRetentionStore(db: Db, dialect: DialectName): RetentionSto
     ...createLeasedJobs(db, dialect),
 
     async deleteEndedApprovals(before, limit) {
+      // The domain's rule says which go; this only executes it, a batch at a time.
+      const rule = retentionTransition({ kind: 'retention-due', before });
       return db.transaction().execute(async (trx) => {
+        // The fence is checked in the statement that takes the rows: on Postgres it locks them
+        // (every change locks an approval's row first), on SQLite the transaction is the one
+        // writer, so none of them changes before it is deleted.
         const rows = await trx
           .selectFrom('tracked_approvals')
           .select(['djbh', 'function_execution_id'])
-          .where('tracking', 'in', [...ENDED_TRACKING])
-          .where('updated_at', '<', before.getTime())
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('announcements')
-                  .select('announcements.id')
-                  .whereRef('announcements.djbh', '=', 'tracked_approvals.djbh')
-                  // Pending: still to deliver; failed: an operator may still re-drive it.
-                  .where('announcements.state', 'in', ['pending', 'failed']),
-              ),
+          .where((eb) =>
+            eb.and(
+              rule.fence.map((item) => fenceHolds(eb, eb.ref('tracked_approvals.djbh'), item)),
             ),
           )
           .limit(limit)
