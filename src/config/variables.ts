@@ -137,13 +137,15 @@ export const PROXY_SETTINGS = {
   no_proxy: noProxyList().optional(),
 };
 
+/** The proxy's variables, named once (PROXY_SETTINGS): the lower-case one after each upper. */
+export const PROXY_VARIABLES = Object.keys(
+  PROXY_SETTINGS,
+) as readonly (keyof typeof PROXY_SETTINGS)[];
+
 /** The variables whose value is a proxy's URL (maybe with its password). */
-export const PROXY_URL_VARIABLES: ReadonlySet<string> = new Set([
-  'HTTP_PROXY',
-  'http_proxy',
-  'HTTPS_PROXY',
-  'https_proxy',
-]);
+export const PROXY_URL_VARIABLES: ReadonlySet<string> = new Set(
+  PROXY_VARIABLES.filter((name) => name.toUpperCase() !== 'NO_PROXY'),
+);
 
 export const variables = z.object({ ...SETTINGS, ...PROXY_SETTINGS });
 

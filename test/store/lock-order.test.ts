@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTHING_POSTED } from '../../src/approvals/announcer.ts';
 import { handoverOf } from '../../src/approvals/handover.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { lockWaiters, withHolderAndWatcher } from '../helpers/postgres-locks.ts';
 import { approval, later, T0 } from '../helpers/store-fixtures.ts';
 
 // One lock order for an approval and its announcements (outbox-store.ts, lockApprovalFirst): a
@@ -93,22 +93,6 @@ describe.skipIf(postgres.skipReason)(
       expect(state[`${djbh}:handed-over:1`], djbh).toBe('pending');
     }
 
-    /** Resolves once `count` other sessions wait for a lock (asked outside any transaction, whose snapshot of the activity would not move). */
-    async function lockWaiters(
-      client: pg.Client,
-      count: number,
-      gaveUp: () => boolean = () => false,
-    ): Promise<void> {
-      while (!gaveUp()) {
-        const { rows } = await client.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock'`,
-        );
-        if ((rows[0]?.n ?? 0) >= count) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-
     it('lets a handover queued first and an unreachable approver’s delivery both finish, without a deadlock', async () => {
       const [race] = await racing(1);
       if (!race) throw new Error('nothing to race');
@@ -116,11 +100,7 @@ describe.skipIf(postgres.skipReason)(
       // then the delivery. When it is let go, the handover gets the row and goes on to the DM's
       // announcement; a delivery that took that announcement before waiting for the row would
       // now wait for the handover, which waits for it.
-      const holder = new pg.Client({ connectionString: testDb.url });
-      const watcher = new pg.Client({ connectionString: testDb.url });
-      await holder.connect();
-      await watcher.connect();
-      try {
+      await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
         await holder.query('begin');
         await holder.query('select 1 from tracked_approvals where djbh = $1 for update', [
           race.djbh,
@@ -133,10 +113,7 @@ describe.skipIf(postgres.skipReason)(
         const [handed, delivered] = await Promise.allSettled([handOver, deliver]);
         expect(handed).toEqual({ status: 'fulfilled', value: true });
         expect(delivered).toEqual({ status: 'fulfilled', value: true });
-      } finally {
-        await holder.end();
-        await watcher.end();
-      }
+      });
       await expectConsistent(race.djbh);
     });
 
@@ -170,11 +147,7 @@ describe.skipIf(postgres.skipReason)(
         createRetentionStore(db, testDb.handle.dialect).deleteEndedApprovals(later(1), 10);
       // Someone changes the approval as everyone does: its row, then its announcements. (A
       // request again of it, an operator's fix.)
-      const holder = new pg.Client({ connectionString: testDb.url });
-      const watcher = new pg.Client({ connectionString: testDb.url });
-      await holder.connect();
-      await watcher.connect();
-      try {
+      await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
         await holder.query('begin');
         await holder.query('update tracked_approvals set updated_at = updated_at where djbh = $1', [
           djbh,
@@ -188,10 +161,7 @@ describe.skipIf(postgres.skipReason)(
         await holder.query('update announcements set last_error = null where djbh = $1', [djbh]);
         await holder.query('commit');
         expect(await purged).toEqual({ approvals: 0, announcements: 0 });
-      } finally {
-        await holder.end();
-        await watcher.end();
-      }
+      });
       // Taken at the next purge.
       expect(await purge()).toEqual({ approvals: 1, announcements: 2 });
     });
