@@ -32,7 +32,7 @@ import {
 export const SETTINGS = {
   APP_MODE: oneOf(['sandbox', 'http', 'socket']).optional(),
   APP_LANGUAGE: oneOf(['en', 'zh']).default('en'),
-  SLACK_BOT_TOKEN: token('xoxb-', 'a bot token').optional(),
+  SLACK_BOT_TOKEN: token('xoxb-', 'a bot token', { rotating: true }).optional(),
   SLACK_SIGNING_SECRET: text().optional(),
   SLACK_APP_TOKEN: token('xapp-', 'an app-level token').optional(),
   SLACK_API_URL: httpUrl().optional(),
