@@ -90,9 +90,7 @@ export const listenHost = () =>
 export const token = (prefix: string, kind: string, options: { rotating?: boolean } = {}) => {
   const prefixes = options.rotating ? [prefix, `xoxe.${prefix}`] : [prefix];
   return documented(
-    z
-      .string()
-      .refine((v) => prefixes.some((p) => v.startsWith(p)), `must be ${kind} (${prefix}…)`),
+    z.string().refine((v) => prefixes.some((p) => v.startsWith(p)), `must be ${kind} (${prefix}…)`),
     prefixes.map((p) => `\`${p}…\``).join(' or '),
   );
 };
