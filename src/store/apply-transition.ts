@@ -308,6 +308,24 @@ export function fenceHolds(
     case 'requested-again-as':
       return eb('requested_again_as', '=', item.djbh);
     case 'ended':
+    case 'unchanged-since':
+    case 'announcements-settled':
+    case 'request-again-ended':
+      return retentionFenceHolds(eb, djbh, item);
+  }
+}
+
+/** The fence items of retention's sweep (lifecycle/transition.ts's retentionTransition). */
+function retentionFenceHolds(
+  eb: Eb,
+  djbh: string | Expression<string>,
+  item: Extract<
+    FenceItem,
+    { kind: 'ended' | 'unchanged-since' | 'announcements-settled' | 'request-again-ended' }
+  >,
+): Expression<SqlBool> {
+  switch (item.kind) {
+    case 'ended':
       return eb('tracking', 'in', [...ENDED_TRACKING]);
     case 'unchanged-since':
       return eb('updated_at', '<', item.before.getTime());
