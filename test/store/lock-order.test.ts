@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTHING_POSTED } from '../../src/approvals/announcer.ts';
 import { handoverOf } from '../../src/approvals/handover.ts';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
@@ -132,6 +133,47 @@ describe.skipIf(postgres.skipReason)(
         expect(outcomes).toEqual(outcomes.map(() => ({ status: 'fulfilled', value: true })));
         for (const race of races) await expectConsistent(race.djbh);
       }
+    });
+
+    it('lets a link of an approver waiting on an approval and its Request again, and that request’s delivery, both finish, without a deadlock', async () => {
+      const OLD = 'AGAIN0000001';
+      const NEW = 'AGAIN0000002';
+      // Maria waits on both: the request made again (NEW) of one nobody answered (OLD).
+      await store.createApproval(approval(OLD), T0);
+      await store.createApproval(approval(NEW, { againOf: OLD, createdAt: later(1) }), later(1));
+      const request = (await store.pendingAnnouncements(20)).find((a) => a.id === `${NEW}:request`);
+      if (!request) throw new Error('no request announcement');
+      const claim = await store.claimAnnouncement(request, later(2), 60_000);
+      if (!claim) throw new Error('not claimed');
+      const db = testDb.handle.db;
+      // The delivery takes NEW's row, then its announcement, then OLD's row (its Request again
+      // was posted: OLD's message links to it). Someone holds the announcement, so the delivery
+      // waits there holding NEW's row, while the link takes the approvals waiting for Maria (read
+      // by the index on her login in order of creation, OLD first, they were locked so).
+      const outcomes = await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
+        await holder.query('begin');
+        await holder.query('select 1 from announcements where id = $1 for update', [request.id]);
+        const deliver = store.markAnnouncementSent(
+          claim,
+          { channel: 'C2147483705', ts: '9.1' },
+          later(3),
+        );
+        await lockWaiters(watcher, 1);
+        const link = createAccountLinkStore(db, testDb.handle.dialect).link({
+          slackUserId: 'U0MARIAHOME',
+          teamId: 'T0001',
+          login: 'maria.lopez@corp.example',
+          name: 'Maria',
+          linkedAt: later(4),
+        });
+        await lockWaiters(watcher, 2);
+        await holder.query('rollback');
+        return Promise.allSettled([deliver, link]);
+      });
+      const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+      expect(failures.map((e) => `${(e as { code?: string }).code}: ${e}`)).toEqual([]);
+      const old = await store.getApproval(OLD);
+      expect(old?.requestedAgainAs).toMatchObject({ djbh: NEW });
     });
 
     it('lets the purge pass over an ended approval someone is changing, instead of deadlocking with them', async () => {
