@@ -468,6 +468,17 @@ describe('loadConfig', () => {
     expect(error.message).toContain('SLACK_BOT_TOKEN: must be a bot token');
   });
 
+  it('takes a rotating bot token (xoxe.xoxb-…, as Slack issues it with token rotation on), and refuses a rotating user or refresh token', () => {
+    const rotating = loadConfig({ ...slackHttp, SLACK_BOT_TOKEN: 'xoxe.xoxb-1-rotating-secret' });
+    expect(rotating.slack.botToken).toBe('xoxe.xoxb-1-rotating-secret');
+    expect(problemsOf({ ...slackHttp, SLACK_BOT_TOKEN: 'xoxe.xoxp-1-user-secret' })).toEqual([
+      'SLACK_BOT_TOKEN: must be a bot token (xoxb-…); was a value starting "xoxe.xoxp-" (the rest is not shown: it is a secret)',
+    ]);
+    expect(problemsOf({ ...slackHttp, SLACK_BOT_TOKEN: 'xoxe-1-refresh-secret' })).toEqual([
+      'SLACK_BOT_TOKEN: must be a bot token (xoxb-…); was a value starting "xoxe-" (the rest is not shown: it is a secret)',
+    ]);
+  });
+
   it('masks secrets when the configuration is printed', () => {
     const printed = JSON.stringify(
       redactConfig(

@@ -3,7 +3,9 @@
  * data; nothing should stay for good just because nobody deletes it.
  * - An approval that ended (decided, or no longer followed) is deleted with its announcements
  *   `retentionDays` after its last change, once all of them were delivered: one still pending,
- *   or failed (an operator may still re-drive it), keeps it. 0 keeps everything. Nothing else
+ *   or failed (an operator may still re-drive it), keeps it, and so does its Request again while
+ *   that is followed. The lifecycle's `retention-due` rule says which (lifecycle/transition.ts's
+ *   retentionTransition). 0 keeps everything. Nothing else
  *   keeps its number or its people after that: the confirmation and replay key of the workflow
  *   step that started it, and the delivery lanes nobody uses (named by conversation), go too.
  * - A workflow step's confirmation (who asked whom to start what) goes with the same retention
@@ -20,10 +22,8 @@
 
 import { EXPIRED_DELEGATION_KEEP_MS } from './delegation.ts';
 import type { LeasedJobs } from './leased-jobs.ts';
-import type { Tracking } from './tracked-approval.ts';
 
-/** An approval in one of these is no longer followed: it ended. */
-export const ENDED_TRACKING: readonly Tracking[] = ['finished', 'gave-up'];
+export { ENDED_TRACKING } from './lifecycle/transition.ts';
 
 export interface RetentionOptions {
   /** Days an ended approval is kept; 0 keeps everything. */
@@ -58,9 +58,10 @@ export interface PurgeCounts {
  */
 export interface RetentionStore extends LeasedJobs {
   /**
-   * Deletes up to `limit` approvals that ended (no longer followed) with no change since
-   * `before` and every announcement delivered (none pending or failed), with their
-   * announcements, in one transaction; and with them what else names them or their people: the
+   * Applies the lifecycle's `retention-due` event for `before` to up to `limit` approvals: those
+   * its rule's fence holds for (ended with no change since `before`, every announcement
+   * delivered, no Request again still followed) are deleted with their announcements, in one
+   * transaction; and with them what else names them or their people: the
    * workflow step's confirmation and replay key, and lanes no attempt holds or paces.
    */
   deleteEndedApprovals(

@@ -71,6 +71,7 @@ export function createDelivery(
       lastEscalationPost: (login) => deps.stores.reminderPosts.lastEscalationPost(login),
       escalationMayBePosted: (login, a) =>
         deps.stores.reminderPosts.escalationMayBePosted(login, a),
+      reminderMayBePosted: (login, a) => deps.stores.reminderPosts.reminderMayBePosted(login, a),
     },
     logger,
   });

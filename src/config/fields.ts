@@ -83,9 +83,17 @@ export const listenHost = () =>
     'IP address or host name',
   );
 
-/** A token of Slack's, recognised by its type prefix. */
-export const token = (prefix: string, kind: string) =>
-  documented(z.string().startsWith(prefix, `must be ${kind} (${prefix}…)`), `\`${prefix}…\``);
+/**
+ * A token of Slack's, recognised by its type prefix; `rotating` also takes the form Slack gives it
+ * when the app has token rotation on (`xoxe.` before the type: an access token that expires).
+ */
+export const token = (prefix: string, kind: string, options: { rotating?: boolean } = {}) => {
+  const prefixes = options.rotating ? [prefix, `xoxe.${prefix}`] : [prefix];
+  return documented(
+    z.string().refine((v) => prefixes.some((p) => v.startsWith(p)), `must be ${kind} (${prefix}…)`),
+    prefixes.map((p) => `\`${p}…\``).join(' or '),
+  );
+};
 
 /**
  * An http(s) URL with a host: the address calls are made to, so nothing else (`ftp://`, a bare

@@ -28,7 +28,7 @@ const SECRETS = new Set([
 function given(name: string, value: string): string {
   if (name === 'SANDBOX_DATA_DIR') return '';
   if (SECRETS.has(name)) {
-    const prefix = /^(xox[a-z]|xapp)-/.exec(value)?.[0];
+    const prefix = /^(xoxe\.xox[a-z]|xox[a-z]|xapp)-/.exec(value)?.[0];
     return prefix
       ? `; was a value starting "${prefix}" (the rest is not shown: it is a secret)`
       : '; the value given is not shown: it is a secret';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { defaultsOf } from './defaults.ts';
 import { addressRangeOf } from './fields.ts';
 import { DEPLOYMENT_VARIABLES, deploymentNamed, type Mode, slackNamed } from './mode.ts';
-import type { Given, Variable } from './variables.ts';
+import { type Given, PROXY_VARIABLES, type Variable } from './variables.ts';
 
 /**
  * The rules between variables, checked on what was given (before the mode's defaults fill in the
@@ -158,15 +158,7 @@ const escalationWithinReminders: Rule = {
  * a service reached by name is not concerned.) The lower-case variables first, as both read them.
  */
 const serviceOutsideRanges: Rule = {
-  reads: [
-    'APPROVAL_BASE_URL',
-    'HTTP_PROXY',
-    'http_proxy',
-    'HTTPS_PROXY',
-    'https_proxy',
-    'NO_PROXY',
-    'no_proxy',
-  ],
+  reads: ['APPROVAL_BASE_URL', ...PROXY_VARIABLES],
   broken(given) {
     if (given.APPROVAL_BASE_URL === undefined) return [];
     const url = new URL(given.APPROVAL_BASE_URL);

@@ -5,7 +5,7 @@ import {
 } from '../approvals/working-hours.ts';
 import type { ModeDefaults } from './defaults.ts';
 import type { Mode } from './mode.ts';
-import type { Given } from './variables.ts';
+import { type Given, PROXY_VARIABLES } from './variables.ts';
 
 /**
  * The settings as the app uses them, grouped, built from the variables once they passed the rules
@@ -105,15 +105,6 @@ function slackOf(e: Settings) {
     timeoutMs: e.SLACK_TIMEOUT_MS,
   };
 }
-
-const PROXY_VARIABLES = [
-  'HTTP_PROXY',
-  'http_proxy',
-  'HTTPS_PROXY',
-  'https_proxy',
-  'NO_PROXY',
-  'no_proxy',
-] as const;
 
 function approvalOf(e: Settings) {
   return {

@@ -32,7 +32,7 @@ import {
 export const SETTINGS = {
   APP_MODE: oneOf(['sandbox', 'http', 'socket']).optional(),
   APP_LANGUAGE: oneOf(['en', 'zh']).default('en'),
-  SLACK_BOT_TOKEN: token('xoxb-', 'a bot token').optional(),
+  SLACK_BOT_TOKEN: token('xoxb-', 'a bot token', { rotating: true }).optional(),
   SLACK_SIGNING_SECRET: text().optional(),
   SLACK_APP_TOKEN: token('xapp-', 'an app-level token').optional(),
   SLACK_API_URL: httpUrl().optional(),
@@ -137,13 +137,15 @@ export const PROXY_SETTINGS = {
   no_proxy: noProxyList().optional(),
 };
 
+/** The proxy's variables, named once (PROXY_SETTINGS): the lower-case one after each upper. */
+export const PROXY_VARIABLES = Object.keys(
+  PROXY_SETTINGS,
+) as readonly (keyof typeof PROXY_SETTINGS)[];
+
 /** The variables whose value is a proxy's URL (maybe with its password). */
-export const PROXY_URL_VARIABLES: ReadonlySet<string> = new Set([
-  'HTTP_PROXY',
-  'http_proxy',
-  'HTTPS_PROXY',
-  'https_proxy',
-]);
+export const PROXY_URL_VARIABLES: ReadonlySet<string> = new Set(
+  PROXY_VARIABLES.filter((name) => name.toUpperCase() !== 'NO_PROXY'),
+);
 
 export const variables = z.object({ ...SETTINGS, ...PROXY_SETTINGS });
 

@@ -25,6 +25,19 @@ export function csvLine(values: ReadonlyArray<string | number | null | undefined
   return values.map((v) => (v === null || v === undefined ? '' : csvField(String(v)))).join(',');
 }
 
+/** A character that moves to another column or line, or hides: C0 and C1 controls, line separators. */
+const CONTROL = /^[\p{Cc}\u2028\u2029]$/u;
+
+/**
+ * A field of a tab-separated table the operator reads or pastes into a spreadsheet: shown as text
+ * as csvField shows it (a ' before a formula's start), with tabs, line breaks and other control
+ * characters made spaces, so a name cannot add a column or forge a line.
+ */
+export function tsvField(value: string): string {
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return [...text].map((c) => (CONTROL.test(c) ? ' ' : c)).join('');
+}
+
 /** An exported field as it was before csvField's ' (a file written by hand keeps its '). */
 export function unneutralised(field: string): string {
   return field.startsWith("'") && FORMULA_START.test(field.slice(1)) ? field.slice(1) : field;

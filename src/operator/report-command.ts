@@ -11,7 +11,7 @@ import {
   type SummaryLine,
   summarise,
 } from '../approvals/approval-report.ts';
-import { csvLine } from './csv.ts';
+import { csvLine, tsvField } from './csv.ts';
 
 export const REPORT_USAGE = `Usage:
   npm run report -- export [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--format csv|json] [--with-text]
@@ -162,8 +162,9 @@ async function exportReport(request: ReportRequest, deps: ReportDeps): Promise<n
 const percent = (share: number | null) => (share === null ? '–' : `${Math.round(share * 100)}%`);
 const hours = (h: number | null) => (h === null ? '–' : `${h} h`);
 
+/** One group's line; its name (a template's, an approver's) as text that stays in its column. */
 function lineText(line: SummaryLine): string {
-  return `${line.group}\t${line.count}\t${percent(line.approvedShare)}\t${hours(line.medianHours)}\t${hours(line.p90Hours)}\t${line.open}\t${line.openOverAWeek}`;
+  return `${tsvField(line.group)}\t${line.count}\t${percent(line.approvedShare)}\t${hours(line.medianHours)}\t${hours(line.p90Hours)}\t${line.open}\t${line.openOverAWeek}`;
 }
 
 /** The summary as the operator reads it: a tab-separated table, slowest first. */

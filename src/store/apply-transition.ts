@@ -4,6 +4,7 @@ import type { LifecycleEvent } from '../approvals/lifecycle/events.ts';
 import {
   type ApprovalChange,
   type At,
+  ENDED_TRACKING,
   FACTS_NEEDED,
   type Facts,
   type FenceItem,
@@ -78,6 +79,8 @@ export async function writeTransition(
   t: Omit<Transition, 'follows'>,
   now: Date,
 ): Promise<TrackedApproval | undefined> {
+  // A removal is a sweep over every approval its fence holds for (store/retention-store.ts).
+  if (t.removes) throw new Error(`a removal is applied by the retention store, not to ${djbh}`);
   const fenced = (eb: Eb) => eb.and(t.fence.map((item) => fenceHolds(eb, djbh, item)));
   // Nothing to change (a link for an approval that records it already): the fence alone.
   const row =
@@ -258,8 +261,15 @@ function addressColumns(c: ApprovalChange): Columns {
   return set;
 }
 
-/** One fence item as a condition on the approval's row. */
-function fenceHolds(eb: Eb, djbh: string, item: FenceItem): Expression<SqlBool> {
+/**
+ * One fence item as a condition on the approval's row: `djbh` names it, or is the row's own
+ * column in a sweep over many (retention).
+ */
+export function fenceHolds(
+  eb: Eb,
+  djbh: string | Expression<string>,
+  item: FenceItem,
+): Expression<SqlBool> {
   switch (item.kind) {
     case 'claim-held':
       return eb('check_token', '=', item.claim);
@@ -297,6 +307,51 @@ function fenceHolds(eb: Eb, djbh: string, item: FenceItem): Expression<SqlBool> 
       return eb('requested_again_as', 'is', null);
     case 'requested-again-as':
       return eb('requested_again_as', '=', item.djbh);
+    case 'ended':
+    case 'unchanged-since':
+    case 'announcements-settled':
+    case 'request-again-ended':
+      return retentionFenceHolds(eb, djbh, item);
+  }
+}
+
+/** The fence items of retention's sweep (lifecycle/transition.ts's retentionTransition). */
+function retentionFenceHolds(
+  eb: Eb,
+  djbh: string | Expression<string>,
+  item: Extract<
+    FenceItem,
+    { kind: 'ended' | 'unchanged-since' | 'announcements-settled' | 'request-again-ended' }
+  >,
+): Expression<SqlBool> {
+  switch (item.kind) {
+    case 'ended':
+      return eb('tracking', 'in', [...ENDED_TRACKING]);
+    case 'unchanged-since':
+      return eb('updated_at', '<', item.before.getTime());
+    case 'announcements-settled':
+      return eb.not(
+        eb.exists(
+          eb
+            .selectFrom('announcements')
+            .select('announcements.id')
+            .where('announcements.djbh', '=', djbh)
+            .where('announcements.state', 'in', ['pending', 'failed']),
+        ),
+      );
+    case 'request-again-ended':
+      return eb.or([
+        eb('requested_again_as', 'is', null),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('tracked_approvals as again')
+              .select('again.djbh')
+              .whereRef('again.djbh', '=', 'tracked_approvals.requested_again_as')
+              .where('again.tracking', 'not in', [...ENDED_TRACKING]),
+          ),
+        ),
+      ]);
   }
 }
 
@@ -308,7 +363,7 @@ function fenceHolds(eb: Eb, djbh: string, item: FenceItem): Expression<SqlBool> 
  */
 function unansweredCount(
   source: Pick<Db, 'selectFrom'>,
-  djbh: string,
+  djbh: string | Expression<string>,
   now: Date,
   answerWithinMs: number,
   fromSeq: Expression<number>,

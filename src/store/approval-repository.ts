@@ -419,9 +419,9 @@ export async function forgetApproverAccount(
 /**
  * The approvals waiting for the approver with `login` (pending and followed), as a link's events
  * read them; each event's fence checks again as it is written. On Postgres their rows are locked
- * as they are read (the one lock order: the approval's row first): the link's transitions decide
- * on what they read (whether it is marked unreachable), and a mark another replica set or cleared
- * after an unlocked read would be missed or announced twice.
+ * as they are read (the one lock order: the approval's row first, a newer one before an older):
+ * the link's transitions decide on what they read (whether it is marked unreachable), and a mark
+ * another replica set or cleared after an unlocked read would be missed or announced twice.
  */
 async function waitingForLogin(
   db: Db,
@@ -434,6 +434,12 @@ async function waitingForLogin(
     .where(() => loginIs('approver_login', login))
     .where('decision', '=', 'pending')
     .where('tracking', '=', 'active')
+    // Locked newest first: a Request again before the approval it was requested from, as the
+    // events that follow from it take them (its start or its posting, then the old one's). In
+    // the other order a link and the new request's delivery each held the row the other waited
+    // for (40P01).
+    .orderBy('created_at', 'desc')
+    .orderBy('djbh', 'desc')
     .$if(dialect === 'postgres', (q) => q.forNoKeyUpdate())
     .execute();
   return rows.map(toApproval);

@@ -23,29 +23,14 @@ export function createReminderPosts(db: Kysely<Database>) {
     /**
      * Whether another escalation to this leader may have been posted without the app knowing:
      * an attempt of it posted and its answer was lost (uncertain, and no search has settled it
-     * yet), so that DM may be the digest that lists `a`'s approval too. One still in flight counts
-     * only when it comes before `a` in id order, so two in flight never wait for each other. Not
-     * by when each was first attempted: that time is the dispatcher's clock at its fill, so one
-     * attempted later could carry an earlier time (seen under load: the leader got two digests).
-     * A search runs before every retry of an uncertain one, so two settled ones never wait for
-     * each other for long.
+     * yet), so that DM may be the digest that lists `a`'s approval too. See mayBePosted.
      */
-    async escalationMayBePosted(leaderLogin: string, a: { id: string }): Promise<boolean> {
-      const rows = await db
-        .selectFrom('announcements as a')
-        .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
-        .select(['t.escalated_to_login'])
-        .where(() => loginIs('t.escalated_to_login', leaderLogin))
-        .where('a.kind', '=', 'escalation')
-        .where('a.state', '=', 'pending')
-        .where('a.uncertain', '=', 1)
-        .where('a.id', '!=', a.id)
-        .where('a.first_attempted_at', 'is not', null)
-        .where((eb) => eb.or([eb('a.attempt_token', 'is', null), eb('a.id', '<', a.id)]))
-        .limit(20)
-        .execute();
-      return rows.some((row) => sameLogin(row.escalated_to_login, leaderLogin));
-    },
+    escalationMayBePosted: (leaderLogin: string, a: { id: string }) =>
+      mayBePosted(db, 'escalation', leaderLogin, a),
+
+    /** The same for another reminder to this approver, which may be the day's digest. */
+    reminderMayBePosted: (approverLogin: string, a: { id: string }) =>
+      mayBePosted(db, 'reminder', approverLogin, a),
   };
 }
 
@@ -56,6 +41,39 @@ const ADDRESSEE = {
   reminder: 't.approver_login',
   escalation: 't.escalated_to_login',
 } as const;
+
+/**
+ * Whether another DM of `kind` to this person may have been posted without the app knowing: an
+ * attempt of it posted and its answer was lost (uncertain, and no search has settled it yet). One
+ * still in flight counts only when it comes before `a` in id order, so two in flight never wait
+ * for each other. Not by when each was first attempted: that time is the dispatcher's clock at its
+ * fill, so one attempted later could carry an earlier time (seen under load: the leader got two
+ * digests). A search runs before every retry of an uncertain one, so two settled ones never wait
+ * for each other for long.
+ */
+async function mayBePosted(
+  db: Kysely<Database>,
+  kind: 'reminder' | 'escalation',
+  login: string,
+  a: { id: string },
+): Promise<boolean> {
+  const rows = await db
+    .selectFrom('announcements as a')
+    .innerJoin('tracked_approvals as t', 't.djbh', 'a.djbh')
+    .select([`${ADDRESSEE[kind]} as login`])
+    .where(() => loginIs(ADDRESSEE[kind], login))
+    .where('a.kind', '=', kind)
+    // A reminder to this approver, not to whoever had the approval before them.
+    .$if(kind === 'reminder', (q) => q.whereRef('a.seq', '>', 't.approver_from_seq'))
+    .where('a.state', '=', 'pending')
+    .where('a.uncertain', '=', 1)
+    .where('a.id', '!=', a.id)
+    .where('a.first_attempted_at', 'is not', null)
+    .where((eb) => eb.or([eb('a.attempt_token', 'is', null), eb('a.id', '<', a.id)]))
+    .limit(20)
+    .execute();
+  return rows.some((row) => row.login !== null && sameLogin(row.login, login));
+}
 
 /** The last DM of `kind` posted to this person, dated by the first announcement it told. */
 async function lastPost(

@@ -4,6 +4,7 @@ import {
   type At,
   type Facts,
   type LifecycleApproval,
+  retentionTransition,
   type Transition,
   transition,
 } from '../../src/approvals/lifecycle/transition.ts';
@@ -503,6 +504,23 @@ const table: Row[] = [
       announcements: [],
     },
   },
+  {
+    name: 'retention due: removed while still ended, unchanged, settled and its Request again ended; nobody told',
+    approval: requestedAgain,
+    event: { kind: 'retention-due', before: NEXT },
+    at: unclaimed,
+    expected: {
+      change: {},
+      fence: [
+        { kind: 'ended' },
+        { kind: 'unchanged-since', before: NEXT },
+        { kind: 'announcements-settled' },
+        { kind: 'request-again-ended' },
+      ],
+      removes: true,
+      announcements: [],
+    },
+  },
 ];
 
 describe('transition', () => {
@@ -528,8 +546,15 @@ describe('transition', () => {
       'request-again-posted': true,
       'approver-linked': true,
       'approver-unlinked': true,
+      'retention-due': true,
     };
     expect([...kinds].sort()).toEqual(Object.keys(every).sort());
+  });
+
+  it('removes by one rule whatever the approval: the store sweeps by its fence alone', () => {
+    const event = { kind: 'retention-due', before: NEXT } as const;
+    for (const approval of [base, fromWorkflow, handedOnce, inThread])
+      expect(transition(approval, event, claimed)).toEqual(retentionTransition(event));
   });
 
   it('records the handover’s outgoing approver once, however the service spells them', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, csvLine, unneutralised } from '../../src/operator/csv.ts';
+import type { SummaryLine } from '../../src/approvals/approval-report.ts';
+import { csvField, csvLine, tsvField, unneutralised } from '../../src/operator/csv.ts';
+import { summaryText } from '../../src/operator/report-command.ts';
 
 // What a spreadsheet would run if a field started with it: a formula after spaces (Calc and
 // Excel skip them), the full-width signs an East Asian Excel reads as the ASCII ones, a NUL or a
@@ -36,5 +38,39 @@ describe('csvField', () => {
     expect(csvField('Sam’s laptop')).toBe('Sam’s laptop');
     expect(csvField('a, "b"')).toBe('"a, ""b"""');
     expect(csvLine(['x', null, 2])).toBe('x,,2');
+  });
+});
+
+describe('the summary’s tab-separated table', () => {
+  const line = (group: string): SummaryLine => ({
+    group,
+    count: 1,
+    decided: 1,
+    approved: 1,
+    approvedShare: 1,
+    medianHours: 2,
+    p90Hours: 2,
+    open: 0,
+    openOverAWeek: 0,
+  });
+
+  it.each(HOSTILE)('shows a template named %j as text, in its own column and line', (name) => {
+    const lines = summaryText(
+      {
+        total: line('all'),
+        groups: [line(name)],
+        openByAge: { 'under-1d': 0, '1d-3d': 0, '3d-7d': 0, 'over-7d': 0 },
+      },
+      { range: {}, by: 'template' },
+    );
+    const row = lines[3] ?? '';
+    expect(lines).toHaveLength(5);
+    expect(row.startsWith("'")).toBe(true);
+    expect(row.split('\t')).toHaveLength(7);
+    expect(row).toBe(`${tsvField(name)}\t1\t100%\t2 h\t2 h\t0\t0`);
+  });
+
+  it('leaves an ordinary name as it is', () => {
+    expect(tsvField('Laptop – 14"')).toBe('Laptop – 14"');
   });
 });

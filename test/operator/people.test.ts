@@ -9,6 +9,7 @@ import { createDelegationStore } from '../../src/store/delegation-store.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { createTemplateStore } from '../../src/store/template-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { findInEveryTable } from '../helpers/every-table.ts';
 import { seedReported } from '../helpers/report-seed.ts';
 
 // `npm run people` as an operator runs it, compiled, on each dialect: one person exported, then
@@ -145,21 +146,8 @@ for (const which of TEST_DATABASES) {
 
     /** Every table of the schema, and where Erin is found in its rows. */
     async function scan(): Promise<string[]> {
-      const tables = await database.handle.db.introspection.getTables({
-        withInternalKyselyTables: true,
-      });
-      expect(tables.map((t) => t.name)).toContain('template_changes');
-      const found: string[] = [];
-      for (const table of tables) {
-        const rows = await sql<
-          Record<string, unknown>
-        >`select * from ${sql.table(table.name)}`.execute(database.handle.db);
-        for (const row of rows.rows) {
-          const text = JSON.stringify(row).toLowerCase();
-          for (const needle of NEEDLES)
-            if (text.includes(needle)) found.push(`${table.name}: ${needle} in ${text}`);
-        }
-      }
+      const { tables, found } = await findInEveryTable(database.handle.db, NEEDLES);
+      expect(tables).toContain('template_changes');
       return found;
     }
 

@@ -232,6 +232,40 @@ describe('escalation', () => {
       expect(threadNotes(hh, parent, 'escalated to Priya Nair')).toHaveLength(1);
   });
 
+  it('reminds an approver once when Slack took the reminder digest but answered 5xx', async () => {
+    // Started an hour and more ago on the app's clock, so that the reminders go out now, on
+    // Slack's: the search for a post whose answer was lost looks from its first attempt on.
+    let offset = -1.2 * HOUR;
+    const now = () => new Date(Date.now() + offset);
+    const env = { ...ESCALATING.env, SLACK_COMMIT_HORIZON_MS: '0' };
+    const hh = await harness({ ...ESCALATING, env, now });
+    const first = await hh.startApproval(ALEX, 'general', 'New storage node');
+    const second = await hh.startApproval(ALEX, 'general', 'Two more GPUs');
+    await hh.app.deliver();
+    // The pass that reminds Liu of both: the digest is posted, its answer lost.
+    hh.faults.failAfterCommit('chat.postMessage', 503);
+    offset = 0;
+    expect((await hh.app.poll(now())).reminded).toBe(2);
+    await waitFor(
+      async () => {
+        await hh.app.deliver();
+        return [first, second].every(
+          ({ parent }) => threadNotes(hh, parent, 'Reminded Liu').length > 0,
+        );
+      },
+      12_000,
+      'both reminder notes',
+    );
+
+    // The digest Slack took told him of both: the other reminder is not a second digest.
+    const toLiu = dmsTo(hh, LIU, 'reminder');
+    expect(toLiu.map((m) => m.text)).toHaveLength(1);
+    // In his language (zh-CN): "2 approvals are waiting for you".
+    expect(toLiu[0]?.text).toContain('有 2 个审批等待你处理');
+    for (const { parent } of [first, second])
+      expect(threadNotes(hh, parent, 'Reminded Liu')).toHaveLength(1);
+  });
+
   it('says in the thread why it counts 2 unanswered reminders after noting reminder 3', async () => {
     const hh = await harness(ESCALATING);
     const { parent } = await hh.startApproval(ALEX);

@@ -17,11 +17,21 @@ interface Case {
   row?: Partial<TrackedApprovalRow>;
   /** A delivered reminder of the current approver, attempted at T0. */
   deliveredReminder?: boolean;
+  /** What else the case needs, besides the row (other rows, its announcements). */
+  setUp?: (db: Db, stores: ApprovalStores) => Promise<unknown>;
   /** The item, as it holds for that row. */
   holds: FenceItem;
-  /** The same kind of item, made to fail: another value, or the row changed (`breaks`). */
-  fails: { item: FenceItem } | { breaks: Partial<TrackedApprovalRow> };
+  /**
+   * The same kind of item, made to fail: another value, the row changed (`breaks`), or something
+   * else changed (`also`).
+   */
+  fails:
+    | { item: FenceItem }
+    | { breaks: Partial<TrackedApprovalRow> }
+    | { also: (db: Db) => Promise<unknown> };
 }
+
+type Db = Awaited<ReturnType<typeof openTestDatabase>>['handle']['db'];
 
 const at = later(60_000);
 const unanswered = (atLeast: number): FenceItem => ({
@@ -89,6 +99,50 @@ const CASES: Record<FenceItem['kind'], Case> = {
     holds: { kind: 'requested-again-as', djbh: 'BBBBBBBBBBBb' },
     fails: { item: { kind: 'requested-again-as', djbh: 'CCCCCCCCCCCc' } },
   },
+  ended: {
+    row: { tracking: 'gave-up' },
+    holds: { kind: 'ended' },
+    fails: { breaks: { tracking: 'active' } },
+  },
+  'unchanged-since': {
+    row: { updated_at: T0.getTime() },
+    holds: { kind: 'unchanged-since', before: later(1) },
+    fails: { item: { kind: 'unchanged-since', before: T0 } },
+  },
+  'announcements-settled': {
+    setUp: (db) => db.updateTable('announcements').set({ state: 'sent' }).execute(),
+    holds: { kind: 'announcements-settled' },
+    // Failed: an operator may still re-drive it.
+    fails: {
+      also: (db) =>
+        db
+          .updateTable('announcements')
+          .set({ state: 'failed' })
+          .where('kind', '=', 'request')
+          .execute(),
+    },
+  },
+  'request-again-ended': {
+    row: { requested_again_as: 'BBBBBBBBBBBb' },
+    // Its Request again ended (and one long gone holds too: nothing names it then).
+    setUp: async (db, stores) => {
+      await stores.createApproval(approval('BBBBBBBBBBBb'), T0);
+      await db
+        .updateTable('tracked_approvals')
+        .set({ tracking: 'finished' })
+        .where('djbh', '=', 'BBBBBBBBBBBb')
+        .execute();
+    },
+    holds: { kind: 'request-again-ended' },
+    fails: {
+      also: (db) =>
+        db
+          .updateTable('tracked_approvals')
+          .set({ tracking: 'active' })
+          .where('djbh', '=', 'BBBBBBBBBBBb')
+          .execute(),
+    },
+  },
 };
 
 for (const database of TEST_DATABASES) {
@@ -105,11 +159,13 @@ for (const database of TEST_DATABASES) {
 
     const db = () => testDb.handle.db;
 
-    async function given(c: Case, breaks?: Partial<TrackedApprovalRow>): Promise<void> {
+    async function given(c: Case, fails?: Case['fails']): Promise<void> {
       await store.createApproval(approval(DJBH), T0);
-      const row = { ...c.row, ...breaks };
+      const row = { ...c.row, ...(fails && 'breaks' in fails ? fails.breaks : {}) };
       if (Object.keys(row).length > 0)
         await db().updateTable('tracked_approvals').set(row).where('djbh', '=', DJBH).execute();
+      await c.setUp?.(db(), store);
+      if (fails && 'also' in fails) await fails.also(db());
       if (c.deliveredReminder) {
         await store.recordReminder(DJBH, 1, T0);
         await db()
@@ -147,7 +203,7 @@ for (const database of TEST_DATABASES) {
     });
 
     it.each(Object.entries(CASES))('%s: nothing written where it fails', async (_kind, c) => {
-      await given(c, 'breaks' in c.fails ? c.fails.breaks : undefined);
+      await given(c, c.fails);
       expect(await probe('item' in c.fails ? c.fails.item : c.holds)).toBe(undefined);
       expect((await store.getApproval(DJBH))?.updatedAt).not.toEqual(at);
       expect(await probeRecorded()).toBe(false);

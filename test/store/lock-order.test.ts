@@ -1,10 +1,11 @@
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTHING_POSTED } from '../../src/approvals/announcer.ts';
 import { handoverOf } from '../../src/approvals/handover.ts';
+import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { lockWaiters, withHolderAndWatcher } from '../helpers/postgres-locks.ts';
 import { approval, later, T0 } from '../helpers/store-fixtures.ts';
 
 // One lock order for an approval and its announcements (outbox-store.ts, lockApprovalFirst): a
@@ -93,22 +94,6 @@ describe.skipIf(postgres.skipReason)(
       expect(state[`${djbh}:handed-over:1`], djbh).toBe('pending');
     }
 
-    /** Resolves once `count` other sessions wait for a lock (asked outside any transaction, whose snapshot of the activity would not move). */
-    async function lockWaiters(
-      client: pg.Client,
-      count: number,
-      gaveUp: () => boolean = () => false,
-    ): Promise<void> {
-      while (!gaveUp()) {
-        const { rows } = await client.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock'`,
-        );
-        if ((rows[0]?.n ?? 0) >= count) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-
     it('lets a handover queued first and an unreachable approver’s delivery both finish, without a deadlock', async () => {
       const [race] = await racing(1);
       if (!race) throw new Error('nothing to race');
@@ -116,11 +101,7 @@ describe.skipIf(postgres.skipReason)(
       // then the delivery. When it is let go, the handover gets the row and goes on to the DM's
       // announcement; a delivery that took that announcement before waiting for the row would
       // now wait for the handover, which waits for it.
-      const holder = new pg.Client({ connectionString: testDb.url });
-      const watcher = new pg.Client({ connectionString: testDb.url });
-      await holder.connect();
-      await watcher.connect();
-      try {
+      await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
         await holder.query('begin');
         await holder.query('select 1 from tracked_approvals where djbh = $1 for update', [
           race.djbh,
@@ -133,10 +114,7 @@ describe.skipIf(postgres.skipReason)(
         const [handed, delivered] = await Promise.allSettled([handOver, deliver]);
         expect(handed).toEqual({ status: 'fulfilled', value: true });
         expect(delivered).toEqual({ status: 'fulfilled', value: true });
-      } finally {
-        await holder.end();
-        await watcher.end();
-      }
+      });
       await expectConsistent(race.djbh);
     });
 
@@ -157,6 +135,47 @@ describe.skipIf(postgres.skipReason)(
       }
     });
 
+    it('lets a link of an approver waiting on an approval and its Request again, and that request’s delivery, both finish, without a deadlock', async () => {
+      const OLD = 'AGAIN0000001';
+      const NEW = 'AGAIN0000002';
+      // Maria waits on both: the request made again (NEW) of one nobody answered (OLD).
+      await store.createApproval(approval(OLD), T0);
+      await store.createApproval(approval(NEW, { againOf: OLD, createdAt: later(1) }), later(1));
+      const request = (await store.pendingAnnouncements(20)).find((a) => a.id === `${NEW}:request`);
+      if (!request) throw new Error('no request announcement');
+      const claim = await store.claimAnnouncement(request, later(2), 60_000);
+      if (!claim) throw new Error('not claimed');
+      const db = testDb.handle.db;
+      // The delivery takes NEW's row, then its announcement, then OLD's row (its Request again
+      // was posted: OLD's message links to it). Someone holds the announcement, so the delivery
+      // waits there holding NEW's row, while the link takes the approvals waiting for Maria (read
+      // by the index on her login in order of creation, OLD first, they were locked so).
+      const outcomes = await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
+        await holder.query('begin');
+        await holder.query('select 1 from announcements where id = $1 for update', [request.id]);
+        const deliver = store.markAnnouncementSent(
+          claim,
+          { channel: 'C2147483705', ts: '9.1' },
+          later(3),
+        );
+        await lockWaiters(watcher, 1);
+        const link = createAccountLinkStore(db, testDb.handle.dialect).link({
+          slackUserId: 'U0MARIAHOME',
+          teamId: 'T0001',
+          login: 'maria.lopez@corp.example',
+          name: 'Maria',
+          linkedAt: later(4),
+        });
+        await lockWaiters(watcher, 2);
+        await holder.query('rollback');
+        return Promise.allSettled([deliver, link]);
+      });
+      const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+      expect(failures.map((e) => `${(e as { code?: string }).code}: ${e}`)).toEqual([]);
+      const old = await store.getApproval(OLD);
+      expect(old?.requestedAgainAs).toMatchObject({ djbh: NEW });
+    });
+
     it('lets the purge pass over an ended approval someone is changing, instead of deadlocking with them', async () => {
       const djbh = 'ENDED0000001';
       await store.createApproval(approval(djbh), T0);
@@ -170,11 +189,7 @@ describe.skipIf(postgres.skipReason)(
         createRetentionStore(db, testDb.handle.dialect).deleteEndedApprovals(later(1), 10);
       // Someone changes the approval as everyone does: its row, then its announcements. (A
       // request again of it, an operator's fix.)
-      const holder = new pg.Client({ connectionString: testDb.url });
-      const watcher = new pg.Client({ connectionString: testDb.url });
-      await holder.connect();
-      await watcher.connect();
-      try {
+      await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
         await holder.query('begin');
         await holder.query('update tracked_approvals set updated_at = updated_at where djbh = $1', [
           djbh,
@@ -188,10 +203,7 @@ describe.skipIf(postgres.skipReason)(
         await holder.query('update announcements set last_error = null where djbh = $1', [djbh]);
         await holder.query('commit');
         expect(await purged).toEqual({ approvals: 0, announcements: 0 });
-      } finally {
-        await holder.end();
-        await watcher.end();
-      }
+      });
       // Taken at the next purge.
       expect(await purge()).toEqual({ approvals: 1, announcements: 2 });
     });

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/approvals/retention.ts';
 import { shownDigest } from '../../src/approvals/step-confirmation.ts';
@@ -8,6 +7,7 @@ import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { createSubmissionGuard } from '../../src/store/submission-guard-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { findInEveryTable } from '../helpers/every-table.ts';
 
 // Retention deletes an approval: nothing of it may stay anywhere. Every table the schema has
 // (listed from the database itself, so a table added later is scanned too) is searched for the
@@ -41,21 +41,8 @@ for (const which of TEST_DATABASES) {
 
     /** Every table of the schema, and the needles found in each of its rows. */
     async function scan(): Promise<string[]> {
-      const tables = await database.handle.db.introspection.getTables({
-        withInternalKyselyTables: true,
-      });
-      expect(tables.map((t) => t.name)).toContain('lane_leases');
-      const found: string[] = [];
-      for (const table of tables) {
-        const rows = await sql<
-          Record<string, unknown>
-        >`select * from ${sql.table(table.name)}`.execute(database.handle.db);
-        for (const row of rows.rows) {
-          const text = JSON.stringify(row).toLowerCase();
-          for (const needle of NEEDLES)
-            if (text.includes(needle)) found.push(`${table.name}: ${needle} in ${text}`);
-        }
-      }
+      const { tables, found } = await findInEveryTable(database.handle.db, NEEDLES);
+      expect(tables).toContain('lane_leases');
       return found;
     }
 

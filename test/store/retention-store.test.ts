@@ -178,6 +178,38 @@ for (const which of TEST_DATABASES) {
         expect(await announcementsOf('FAILED_ONE')).toBe(2);
       });
 
+      it('keeps an ended approval while its Request again is still followed, and lets it go with it', async () => {
+        // An old chain: OLD was requested again as MIDDLE (ended too), MIDDLE as OPEN (waiting).
+        await approval('OLD', 401, 'finished');
+        await approval('MIDDLE', 401, 'finished');
+        await approval('OPEN', 401, 'active');
+        const db = database.handle.db;
+        const againAs = (djbh: string, as: string) =>
+          db
+            .updateTable('tracked_approvals')
+            .set({ requested_again_as: as })
+            .where('djbh', '=', djbh)
+            .execute();
+        await againAs('OLD', 'MIDDLE');
+        await againAs('MIDDLE', 'OPEN');
+        const store = createRetentionStore(db, database.handle.dialect);
+
+        expect((await purgeExpired(store, { retentionDays: 400 }, NOW))?.approvals).toBe(1);
+        // MIDDLE's Request again must still reach it once posted (request-again-posted).
+        expect(await approvals()).toEqual(['MIDDLE', 'OPEN']);
+
+        await db
+          .updateTable('tracked_approvals')
+          .set({ tracking: 'finished', updated_at: ago(401).getTime() })
+          .where('djbh', '=', 'OPEN')
+          .execute();
+        expect(await store.deleteEndedApprovals(ago(400), 10)).toEqual({
+          approvals: 2,
+          announcements: 4,
+        });
+        expect(await approvals()).toEqual([]);
+      });
+
       it('deletes a large backlog in batches beside a pending outbox, letting timers run between them', async () => {
         for (let i = 0; i < 120; i++)
           await approval(`P${String(i).padStart(5, '0')}`, 1, 'active', 'pending');

@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { lockWaiters, withHolderAndWatcher } from '../helpers/postgres-locks.ts';
 import { approval, later, T0 } from '../helpers/store-fixtures.ts';
 
 // Events recorded by one replica while another changes the same approval: each transition must
@@ -28,38 +28,16 @@ describe.skipIf(postgres.skipReason)(
     afterAll(() => testDb?.close());
     beforeEach(() => testDb.clear());
 
-    /** Resolves once another session waits for a lock (asked outside any transaction). */
-    async function lockWaiter(client: pg.Client): Promise<void> {
-      for (;;) {
-        const { rows } = await client.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock'`,
-        );
-        if ((rows[0]?.n ?? 0) >= 1) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-
     /** Runs `sql` in a transaction of another replica that commits while `during` waits for it. */
-    async function whileAnotherReplicaCommits<T>(
-      sql: string,
-      during: () => Promise<T>,
-    ): Promise<T> {
-      const other = new pg.Client({ connectionString: testDb.url });
-      const watcher = new pg.Client({ connectionString: testDb.url });
-      await other.connect();
-      await watcher.connect();
-      try {
+    function whileAnotherReplicaCommits<T>(sql: string, during: () => Promise<T>): Promise<T> {
+      return withHolderAndWatcher(testDb.url, async (other, watcher) => {
         await other.query('begin');
         await other.query(sql, [DJBH]);
         const waiting = during();
-        await lockWaiter(watcher);
+        await lockWaiters(watcher, 1);
         await other.query('commit');
         return await waiting;
-      } finally {
-        await other.end();
-        await watcher.end();
-      }
+      });
     }
 
     const link = () =>

@@ -64,7 +64,12 @@ export type LifecycleEvent =
    */
   | { kind: 'approver-linked'; chatId?: string }
   /** The link of `chatId` to the approver's login was removed (or moved to another login). */
-  | { kind: 'approver-unlinked'; chatId: string };
+  | { kind: 'approver-unlinked'; chatId: string }
+  /**
+   * Retention's daily purge (retention.ts): approvals that ended with no change since `before`
+   * (`RETENTION_DAYS` ago) are removed.
+   */
+  | { kind: 'retention-due'; before: Date };
 
 export type LifecycleEventKind = LifecycleEvent['kind'];
 

@@ -105,7 +105,15 @@ export type FenceItem =
   /** It records this chat account for its approver. */
   | { kind: 'approver-account'; chatId: string }
   | { kind: 'not-requested-again' }
-  | { kind: 'requested-again-as'; djbh: string };
+  | { kind: 'requested-again-as'; djbh: string }
+  /** No longer followed (ENDED_TRACKING). */
+  | { kind: 'ended' }
+  /** Nothing people see changed since `before`. */
+  | { kind: 'unchanged-since'; before: Date }
+  /** None of its announcements still waits to go out or failed (an operator may re-drive it). */
+  | { kind: 'announcements-settled' }
+  /** Not requested again, or its Request again is no longer followed (or no longer kept). */
+  | { kind: 'request-again-ended' };
 
 /**
  * One announcement to record with the change, named by the fact it tells (tracked-approval.ts's
@@ -132,7 +140,15 @@ export interface Transition {
   relanes?: true;
   /** Events for other approvals that follow from this one, in the same transaction. */
   follows?: ReadonlyArray<{ djbh: string; event: LifecycleEvent }>;
+  /**
+   * The approval is removed with its announcements instead of changed (retention): the store
+   * selects every approval the fence holds for, a batch at a time (store/retention-store.ts).
+   */
+  removes?: true;
 }
+
+/** An approval in one of these is no longer followed: it ended. */
+export const ENDED_TRACKING: readonly Tracking[] = ['finished', 'gave-up'];
 
 /** When and under which claim a transition is applied. */
 export interface At {
@@ -197,6 +213,27 @@ export function formerWhoWereShown(
   const outgoing = approval.approverLogin;
   if (approval.formerApprovers.some((p) => sameLogin(p.login, outgoing))) return former;
   return approverShown ? former : former.filter((p) => !sameLogin(p.login, outgoing));
+}
+
+/**
+ * Retention's rule, which reads no approval: every approval its fence holds for goes, with its
+ * announcements, and nobody is told (the thread has long said how it ended). Kept: one still
+ * followed, changed since `before`, with an announcement still to deliver or failed, and one
+ * whose Request again is still followed, whose posting must still reach it (request-again-posted)
+ * and which its requester may still use as the new request's origin.
+ */
+export function retentionTransition({ before }: EventOf<'retention-due'>): Transition {
+  return {
+    change: {},
+    fence: [
+      { kind: 'ended' },
+      { kind: 'unchanged-since', before },
+      { kind: 'announcements-settled' },
+      { kind: 'request-again-ended' },
+    ],
+    removes: true,
+    announcements: [],
+  };
 }
 
 /** Each event's transition: the compiler checks every event has one. */
@@ -406,6 +443,8 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
     fence: [{ kind: 'requested-again-as', djbh: as }],
     announcements: [{ kind: 'parent-update', detail: `again-posted:${as}` }],
   }),
+
+  'retention-due': (_approval, event) => retentionTransition(event),
 };
 
 /**

@@ -75,6 +75,8 @@ export interface SlackAnnouncerOptions {
     lastEscalationPost?(leaderLogin: string): Promise<EarlierReminder | undefined>;
     /** Whether another escalation to the leader may have been posted unbeknown (the store says). */
     escalationMayBePosted?(leaderLogin: string, a: { id: string }): Promise<boolean>;
+    /** The same for another reminder to the approver (the day's digest, maybe). */
+    reminderMayBePosted?(approverLogin: string, a: { id: string }): Promise<boolean>;
   };
 }
 

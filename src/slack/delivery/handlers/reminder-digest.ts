@@ -31,6 +31,8 @@ export async function reminderOfTheDay(
     reader,
     timeZone,
     earlier: () => digest.lastReminderPost(approval.approverLogin),
+    // A digest Slack took but whose answer was lost would list this one too.
+    unsettled: async () => (await digest.reminderMayBePosted?.(approval.approverLogin, a)) ?? false,
     // Only those waiting for them to decide: never one only escalated to them.
     entries: digestEntries,
   });
