@@ -34,8 +34,10 @@ const CONTROL = /^[\p{Cc}\u2028\u2029]$/u;
  * characters made spaces, so a name cannot add a column or forge a line.
  */
 export function tsvField(value: string): string {
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return [...text].map((c) => (CONTROL.test(c) ? ' ' : c)).join('');
+  // Spaces first, then the formula test: a control character that is not a space to
+  // FORMULA_START (\u0001, \u0085) becomes one, and '\u0001=1+1' would be ' =1+1'.
+  const text = [...value].map((c) => (CONTROL.test(c) ? ' ' : c)).join('');
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
 /** An exported field as it was before csvField's ' (a file written by hand keeps its '). */

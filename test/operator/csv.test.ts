@@ -70,6 +70,20 @@ describe('the summary’s tab-separated table', () => {
     expect(row).toBe(`${tsvField(name)}\t1\t100%\t2 h\t2 h\t0\t0`);
   });
 
+  // A control character the table writes as a space, before a formula's start: once it is a
+  // space, the cell starts like '  =HYPERLINK(…)', which a spreadsheet runs (it skips the spaces).
+  it.each([
+    '\u0001=1+1',
+    '\u001b+1+1',
+    '\u007f-1+1',
+    '\u0085@SUM(A1)',
+    '\u0007\u0008=HYPERLINK("http://evil.example")',
+  ])('shows a template named %j as text once its control characters are spaces', (name) => {
+    const cell = tsvField(name);
+    expect(cell.startsWith("'")).toBe(true);
+    expect(cell).not.toMatch(/\p{Cc}/u);
+  });
+
   it('leaves an ordinary name as it is', () => {
     expect(tsvField('Laptop – 14"')).toBe('Laptop – 14"');
   });
