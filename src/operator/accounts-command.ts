@@ -8,7 +8,7 @@ import {
 } from '../approvals/account-links.ts';
 // Logins compare one way everywhere (case-insensitively, as the service's lookups).
 import { sameLogin } from '../approvals/person.ts';
-import { csvField, unneutralised } from './csv.ts';
+import { csvField, tsvField, unneutralised } from './csv.ts';
 
 export const ACCOUNTS_USAGE = `Usage:
   npm run accounts -- list                          every Slack person linked to a service login
@@ -80,8 +80,11 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
     case 'list': {
       const all = await deps.links.list();
       deps.out(`${all.length} linked account${all.length === 1 ? '' : 's'}`);
+      // One line per link: a self-link's name is the person's Slack profile name, theirs to write.
       for (const a of all)
-        deps.out(`${a.slackUserId}\t${a.login}\t${a.name}\t${a.linkedAt.toISOString()}`);
+        deps.out(
+          `${a.slackUserId}\t${tsvField(a.login)}\t${tsvField(a.name)}\t${a.linkedAt.toISOString()}`,
+        );
       return 0;
     }
     case 'add': {

@@ -67,6 +67,25 @@ for (const database of TEST_DATABASES) {
         expect((await accounts('list')).out).toMatch(/^1 linked account\nU0SAM\t/);
       });
 
+      it('lists one line per link whatever a Slack profile name holds', async () => {
+        // A self-link takes the name from the person's Slack profile, which the person controls.
+        await createAccountLinkStore(testDb.handle.db, testDb.handle.dialect).link({
+          slackUserId: 'U0SAM',
+          login: 'sam.taylor@corp.example',
+          name: 'Sam\nU0BOSS\tboss@corp.example\t=1+1',
+          teamId: 'T1',
+          linkedAt: new Date('2026-11-28T00:00:00Z'),
+        });
+        const lines = (await accounts('list')).out.split('\n');
+        expect(lines).toHaveLength(2);
+        expect(lines[1]?.split('\t')).toEqual([
+          'U0SAM',
+          'sam.taylor@corp.example',
+          'Sam U0BOSS boss@corp.example =1+1',
+          '2026-11-28T00:00:00.000Z',
+        ]);
+      });
+
       it('exports names and logins a spreadsheet would run as formulas as text, and imports them back', async () => {
         await accounts('add', 'U0SAM', 'sam.taylor@corp.example', '=HYPERLINK("http://x.example")');
         await accounts('add', 'U0ALEX', '-alex@corp.example', '@SUM(1+1)');
