@@ -9,6 +9,7 @@ import type { Delegations } from './approvals/delegation.ts';
 import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
 import { cacheDepartments } from './approvals/service-directory.ts';
+import { startDueSteps } from './approvals/step-starter.ts';
 import { type AdminRoutes, createAdminRoutes } from './composition/admin-routes.ts';
 import { observeApprovals } from './composition/approval-metrics.ts';
 import { createDelivery } from './composition/delivery.ts';
@@ -210,6 +211,23 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     await slack.confirmer.sweep(at);
     // Not while this replica stops: it would only hand them on again.
     if (state.phase() !== 'stopping') await resumeConfirmedStarts(slackDeps, at);
+    // The next steps of requests in several steps that a decision made due.
+    await startDueSteps(
+      {
+        chains: stores.chains,
+        service: parts.service,
+        firstStep: (djbh) => stores.approvals.getApproval(djbh),
+        delegations: stores.delegations,
+        now,
+        noteLimit: config.approval.noteLimit,
+        mayStart: state.mayStart,
+        logger,
+      },
+      // A start may take three timeouts; past this a worker that marked one `starting` is
+      // taken to have died, and the step is marked uncertain.
+      { leaseMs: 3 * config.approval.timeoutMs + 10_000 },
+    );
+    dispatcher.wake();
   };
   const schedules = createSchedules(config, {
     ...parts,

@@ -291,6 +291,15 @@ const en = {
     `${requester} ${en.statusPlain(d)} by ${by}`,
   ended: (requester: string) =>
     `${requester} :heavy_minus_sign: The approval service closed this approval without a decision, so the app stopped following it.`,
+  stepSkipped: (position: number, who: string, why: 'requester' | 'approved-earlier') =>
+    why === 'requester'
+      ? `:fast_forward: Step ${position} skipped: it would go to ${who}, who asked for this request.`
+      : `:fast_forward: Step ${position} skipped: ${who} approved an earlier step already.`,
+  stepUncertain: (requester: string, position: number, who: string) =>
+    `${requester} :warning: Step ${position} (${who}) may or may not have started in the approval service: the app lost the service’s answer. Look in the service for it. If it is there, ${who} decides there as usual; if it is not, press *Start step ${position}*.`,
+  chainStepFailed: (requester: string, position: number, who: string) =>
+    `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
+  startChainStep: (position: number) => `Start step ${position}`,
   vanished: (requester: string, djbh: string) =>
     `${requester} :grey_question: The approval service has not known approval \`${djbh}\` for a day, so the app stopped following it. Ask whoever runs the approval service.`,
   closedStatus: ':heavy_minus_sign: Closed without a decision',
@@ -732,6 +741,15 @@ const zh: Messages = {
   decidedFallback: (d, by, requester) => `${requester} ${zh.statusPlain(d)}，审批人 ${by}`,
   ended: (requester) =>
     `${requester} :heavy_minus_sign: 审批系统已关闭此审批，没有给出结果；本应用已停止跟进。`,
+  stepSkipped: (position, who, why) =>
+    why === 'requester'
+      ? `:fast_forward: 已跳过第 ${position} 步：该步审批人 ${who} 就是申请人。`
+      : `:fast_forward: 已跳过第 ${position} 步：${who} 已在前面的步骤中同意。`,
+  stepUncertain: (requester, position, who) =>
+    `${requester} :warning: 第 ${position} 步（${who}）可能已在审批系统中发起，也可能没有：本应用没有收到审批系统的回复。请在审批系统中查看。若已存在，${who} 照常在那里审批；若不存在，请按 *发起第 ${position} 步*。`,
+  chainStepFailed: (requester, position, who) =>
+    `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
+  startChainStep: (position) => `发起第 ${position} 步`,
   vanished: (requester, djbh) =>
     `${requester} :grey_question: 审批系统已有一天不认识审批单 \`${djbh}\`，本应用已停止跟进。请联系审批系统的管理员。`,
   closedStatus: ':heavy_minus_sign: 已关闭，没有结果',

@@ -56,6 +56,7 @@ export const ACTION = {
   viewThread: 'view_thread',
   /** "Request again" on a request that ended without a yes, and on App Home; value: its number. */
   requestAgain: 'request_again',
+  startStep: 'start_step',
   /** The requester's answer to a workflow step that would start an approval in their name. */
   confirmStart: 'step_confirm_start',
   confirmDecline: 'step_confirm_decline',

@@ -176,6 +176,36 @@ export function buildRequestAgainReply(text: string, djbh: string, t: Messages):
   };
 }
 
+/**
+ * A step whose start may exist in the service (steps.ts): the text, then a button to start it
+ * (`<approval>:<position>`); the listener lets only the requester use it.
+ */
+export function buildStartStepReply(
+  text: string,
+  djbh: string,
+  position: number,
+  t: Messages,
+): SlackMessage {
+  const reply = buildTextReply(text);
+  return {
+    text: reply.text,
+    blocks: [
+      ...reply.blocks,
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTION.startStep,
+            text: { type: 'plain_text', text: t.startChainStep(position) },
+            value: `${djbh}:${position}`,
+          },
+        ],
+      },
+    ],
+  };
+}
+
 /** The approver's DM: who asks, what, and where to decide. */
 export function buildApproverDm(
   a: TrackedApproval,
