@@ -321,6 +321,7 @@ function slackDepsOf(
     accountLinking: config.accountLinking,
     templates: stores.templates,
     delegations: stores.delegations,
+    chains: stores.chains,
     home: slack.home,
     access: slack.access,
     membership: slack.membership,

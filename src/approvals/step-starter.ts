@@ -1,4 +1,4 @@
-import type { ApprovalService } from './approval-types.ts';
+import type { ApprovalService, Department } from './approval-types.ts';
 import { currentDelegate, type Delegations } from './delegation.ts';
 import { UnknownApproverError } from './service-directory.ts';
 import { NotSavedError, StoppingError, startTrackedApproval } from './start-approval.ts';
@@ -82,6 +82,11 @@ export async function startStep(deps: StepStarterDeps, due: ClaimedStep): Promis
     return 'failed';
   }
   const approver = await resolveApprover(deps, due);
+  if (approver === LOOKUP_FAILED) {
+    // The service could not say who the leader is now: nothing sent, tried on the next pass.
+    await chains.release(claim);
+    return 'retried';
+  }
   if (!first || !approver) {
     await chains.failed(claim, approver ?? null, deps.now());
     return 'failed';
@@ -100,13 +105,25 @@ export async function startStep(deps: StepStarterDeps, due: ClaimedStep): Promis
   return callService(deps, due, first, approver);
 }
 
-/** The step's approver: its rule for the requester, then their delegate at this moment. */
-async function resolveApprover(deps: StepStarterDeps, due: ClaimedStep) {
+const LOOKUP_FAILED = Symbol('lookup failed');
+
+/**
+ * The step's approver: its rule for the requester, then their delegate at this moment;
+ * undefined when the requester has no such leader.
+ */
+async function resolveApprover(
+  deps: StepStarterDeps,
+  due: ClaimedStep,
+): Promise<string | undefined | typeof LOOKUP_FAILED> {
   const requester = due.chain.requesterLogin;
-  const department =
-    due.rule.kind === 'leader'
-      ? await deps.service.getDepartment(requester).catch(() => undefined)
-      : undefined;
+  let department: Department | undefined;
+  if (due.rule.kind === 'leader') {
+    try {
+      department = await deps.service.getDepartment(requester);
+    } catch {
+      return LOOKUP_FAILED;
+    }
+  }
   const named = ruleApprover(due.rule, requester, department);
   if (!named) return undefined;
   return (await currentDelegate(deps, named, deps.now(), requester)).approver;

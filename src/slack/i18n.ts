@@ -4,6 +4,7 @@ import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
 import type { TemplateChange, TemplateProblem } from '../approvals/request-templates.ts';
+import type { StepsProblem } from '../approvals/steps.ts';
 
 /**
  * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
@@ -169,6 +170,13 @@ const en = {
   templateSkeletonHint:
     'The note starts as this when it is still empty, e.g. a line per question to answer. Up to 2000 characters.',
   templateApproverLabel: 'Default approver',
+  templateStepsLabel: 'Then also ask (steps after the first)',
+  templateStepsHint:
+    'One a line, in order: a login, or nearest leader, second-level leader, product-line leader. Each starts once the step before is approved.',
+  templateStepsProblem: (p: StepsProblem) =>
+    p.code === 'too-many'
+      ? `At most ${p.limit} steps after the first.`
+      : `Not a login nor a leader rule: ${p.line}`,
   templateApproverHint:
     'Leave it empty to keep the approver the form suggests (the requester’s nearest leader).',
   templateProblem: (p: TemplateProblem) =>
@@ -300,6 +308,11 @@ const en = {
   chainStepFailed: (requester: string, position: number, who: string) =>
     `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
   startChainStep: (position: number) => `Start step ${position}`,
+  onlyRequesterStartsStep: 'Only the person who asked for this request can start its steps.',
+  stepStartsAgain: (position: number) =>
+    `Step ${position} starts within a minute; its request appears in this thread.`,
+  stepNotUncertain: (position: number) =>
+    `Step ${position} is no longer waiting to be started: nothing was done.`,
   vanished: (requester: string, djbh: string) =>
     `${requester} :grey_question: The approval service has not known approval \`${djbh}\` for a day, so the app stopped following it. Ask whoever runs the approval service.`,
   closedStatus: ':heavy_minus_sign: Closed without a decision',
@@ -642,6 +655,13 @@ const zh: Messages = {
   templateSkeletonHint: '说明为空时以此开头，例如每行一个需要回答的问题。最多 2000 个字符。',
   templateApproverLabel: '默认审批人',
   templateApproverHint: '留空则沿用表单建议的审批人（申请人的直属领导）。',
+  templateStepsLabel: '之后还需审批（第一步之后的步骤）',
+  templateStepsHint:
+    '每行一个，按顺序：登录名，或 直属领导、二级领导、产品线领导。上一步同意后才发起下一步。',
+  templateStepsProblem: (p) =>
+    p.code === 'too-many'
+      ? `第一步之后最多 ${p.limit} 步。`
+      : `不是登录名，也不是领导规则：${p.line}`,
   templateProblem: (p) =>
     p.code === 'required'
       ? '请填写名称。'
@@ -750,6 +770,9 @@ const zh: Messages = {
   chainStepFailed: (requester, position, who) =>
     `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
   startChainStep: (position) => `发起第 ${position} 步`,
+  onlyRequesterStartsStep: '只有提出此申请的人才能发起它的步骤。',
+  stepStartsAgain: (position) => `第 ${position} 步将在一分钟内发起；其申请会出现在此讨论串中。`,
+  stepNotUncertain: (position) => `第 ${position} 步已不在等待发起：未做任何操作。`,
   vanished: (requester, djbh) =>
     `${requester} :grey_question: 审批系统已有一天不认识审批单 \`${djbh}\`，本应用已停止跟进。请联系审批系统的管理员。`,
   closedStatus: ':heavy_minus_sign: 已关闭，没有结果',

@@ -4,6 +4,7 @@ import {
   TEMPLATE_LIMITS,
   type TemplateChange,
 } from '../../approvals/request-templates.ts';
+import { ruleText } from '../../approvals/steps.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 import { textInputBlock } from './approval-modal.ts';
@@ -178,6 +179,18 @@ export function buildTemplateEditor(
         ...(template?.approverChatId ? { initial_user: template.approverChatId } : {}),
       },
     },
+    textInputBlock({
+      blockId: BLOCK.templateSteps,
+      actionId: ACTION.templateSteps,
+      label: t.templateStepsLabel,
+      hint: t.templateStepsHint,
+      maxLength: 600,
+      multiline: true,
+      optional: true,
+      ...(template?.laterSteps?.length
+        ? { value: template.laterSteps.map(ruleText).join('\n') }
+        : {}),
+    }),
   ];
   if (template) {
     blocks.push({
