@@ -1,4 +1,4 @@
-import type { ApprovalService, Department } from './approval-types.ts';
+import type { ApprovalService } from './approval-types.ts';
 import { currentDelegate, type Delegations } from './delegation.ts';
 import { UnknownApproverError } from './service-directory.ts';
 import { NotSavedError, StoppingError, startTrackedApproval } from './start-approval.ts';
@@ -78,6 +78,10 @@ export async function startStep(deps: StepStarterDeps, due: ClaimedStep): Promis
   const first = await deps.firstStep(chain.id);
   // A chain stopped meanwhile (a step ended without a decision) starts nothing more.
   if (chain.outcome !== null) {
+    deps.logger.info(
+      { chain: chain.id, step: claim.position },
+      'step not started: the request ended',
+    );
     await chains.failed(claim, null, deps.now());
     return 'failed';
   }
@@ -88,6 +92,10 @@ export async function startStep(deps: StepStarterDeps, due: ClaimedStep): Promis
     return 'retried';
   }
   if (!first || !approver) {
+    deps.logger.warn(
+      { chain: chain.id, step: claim.position, rule: due.rule, first: Boolean(first) },
+      'step not started: the requester has no such leader',
+    );
     await chains.failed(claim, approver ?? null, deps.now());
     return 'failed';
   }
@@ -116,15 +124,19 @@ async function resolveApprover(
   due: ClaimedStep,
 ): Promise<string | undefined | typeof LOOKUP_FAILED> {
   const requester = due.chain.requesterLogin;
-  let department: Department | undefined;
-  if (due.rule.kind === 'leader') {
-    try {
-      department = await deps.service.getDepartment(requester);
-    } catch {
-      return LOOKUP_FAILED;
+  let named: string | undefined;
+  try {
+    const department =
+      due.rule.kind === 'leader' ? await deps.service.getDepartment(requester) : undefined;
+    named = ruleApprover(due.rule, requester, department) as string | undefined;
+    if ((named as string) === 'ask-above' && department) {
+      const nearest = ruleApprover({ kind: 'leader', level: 'nearest' }, requester, department);
+      const above = await deps.service.getDepartment(nearest as string);
+      named = ruleApprover(due.rule, requester, department, above) as string | undefined;
     }
+  } catch {
+    return LOOKUP_FAILED;
   }
-  const named = ruleApprover(due.rule, requester, department);
   if (!named) return undefined;
   return (await currentDelegate(deps, named, deps.now(), requester)).approver;
 }

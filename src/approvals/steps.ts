@@ -77,17 +77,25 @@ export function ruleText(rule: StepRule): string {
 
 /**
  * The login a step's rule names for `requester`, from their department (a person's rule needs
- * none); undefined when the requester has no such leader.
+ * none); undefined when the requester has no such leader. The second-level leader is the second
+ * distinct leader of the requester's department; where the directory names one leader for every
+ * level, it is the nearest leader's own nearest leader (`nearestsDepartment`, looked up by the
+ * caller when this answers `ask-above`).
  */
 export function ruleApprover(
   rule: StepRule,
   requester: string,
   department: Department | undefined,
-): string | undefined {
+  nearestsDepartment?: Department,
+): string | undefined | 'ask-above' {
   if (rule.kind === 'person') return rule.login;
   if (!department) return undefined;
   if (rule.level === 'product-line') return department.leaders.productLine || undefined;
-  return leadersOf(department, requester)[rule.level === 'nearest' ? 0 : 1];
+  const leaders = leadersOf(department, requester);
+  if (rule.level === 'nearest') return leaders[0];
+  if (leaders[1] || !leaders[0]) return leaders[1];
+  if (!nearestsDepartment) return 'ask-above';
+  return leadersOf(nearestsDepartment, leaders[0]).find((l) => !sameLogin(l, requester));
 }
 
 /** A step of a chain as it stands. */
