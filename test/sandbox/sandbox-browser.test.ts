@@ -300,7 +300,13 @@ describe.skipIf(skipReason)(
       const picker = modal.getByLabel('Template');
       await expect
         .poll(() => picker.locator('option').allTextContents())
-        .toEqual(['Start from a template…', 'Access request', 'Purchase', '请假']);
+        .toEqual([
+          'Start from a template…',
+          'Access request',
+          'Equipment (two steps)',
+          'Purchase',
+          '请假',
+        ]);
       await picker.selectOption({ label: 'Purchase' });
       await expect
         .poll(() => modal.getByLabel('Title').inputValue(), { timeout: 10_000 })
