@@ -40,7 +40,7 @@ export async function seedTemplates(
     {
       // Two steps: the form's approver (the requester's nearest leader), then the leader above
       // them, started once the first approves (approvals/steps.ts).
-      by: 'maria.lopez@corp.example',
+      by: 'chen.hao@corp.example',
       draft: {
         name: 'Equipment (two steps)',
         titlePrefix: '[Equipment]',

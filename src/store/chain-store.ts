@@ -9,6 +9,7 @@ import {
   type ChainOfStep,
   type ChainOutcome,
   type ChainStep,
+  type ClaimedStep,
   type NewChain,
   type SkipReason,
   type StepClaim,
@@ -196,63 +197,78 @@ const toChain = (row: ApprovalChainRow): ChainOfStep => ({
 
 /** The ApprovalChains port over Kysely. */
 export function createChainStore(db: Db, dialect: DialectName): ApprovalChains {
+  return { ...stepClaims(db, dialect), ...stepOutcomes(db, dialect), ...stepEndings(db) };
+}
+
+const changed = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) > 0;
+
+const stepsOf = async (db: Db, chainId: string) =>
+  (
+    await db
+      .selectFrom('approval_chain_steps')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .orderBy('position')
+      .execute()
+  ).map(toStep);
+
+/** One due step whose lease is free, claimed for `leaseMs` on the database's clock. */
+async function claimOneDue(
+  db: Db,
+  dialect: DialectName,
+  leaseMs: number,
+): Promise<ClaimedStep | undefined> {
+  const token = randomUUID();
+  const candidates = await db
+    .selectFrom('approval_chain_steps')
+    .select(['chain_id', 'position'])
+    .where('state', '=', 'due' satisfies StepState)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]))
+    .orderBy('updated_at')
+    .limit(5)
+    .execute();
+  for (const c of candidates) {
+    const taken = await db
+      .updateTable('approval_chain_steps')
+      .set((eb) => ({ claim: token, lease_until: eb(dbNowMs(dialect), '+', wholeMs(leaseMs)) }))
+      .where('chain_id', '=', c.chain_id)
+      .where('position', '=', c.position)
+      .where('state', '=', 'due' satisfies StepState)
+      .where((eb) =>
+        eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!taken) continue;
+    const chain = await db
+      .selectFrom('approval_chains')
+      .selectAll()
+      .where('id', '=', c.chain_id)
+      .executeTakeFirstOrThrow();
+    const steps = await stepsOf(db, c.chain_id);
+    return {
+      claim: { chainId: c.chain_id, position: c.position, token },
+      rule: JSON.parse(taken.rule) as StepRule,
+      chain: toChain(chain),
+      earlier: steps.filter((s) => s.position < c.position),
+    };
+  }
+  return undefined;
+}
+
+/** Claiming due steps, and what becomes of a claim before the service is called. */
+function stepClaims(
+  db: Db,
+  dialect: DialectName,
+): Pick<ApprovalChains, 'claimDue' | 'markAbandoned' | 'starting' | 'release'> {
   const held = (claim: StepClaim) =>
     db
       .updateTable('approval_chain_steps')
       .where('chain_id', '=', claim.chainId)
       .where('position', '=', claim.position)
       .where('claim', '=', claim.token);
-  const changed = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) > 0;
-  const stepsOf = async (trx: Db, chainId: string) =>
-    (
-      await trx
-        .selectFrom('approval_chain_steps')
-        .selectAll()
-        .where('chain_id', '=', chainId)
-        .orderBy('position')
-        .execute()
-    ).map(toStep);
   return {
-    async claimDue(leaseMs) {
-      const token = randomUUID();
-      const candidates = await db
-        .selectFrom('approval_chain_steps')
-        .select(['chain_id', 'position'])
-        .where('state', '=', 'due' satisfies StepState)
-        .where((eb) =>
-          eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]),
-        )
-        .orderBy('updated_at')
-        .limit(5)
-        .execute();
-      for (const c of candidates) {
-        const taken = await db
-          .updateTable('approval_chain_steps')
-          .set((eb) => ({ claim: token, lease_until: eb(dbNowMs(dialect), '+', wholeMs(leaseMs)) }))
-          .where('chain_id', '=', c.chain_id)
-          .where('position', '=', c.position)
-          .where('state', '=', 'due' satisfies StepState)
-          .where((eb) =>
-            eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', dbNowMs(dialect))]),
-          )
-          .returningAll()
-          .executeTakeFirst();
-        if (!taken) continue;
-        const chain = await db
-          .selectFrom('approval_chains')
-          .selectAll()
-          .where('id', '=', c.chain_id)
-          .executeTakeFirstOrThrow();
-        const steps = await stepsOf(db, c.chain_id);
-        return {
-          claim: { chainId: c.chain_id, position: c.position, token },
-          rule: JSON.parse(taken.rule) as StepRule,
-          chain: toChain(chain),
-          earlier: steps.filter((s) => s.position < c.position),
-        };
-      }
-      return undefined;
-    },
+    claimDue: (leaseMs) => claimOneDue(db, dialect, leaseMs),
 
     markAbandoned: (now) =>
       db.transaction().execute(async (trx) => {
@@ -286,6 +302,18 @@ export function createChainStore(db: Db, dialect: DialectName): ApprovalChains {
       );
     },
 
+    async release(claim) {
+      await held(claim)
+        .set({ state: 'due' satisfies StepState, lease_until: null })
+        .where('state', 'in', ['due', 'starting'] satisfies StepState[])
+        .execute();
+    },
+  };
+}
+
+/** A claimed step started, or skipped. */
+function stepOutcomes(db: Db, dialect: DialectName): Pick<ApprovalChains, 'started' | 'skipped'> {
+  return {
     started: (claim, approval, now) =>
       db.transaction().execute(async (trx) => {
         await insertStarted(trx, dialect, approval, now);
@@ -332,14 +360,14 @@ export function createChainStore(db: Db, dialect: DialectName): ApprovalChains {
         await noteInThread(trx, claim.chainId, claim.position, 'step-skipped', now);
         return true;
       }),
+  };
+}
 
-    async release(claim) {
-      await held(claim)
-        .set({ state: 'due' satisfies StepState, lease_until: null })
-        .where('state', 'in', ['due', 'starting'] satisfies StepState[])
-        .execute();
-    },
-
+/** A step that did not start, started again, and the reads of a chain. */
+function stepEndings(
+  db: Db,
+): Pick<ApprovalChains, 'failed' | 'uncertain' | 'startAgain' | 'ofApproval'> {
+  return {
     failed: (claim, approver, now) =>
       db.transaction().execute(async (trx) => {
         const r = await trx
