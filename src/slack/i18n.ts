@@ -308,6 +308,20 @@ const en = {
   chainStepFailed: (requester: string, position: number, who: string) =>
     `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
   startChainStep: (position: number) => `Start step ${position}`,
+  stepState: {
+    waiting: 'not started',
+    due: 'starting',
+    starting: 'starting',
+    started: 'waiting',
+    approved: 'approved',
+    rejected: 'rejected',
+    stopped: 'ended without a decision',
+    skipped: 'skipped',
+    uncertain: 'may have started: see the thread',
+    failed: 'could not start',
+  } as Record<string, string>,
+  stepProgress: (position: number, steps: number, who: string, state: string) =>
+    `Step ${position} of ${steps}: ${who} — ${state}`,
   onlyRequesterStartsStep: 'Only the person who asked for this request can start its steps.',
   stepStartsAgain: (position: number) =>
     `Step ${position} starts within a minute; its request appears in this thread.`,
@@ -770,6 +784,20 @@ const zh: Messages = {
   chainStepFailed: (requester, position, who) =>
     `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
   startChainStep: (position) => `发起第 ${position} 步`,
+  stepState: {
+    waiting: '未开始',
+    due: '正在发起',
+    starting: '正在发起',
+    started: '等待中',
+    approved: '已同意',
+    rejected: '已拒绝',
+    stopped: '未经决定即结束',
+    skipped: '已跳过',
+    uncertain: '可能已发起：见讨论串',
+    failed: '无法发起',
+  },
+  stepProgress: (position, steps, who, state) =>
+    `第 ${position} 步（共 ${steps} 步）：${who} — ${state}`,
   onlyRequesterStartsStep: '只有提出此申请的人才能发起它的步骤。',
   stepStartsAgain: (position) => `第 ${position} 步将在一分钟内发起；其申请会出现在此讨论串中。`,
   stepNotUncertain: (position) => `第 ${position} 步已不在等待发起：未做任何操作。`,

@@ -111,6 +111,7 @@ export async function recordChainEffect(db: Db, effect: ChainEffect, now: Date):
     .executeTakeFirst();
   if (Number(decided.numUpdatedRows) === 0) return;
   await goOn(db, effect.chainId, effect, at);
+  await refreshFirst(db, effect.chainId, `step-${effect.position}-${effect.outcome}`, now);
 }
 
 /** The next step due, or the chain's end. */
@@ -138,6 +139,23 @@ async function endChain(db: Db, chainId: string, outcome: ChainOutcome, at: numb
     .where('id', '=', chainId)
     .where('outcome', 'is', null)
     .execute();
+}
+
+/**
+ * The first step's request message, edited to show where the chain stands now (its
+ * `parent-update`, named by what changed so each change edits it once).
+ */
+async function refreshFirst(db: Db, chainId: string, detail: string, now: Date): Promise<void> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where('djbh', '=', chainId)
+    .executeTakeFirst();
+  if (!row) return;
+  const first = toApproval(row);
+  await insertAnnouncements(db, [
+    announcementRow(first.djbh, first, 'parent-update', null, now, null, detail),
+  ]);
 }
 
 /** The step's announcement kinds: what the thread is told of a step nobody decided. */
@@ -283,8 +301,10 @@ function stepClaims(
           .where('lease_until', '<', dbNowMs(dialect))
           .returning(['chain_id', 'position'])
           .execute();
-        for (const s of lost)
+        for (const s of lost) {
           await noteInThread(trx, s.chain_id, s.position, 'step-uncertain', now);
+          await refreshFirst(trx, s.chain_id, `step-${s.position}-uncertain`, now);
+        }
         return lost.length;
       }),
 
@@ -331,6 +351,8 @@ function stepOutcomes(db: Db, dialect: DialectName): Pick<ApprovalChains, 'start
           .where('claim', '=', claim.token)
           .where('state', 'in', ['starting', 'uncertain'] satisfies StepState[])
           .executeTakeFirst();
+        if (changed(linked))
+          await refreshFirst(trx, claim.chainId, `step-${claim.position}-started`, now);
         return changed(linked);
       }),
 
@@ -358,6 +380,7 @@ function stepOutcomes(db: Db, dialect: DialectName): Pick<ApprovalChains, 'start
         if (!changed(r)) return false;
         await goOn(trx, claim.chainId, afterSkip(claim.position, chain.steps), now.getTime());
         await noteInThread(trx, claim.chainId, claim.position, 'step-skipped', now);
+        await refreshFirst(trx, claim.chainId, `step-${claim.position}-skipped`, now);
         return true;
       }),
   };
@@ -386,6 +409,7 @@ function stepEndings(
         if (!changed(r)) return false;
         await endChain(trx, claim.chainId, 'stopped', now.getTime());
         await noteInThread(trx, claim.chainId, claim.position, 'step-failed', now);
+        await refreshFirst(trx, claim.chainId, `step-${claim.position}-failed`, now);
         return true;
       }),
 
@@ -405,6 +429,7 @@ function stepEndings(
           .executeTakeFirst();
         if (!changed(r)) return false;
         await noteInThread(trx, claim.chainId, claim.position, 'step-uncertain', now);
+        await refreshFirst(trx, claim.chainId, `step-${claim.position}-uncertain`, now);
         return true;
       }),
 

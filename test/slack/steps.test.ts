@@ -59,11 +59,21 @@ describe('a request in several steps', () => {
       'step 2 in the thread',
     );
     expect(hh.workspace.messages.filter((m) => isRequestMessage(m, second.djbh))).toEqual([]);
+    // The first request message shows where the chain stands.
+    const shows = (words: string) =>
+      waitFor(
+        () => text(hh.workspace.messages.find((m) => m.ts === parent.ts)?.blocks).includes(words),
+        5000,
+        words,
+      );
+    await shows('Step 2 of 2: Chen Hao — waiting');
 
     hh.sim.decide(second.djbh, 'agree');
     await hh.app.poll();
     await hh.app.poll();
     expect(hh.sim.approvals()).toHaveLength(2);
+    await hh.app.deliver();
+    await shows('Step 2 of 2: Chen Hao — approved');
     // One thread: step 2's request, then each step's decision, all replies to step 1's message.
     const decisions = replies(hh, parent).filter((r) => text(r.metadata).includes(':decision:'));
     expect(decisions.map((r) => text(r.metadata).includes(second.djbh))).toEqual([false, true]);

@@ -47,6 +47,8 @@ export function buildRequestMessage(
   webUrl?: string,
   /** The permalink of the request that requested this one again (a.requestedAgainAs), if known. */
   againLink?: string,
+  /** A request in several steps: where its steps stand, one line (steps.ts). */
+  progress?: string,
 ): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -69,6 +71,9 @@ export function buildRequestMessage(
       ],
     },
     { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
+    ...(progress
+      ? [{ type: 'context' as const, elements: [{ type: 'mrkdwn' as const, text: progress }] }]
+      : []),
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
   // Under the header: where the request came from (a template, an earlier request).

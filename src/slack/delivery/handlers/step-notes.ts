@@ -1,6 +1,12 @@
 import { NOTHING_POSTED } from '../../../approvals/announcer.ts';
 import type { SkipReason } from '../../../approvals/steps.ts';
-import { buildStartStepReply, buildTextReply, personRef } from '../../blocks/request-message.ts';
+import {
+  buildStartStepReply,
+  buildTextReply,
+  escapeMrkdwn,
+  personRef,
+} from '../../blocks/request-message.ts';
+import type { Messages } from '../../i18n.ts';
 import type { Handler } from './handler.ts';
 
 /*
@@ -68,3 +74,27 @@ export const deliverStepFailed: Handler = async (a, approval, attempt, kit) => {
     a,
   );
 };
+
+/**
+ * Where a request in several steps stands, for its request messages: the step under way (or the
+ * last one reached) and its state, in `t`'s words; undefined for a request of one step.
+ */
+export async function chainProgress(
+  kit: Parameters<Handler>[3],
+  attempt: Parameters<Handler>[2],
+  approval: Parameters<Handler>[1],
+  t: Messages,
+): Promise<string | undefined> {
+  const found = await kit.options.chainOf?.(approval.djbh);
+  if (!found || found.steps.length < 2) return undefined;
+  const reached = [...found.steps].reverse().find((s) => s.state !== 'waiting');
+  if (!reached) return undefined;
+  // A decided step records its outcome: a decision, or how it ended without one.
+  const state: string =
+    reached.state === 'decided' ? (reached.decision ?? 'stopped') : reached.state;
+  const word = state === 'ended' || state === 'vanished' || state === 'gave-up' ? 'stopped' : state;
+  const who = reached.approverLogin
+    ? escapeMrkdwn(await kit.readers.nameOf(attempt, approval, reached.approverLogin))
+    : '…';
+  return t.stepProgress(reached.position, found.steps.length, who, t.stepState[word] ?? word);
+}
