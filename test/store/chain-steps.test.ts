@@ -6,6 +6,7 @@ import { type StepStarterDeps, startDueSteps } from '../../src/approvals/step-st
 import type { StepRule } from '../../src/approvals/steps.ts';
 import { createApprovalRepository } from '../../src/store/approval-repository.ts';
 import { createChainStore } from '../../src/store/chain-store.ts';
+import { createRetentionStore } from '../../src/store/retention-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { runs } from '../helpers/fast-check-runs.ts';
 import { approval, T0 } from '../helpers/store-fixtures.ts';
@@ -194,6 +195,23 @@ for (const database of TEST_DATABASES) {
         ]);
         await decide(steps[3]?.djbh ?? '', 'approved');
         expect((await stores().chains.ofApproval('CHAIN0000001'))?.chain.outcome).toBe('approved');
+      });
+
+      it('is purged with its first step: nothing of the chain stays', async () => {
+        await ask([person('chen.hao@corp.example')]);
+        await decide('CHAIN0000001', 'rejected');
+        await testDb.handle.db.updateTable('announcements').set({ state: 'sent' }).execute();
+        const purged = await createRetentionStore(
+          testDb.handle.db,
+          testDb.handle.dialect,
+        ).deleteEndedApprovals(new Date(Date.now() + 86_400_000), 10);
+        expect(purged.approvals).toBe(1);
+        expect(await testDb.handle.db.selectFrom('approval_chains').selectAll().execute()).toEqual(
+          [],
+        );
+        expect(
+          await testDb.handle.db.selectFrom('approval_chain_steps').selectAll().execute(),
+        ).toEqual([]);
       });
 
       it('keeps every chain right over generated histories: decisions, handovers, skips, delegates, crashes at each point, two replicas', async () => {
