@@ -110,6 +110,21 @@ describe('a request in several steps', () => {
     );
   });
 
+  it('keeps the next step due across a restart when it could not start, and starts it once after', async () => {
+    const hh = await harness();
+    const { first } = await askWithSteps(hh, 'second-level leader');
+    hh.sim.decide(first.djbh, 'agree');
+    // The directory is down as the step is to start: nothing is sent, the step stays due.
+    hh.sim.setFaults('department', { html502: true });
+    await hh.app.poll();
+    expect(hh.sim.requestCounts()['start-approval']).toBe(1);
+    await hh.restart(() => hh.sim.clearFaults());
+    await hh.app.poll();
+    await hh.app.poll();
+    expect(hh.sim.approvals().map((a) => a.approver)).toEqual([MARIA, CHEN]);
+    expect(hh.sim.requestCounts()['start-approval']).toBe(2);
+  });
+
   it('two replicas polling at once start the next step once', async () => {
     const hh = await harness();
     const { first } = await askWithSteps(hh, 'second-level leader');
