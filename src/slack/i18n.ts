@@ -308,6 +308,7 @@ const en = {
   chainStepFailed: (requester: string, position: number, who: string) =>
     `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
   startChainStep: (position: number) => `Start step ${position}`,
+  stepOfRequest: (position: number, steps: number) => `Step ${position} of ${steps}`,
   stepState: {
     waiting: 'not started',
     due: 'starting',
@@ -784,6 +785,7 @@ const zh: Messages = {
   chainStepFailed: (requester, position, who) =>
     `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
   startChainStep: (position) => `发起第 ${position} 步`,
+  stepOfRequest: (position, steps) => `第 ${position} 步（共 ${steps} 步）`,
   stepState: {
     waiting: '未开始',
     due: '正在发起',

@@ -67,6 +67,18 @@ describe('a request in several steps', () => {
         words,
       );
     await shows('Step 2 of 2: Chen Hao — waiting');
+    // `/approve status` of step 2 says which step it is, to the requester and to its approver.
+    // Chen Hao reads Chinese.
+    for (const [login, words] of [
+      [SAM, 'Step 2 of 2'],
+      [CHEN, '第 2 步（共 2 步）'],
+    ] as const) {
+      const userId = hh.user(login);
+      const seen = hh.workspace.ephemeral(userId).length;
+      await hh.slack.command(userId, hh.channel('general'), `status ${second.djbh}`);
+      const answer = await waitFor(() => hh.workspace.ephemeral(userId)[seen], 5000, 'status');
+      expect(text(answer)).toContain(words);
+    }
 
     hh.sim.decide(second.djbh, 'agree');
     await hh.app.poll();
