@@ -9,6 +9,7 @@ import type { Delegations } from './approvals/delegation.ts';
 import type { TemplateStore } from './approvals/request-templates.ts';
 import type { PurgeCounts } from './approvals/retention.ts';
 import { cacheDepartments } from './approvals/service-directory.ts';
+import { type StepStarterDeps, startDueSteps } from './approvals/step-starter.ts';
 import { type AdminRoutes, createAdminRoutes } from './composition/admin-routes.ts';
 import { observeApprovals } from './composition/approval-metrics.ts';
 import { createDelivery } from './composition/delivery.ts';
@@ -210,6 +211,13 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     await slack.confirmer.sweep(at);
     // Not while this replica stops: it would only hand them on again.
     if (state.phase() !== 'stopping') await resumeConfirmedStarts(slackDeps, at);
+    // The next steps of requests in several steps that a decision made due.
+    await startDueSteps(stepStarterDeps(config, parts, state.mayStart), {
+      // A start may take three timeouts; past this a worker that marked one `starting` is taken
+      // to have died, and the step is marked uncertain.
+      leaseMs: 3 * config.approval.timeoutMs + 10_000,
+    });
+    dispatcher.wake();
   };
   const schedules = createSchedules(config, {
     ...parts,
@@ -243,6 +251,21 @@ async function serve(config: Config, parts: Parts): Promise<Application> {
     purge: (at = now()) => schedules.purge(at),
     stop: ({ graceMs = config.shutdown.graceMs, drainMs = 0 } = {}) =>
       running.stop({ graceMs, drainMs }),
+  };
+}
+
+/** What the worker that starts due steps of requests in several steps needs (step-starter.ts). */
+function stepStarterDeps(config: Config, parts: Parts, mayStart: () => boolean): StepStarterDeps {
+  const { stores } = parts;
+  return {
+    chains: stores.chains,
+    service: parts.service,
+    firstStep: (djbh) => stores.approvals.getApproval(djbh),
+    delegations: stores.delegations,
+    now: parts.now,
+    noteLimit: config.approval.noteLimit,
+    mayStart,
+    logger: parts.logger,
   };
 }
 
@@ -303,6 +326,7 @@ function slackDepsOf(
     accountLinking: config.accountLinking,
     templates: stores.templates,
     delegations: stores.delegations,
+    chains: stores.chains,
     home: slack.home,
     access: slack.access,
     membership: slack.membership,

@@ -100,7 +100,13 @@ export type AnnouncementKind =
   | 'handed-over'
   | 'parent-update'
   | 'approver-dm-update'
-  | 'step-complete';
+  | 'step-complete'
+  /** A step of a request in several steps was skipped (steps.ts): said in the thread. */
+  | 'step-skipped'
+  /** A step's start may or may not exist in the service: the thread says what to do. */
+  | 'step-uncertain'
+  /** A step could not be started: the request stops there, said in the thread. */
+  | 'step-failed';
 
 /** The rules, per kind. Lanes are ordered: within one approval, a lane delivers in recorded order. */
 export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementRule>> = {
@@ -190,6 +196,10 @@ export const ANNOUNCEMENT_RULES: Readonly<Record<AnnouncementKind, AnnouncementR
     // Its outputs (number, decision, who decided) go to the workflow that asked for it.
     carries: 'nothing',
   },
+  // Named by the step's position (occurrence); they name people and steps, never the title.
+  'step-skipped': inThread,
+  'step-uncertain': inThread,
+  'step-failed': inThread,
 };
 
 export const ANNOUNCEMENT_KINDS = Object.keys(ANNOUNCEMENT_RULES) as AnnouncementKind[];

@@ -1,5 +1,6 @@
 import type { Decision } from './approval-types.ts';
 import type { Handover } from './handover.ts';
+import type { NewChain } from './steps.ts';
 import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
 
 /**
@@ -19,8 +20,11 @@ export interface UnchangedCheck {
 }
 
 export interface ApprovalRepository {
-  /** Stores a new approval and the announcements of its request, in one transaction. */
-  createApproval(approval: NewTrackedApproval, now: Date): Promise<void>;
+  /**
+   * Stores a new approval and the announcements of its request, in one transaction; with
+   * `chain`, the request's later steps too (steps.ts): the approval is their first step.
+   */
+  createApproval(approval: NewTrackedApproval, now: Date, chain?: NewChain): Promise<void>;
   getApproval(djbh: string): Promise<TrackedApproval | undefined>;
   /**
    * Claims up to `limit` active approvals whose next check is due and that were not checked at

@@ -1,4 +1,5 @@
 import { adaptText, serviceLength } from './acceptable-text.ts';
+import type { StepRule } from './steps.ts';
 
 /**
  * Request templates of a channel: a name, a title prefix, a note skeleton and a default approver,
@@ -26,6 +27,8 @@ export interface RequestTemplate {
   noteSkeleton: string;
   /** The chat account proposed as approver, or null to keep the form's suggestion. */
   approverChatId: string | null;
+  /** The steps after the form's approver (steps.ts), in order; none: one step. */
+  laterSteps?: StepRule[];
   createdBy: string;
   createdAt: Date;
   updatedBy: string;
@@ -41,6 +44,8 @@ export interface TemplateDraft {
   titlePrefix: string;
   noteSkeleton: string;
   approverChatId: string | null;
+  /** The steps after the form's approver; absent or empty: one step. */
+  laterSteps?: StepRule[];
 }
 
 export type TemplateField = 'name' | 'titlePrefix' | 'noteSkeleton';
@@ -104,6 +109,7 @@ export function checkTemplateDraft(draft: TemplateDraft): CheckedDraft {
     titlePrefix: draft.titlePrefix.trim(),
     noteSkeleton: draft.noteSkeleton.trim(),
     approverChatId: draft.approverChatId,
+    ...(draft.laterSteps?.length ? { laterSteps: draft.laterSteps } : {}),
   };
   const problems: Partial<Record<TemplateField, TemplateProblem>> = {};
   if (trimmed.name === '') problems.name = { code: 'required' };

@@ -1,8 +1,9 @@
 import { AppError } from '../errors.ts';
 import { addLogField } from '../log-context.ts';
-import type { ApprovalRepository } from './approval-repository.ts';
 import type { ApprovalService, StartApprovalInput } from './approval-types.ts';
 import { checkApprover, UnknownApproverError } from './service-directory.ts';
+import type { NewChain } from './steps.ts';
+import type { NewTrackedApproval } from './tracked-approval.ts';
 
 export interface StartRequest {
   input: StartApprovalInput;
@@ -17,6 +18,8 @@ export interface StartRequest {
   againOf?: { djbh: string; link: string | null } | null;
   /** The channel template the request was made from. */
   template?: { id: string; name: string } | null;
+  /** The request's later steps (steps.ts): this approval is their first step. */
+  chain?: NewChain;
   requesterSlackId: string;
   approverSlackId: string | null;
   locale: string;
@@ -58,7 +61,9 @@ export class StoppingError extends AppError {
 export async function startTrackedApproval(
   deps: {
     service: Pick<ApprovalService, 'startApproval' | 'getDepartment'>;
-    store: Pick<ApprovalRepository, 'createApproval'>;
+    store: {
+      createApproval(approval: NewTrackedApproval, now: Date, chain?: NewChain): Promise<void>;
+    };
     now: () => Date;
     /** False once a stop leaves too little time for a call to the service and its recording. */
     mayStart?: () => boolean;
@@ -96,6 +101,7 @@ export async function startTrackedApproval(
         createdAt: now,
       },
       now,
+      ...(request.chain ? [request.chain] : []),
     );
   } catch (error) {
     throw new NotSavedError(djbh, error);

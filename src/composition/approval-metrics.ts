@@ -27,8 +27,8 @@ export function observeApprovals(
       deps.logger.warn({ error: (error as Error).message }, `could not count ${what}`),
     );
   const observed: Partial<ApprovalStores> = {
-    async createApproval(approval, now) {
-      await stores.createApproval(approval, now);
+    async createApproval(approval, now, chain) {
+      await stores.createApproval(approval, now, chain);
       metrics.approvalStarted(entryPointOf(approval), approval.templateId ?? null);
     },
     async recordDecision(djbh, change, claim) {

@@ -31,7 +31,7 @@ export function createDelivery(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links' | 'reminderPosts'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'reminderPosts' | 'chains'>;
     service: ApprovalService;
     metrics: Metrics;
     home: HomePublisher;
@@ -63,6 +63,7 @@ export function createDelivery(
     giveUpAfterDays: Math.round(config.poll.giveUpAfterMs / 86_400_000),
     sentDm: (djbh, term) => store.sentPost(announcementId(djbh, 'approver-dm', undefined, term)),
     sentPost: (id) => store.sentPost(id),
+    chainOf: (djbh) => deps.stores.chains.ofApproval(djbh),
     searchesForEarlierPosts: deps.searchesForEarlierPosts,
     ...(config.workingHours ? { workingHours: config.workingHours } : {}),
     digest: {

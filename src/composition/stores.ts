@@ -4,6 +4,7 @@ import { startLogContext } from '../log-context.ts';
 import type { Logger } from '../logger.ts';
 import { createAccountLinkStore } from '../store/account-link-store.ts';
 import { createApprovalStores } from '../store/approval-stores.ts';
+import { createChainStore } from '../store/chain-store.ts';
 import { type DatabaseHandle, openDatabase } from '../store/database.ts';
 import { createDelegationStore } from '../store/delegation-store.ts';
 import { createReminderPosts } from '../store/reminder-post-store.ts';
@@ -54,6 +55,8 @@ export function createStores(database: DatabaseHandle) {
     retention: createRetentionStore(db, dialect),
     reminderPosts: createReminderPosts(db),
     delegations: createDelegationStore(db),
+    /** Requests in several steps (approvals/steps.ts). */
+    chains: createChainStore(db, dialect),
     /** Approvals a page at a time, for reports (`/approve report`). */
     reports: (range: ReportRange) => streamApprovalRecords(db, range),
   };

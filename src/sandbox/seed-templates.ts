@@ -4,7 +4,8 @@ import type { Workspace } from './workspace.ts';
 /**
  * The templates #general starts with, so the form's template picker can be tried at once: one
  * whose default approver is away (Olivia Brown, on vacation), one with an approver who is there,
- * and a Chinese one without an approver (the form's suggestion stays). Added by sandbox people, as
+ * one in two steps (the nearest leader, then the one above), and a Chinese one without an
+ * approver (the form's suggestion stays). Added by sandbox people, as
  * `/approve templates` would record them.
  */
 export async function seedTemplates(
@@ -34,6 +35,18 @@ export async function seedTemplates(
         titlePrefix: '[Purchase]',
         noteSkeleton: 'Item:\nSupplier:\nCost (incl. tax):\nBudget line:\nWhy now:',
         approverChatId: person('chen.hao@corp.example'),
+      },
+    },
+    {
+      // Two steps: the form's approver (the requester's nearest leader), then the leader above
+      // them, started once the first approves (approvals/steps.ts).
+      by: 'chen.hao@corp.example',
+      draft: {
+        name: 'Equipment (two steps)',
+        titlePrefix: '[Equipment]',
+        noteSkeleton: 'Item:\nCost:\nWhy:',
+        approverChatId: null,
+        laterSteps: [{ kind: 'leader', level: 'second' }],
       },
     },
     {

@@ -4,6 +4,7 @@ import type { DraftProblem } from '../approvals/approval-request.ts';
 import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
 import type { TemplateChange, TemplateProblem } from '../approvals/request-templates.ts';
+import type { StepsProblem } from '../approvals/steps.ts';
 
 /**
  * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
@@ -169,6 +170,13 @@ const en = {
   templateSkeletonHint:
     'The note starts as this when it is still empty, e.g. a line per question to answer. Up to 2000 characters.',
   templateApproverLabel: 'Default approver',
+  templateStepsLabel: 'Then also ask (steps after the first)',
+  templateStepsHint:
+    'One a line, in order: a login, or nearest leader, second-level leader, product-line leader. Each starts once the step before is approved.',
+  templateStepsProblem: (p: StepsProblem) =>
+    p.code === 'too-many'
+      ? `At most ${p.limit} steps after the first.`
+      : `Not a login nor a leader rule: ${p.line}`,
   templateApproverHint:
     'Leave it empty to keep the approver the form suggests (the requester’s nearest leader).',
   templateProblem: (p: TemplateProblem) =>
@@ -291,6 +299,35 @@ const en = {
     `${requester} ${en.statusPlain(d)} by ${by}`,
   ended: (requester: string) =>
     `${requester} :heavy_minus_sign: The approval service closed this approval without a decision, so the app stopped following it.`,
+  stepSkipped: (position: number, who: string, why: 'requester' | 'approved-earlier') =>
+    why === 'requester'
+      ? `:fast_forward: Step ${position} skipped: it would go to ${who}, who asked for this request.`
+      : `:fast_forward: Step ${position} skipped: ${who} approved an earlier step already.`,
+  stepUncertain: (requester: string, position: number, who: string) =>
+    `${requester} :warning: Step ${position} (${who}) may or may not have started in the approval service: the app lost the service’s answer. Look in the service for it. If it is there, ${who} decides there as usual; if it is not, press *Start step ${position}*.`,
+  chainStepFailed: (requester: string, position: number, who: string) =>
+    `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
+  startChainStep: (position: number) => `Start step ${position}`,
+  stepOfRequest: (position: number, steps: number) => `Step ${position} of ${steps}`,
+  stepState: {
+    waiting: 'not started',
+    due: 'starting',
+    starting: 'starting',
+    started: 'waiting',
+    approved: 'approved',
+    rejected: 'rejected',
+    stopped: 'ended without a decision',
+    skipped: 'skipped',
+    uncertain: 'may have started: see the thread',
+    failed: 'could not start',
+  } as Record<string, string>,
+  stepProgress: (position: number, steps: number, who: string, state: string) =>
+    `Step ${position} of ${steps}: ${who} — ${state}`,
+  onlyRequesterStartsStep: 'Only the person who asked for this request can start its steps.',
+  stepStartsAgain: (position: number) =>
+    `Step ${position} starts within a minute; its request appears in this thread.`,
+  stepNotUncertain: (position: number) =>
+    `Step ${position} is no longer waiting to be started: nothing was done.`,
   vanished: (requester: string, djbh: string) =>
     `${requester} :grey_question: The approval service has not known approval \`${djbh}\` for a day, so the app stopped following it. Ask whoever runs the approval service.`,
   closedStatus: ':heavy_minus_sign: Closed without a decision',
@@ -633,6 +670,13 @@ const zh: Messages = {
   templateSkeletonHint: '说明为空时以此开头，例如每行一个需要回答的问题。最多 2000 个字符。',
   templateApproverLabel: '默认审批人',
   templateApproverHint: '留空则沿用表单建议的审批人（申请人的直属领导）。',
+  templateStepsLabel: '之后还需审批（第一步之后的步骤）',
+  templateStepsHint:
+    '每行一个，按顺序：登录名，或 直属领导、二级领导、产品线领导。上一步同意后才发起下一步。',
+  templateStepsProblem: (p) =>
+    p.code === 'too-many'
+      ? `第一步之后最多 ${p.limit} 步。`
+      : `不是登录名，也不是领导规则：${p.line}`,
   templateProblem: (p) =>
     p.code === 'required'
       ? '请填写名称。'
@@ -732,6 +776,33 @@ const zh: Messages = {
   decidedFallback: (d, by, requester) => `${requester} ${zh.statusPlain(d)}，审批人 ${by}`,
   ended: (requester) =>
     `${requester} :heavy_minus_sign: 审批系统已关闭此审批，没有给出结果；本应用已停止跟进。`,
+  stepSkipped: (position, who, why) =>
+    why === 'requester'
+      ? `:fast_forward: 已跳过第 ${position} 步：该步审批人 ${who} 就是申请人。`
+      : `:fast_forward: 已跳过第 ${position} 步：${who} 已在前面的步骤中同意。`,
+  stepUncertain: (requester, position, who) =>
+    `${requester} :warning: 第 ${position} 步（${who}）可能已在审批系统中发起，也可能没有：本应用没有收到审批系统的回复。请在审批系统中查看。若已存在，${who} 照常在那里审批；若不存在，请按 *发起第 ${position} 步*。`,
+  chainStepFailed: (requester, position, who) =>
+    `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
+  startChainStep: (position) => `发起第 ${position} 步`,
+  stepOfRequest: (position, steps) => `第 ${position} 步（共 ${steps} 步）`,
+  stepState: {
+    waiting: '未开始',
+    due: '正在发起',
+    starting: '正在发起',
+    started: '等待中',
+    approved: '已同意',
+    rejected: '已拒绝',
+    stopped: '未经决定即结束',
+    skipped: '已跳过',
+    uncertain: '可能已发起：见讨论串',
+    failed: '无法发起',
+  },
+  stepProgress: (position, steps, who, state) =>
+    `第 ${position} 步（共 ${steps} 步）：${who} — ${state}`,
+  onlyRequesterStartsStep: '只有提出此申请的人才能发起它的步骤。',
+  stepStartsAgain: (position) => `第 ${position} 步将在一分钟内发起；其申请会出现在此讨论串中。`,
+  stepNotUncertain: (position) => `第 ${position} 步已不在等待发起：未做任何操作。`,
   vanished: (requester, djbh) =>
     `${requester} :grey_question: 审批系统已有一天不认识审批单 \`${djbh}\`，本应用已停止跟进。请联系审批系统的管理员。`,
   closedStatus: ':heavy_minus_sign: 已关闭，没有结果',

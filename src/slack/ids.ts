@@ -40,6 +40,7 @@ export const BLOCK = {
   templatePrefix: 'template_prefix',
   templateSkeleton: 'template_skeleton',
   templateApprover: 'template_approver',
+  templateSteps: 'template_steps',
   /** The delegate modal's fields. */
   delegateTo: 'delegate_to',
   delegateUntil: 'delegate_until',
@@ -56,6 +57,7 @@ export const ACTION = {
   viewThread: 'view_thread',
   /** "Request again" on a request that ended without a yes, and on App Home; value: its number. */
   requestAgain: 'request_again',
+  startStep: 'start_step',
   /** The requester's answer to a workflow step that would start an approval in their name. */
   confirmStart: 'step_confirm_start',
   confirmDecline: 'step_confirm_decline',
@@ -69,6 +71,7 @@ export const ACTION = {
   templatePrefix: 'template_prefix_input',
   templateSkeleton: 'template_skeleton_input',
   templateApprover: 'template_approver_select',
+  templateSteps: 'template_steps_input',
   /** App Home: open the delegate modal, or clear the delegation. */
   delegateOpen: 'delegate_open',
   delegateClear: 'delegate_clear',

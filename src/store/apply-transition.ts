@@ -17,6 +17,7 @@ import {
   announcementId,
   type TrackedApproval,
 } from '../approvals/tracked-approval.ts';
+import { recordChainEffect, stepOfApproval } from './chain-store.ts';
 import type { DialectName } from './database.ts';
 import { wholeMs } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
@@ -110,6 +111,8 @@ export async function writeTransition(
       .execute();
   await recordAnnouncements(db, approval, t, now);
   if (t.relanes) await relane(db, djbh);
+  // Under the same fence and transaction: a step decided and its next step due, or neither.
+  if (t.chain) await recordChainEffect(db, t.chain, now);
   return approval;
 }
 
@@ -167,6 +170,10 @@ async function measure(
           announcementId(approval.djbh, 'approver-dm', undefined, approval.approverTerm),
         ),
       );
+    if (fact === 'step') {
+      const step = await stepOfApproval(db, approval.djbh);
+      if (step) facts.step = step;
+    }
     if (fact === 'unansweredReminders' && event.kind === 'escalation-due')
       facts.unansweredReminders = await unansweredReminders(
         db,

@@ -17,6 +17,7 @@ import {
   unansweredReminders,
   writeTransition,
 } from './apply-transition.ts';
+import { insertChain } from './chain-store.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs, leaseIsFree } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
@@ -62,20 +63,16 @@ function eventRecords(db: Db, dialect: DialectName): EventRecords {
       .transaction()
       .execute(async (trx) => (await applyEvent(trx, dialect, djbh, event, at)) !== undefined);
   return {
-    async createApproval(approval, now) {
-      const started = transition(startedApproval(approval), { kind: 'started' }, { now });
-      const lanes = { ...approval, messageTs: null, escalatedTo: null };
-      const announcements = started.announcements.map((a) =>
-        announcementRow(approval.djbh, lanes, a.kind, null, now, null, a.detail),
-      );
+    async createApproval(approval, now, chain) {
+      const { started, announcements } = startedWith(approval, now);
       // A statement commits on its own: on Postgres the approval and its announcements are one
       // round trip and the commit, where a transaction around them was five.
-      if (dialect === 'postgres' && !started.follows?.length)
+      if (dialect === 'postgres' && !started.follows?.length && !chain)
         return insertWithAnnouncements(db, dialect, approval, now, announcements);
       await db.transaction().execute(async (trx) => {
-        await insertWithAnnouncements(trx, dialect, approval, now, announcements);
-        for (const next of started.follows ?? [])
-          await applyEvent(trx, dialect, next.djbh, next.event, { now });
+        await insertStarted(trx, dialect, approval, now);
+        // The chain with it, or neither: a request of several steps never loses its later ones.
+        if (chain) await insertChain(trx, approval, chain, now);
       });
     },
 
@@ -465,6 +462,32 @@ async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page>
 }
 
 /** A new approval as its `started` transition reads it. */
+/** The `started` transition of a new approval and its announcements' rows. */
+function startedWith(approval: NewTrackedApproval, now: Date) {
+  const started = transition(startedApproval(approval), { kind: 'started' }, { now });
+  const lanes = { ...approval, messageTs: null, escalatedTo: null };
+  const announcements = started.announcements.map((a) =>
+    announcementRow(approval.djbh, lanes, a.kind, null, now, null, a.detail),
+  );
+  return { started, announcements };
+}
+
+/**
+ * Records a new approval as its `started` event says (its row, its announcements, what follows
+ * for others), in the caller's transaction.
+ */
+export async function insertStarted(
+  trx: Db,
+  dialect: DialectName,
+  approval: NewTrackedApproval,
+  now: Date,
+): Promise<void> {
+  const { started, announcements } = startedWith(approval, now);
+  await insertWithAnnouncements(trx, dialect, approval, now, announcements);
+  for (const next of started.follows ?? [])
+    await applyEvent(trx, dialect, next.djbh, next.event, { now });
+}
+
 function startedApproval(a: NewTrackedApproval): LifecycleApproval {
   return {
     ...a,

@@ -616,6 +616,60 @@ const migrations: Record<string, StagedMigration> = {
       await db.schema.dropTable('delegations').execute();
     },
   },
+  '2026-11-28-029-approval-steps': {
+    // Approvals in several steps (approvals/steps.ts): a chain, keyed by its first step's number,
+    // and one row per step, each started step linked to its tracked approval by number. A
+    // template's later steps are a column of its own. Expand only: new tables and a nullable
+    // column the previous release never reads (its templates start one step, as before).
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('approval_chains')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('requester_login', 'text', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('note', 'text', (c) => c.notNull())
+        .addColumn('locale', 'text', (c) => c.notNull())
+        .addColumn('steps', 'integer', (c) => c.notNull())
+        .addColumn('outcome', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('ended_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('approval_chain_steps')
+        .addColumn('chain_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('rule', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('approver_login', 'text')
+        .addColumn('djbh', 'text')
+        .addColumn('decision', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('skip_reason', 'text')
+        .addColumn('claim', 'text')
+        .addColumn('lease_until', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('approval_chain_steps_pk', ['chain_id', 'position'])
+        .execute();
+      // The lifecycle asks, for each decision, whether its approval is a step of a chain.
+      await db.schema
+        .createIndex('approval_chain_steps_djbh')
+        .on('approval_chain_steps')
+        .column('djbh')
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex('approval_chain_steps_state')
+        .on('approval_chain_steps')
+        .column('state')
+        .execute();
+      await db.schema.alterTable('request_templates').addColumn('later_steps', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('request_templates').dropColumn('later_steps').execute();
+      await db.schema.dropTable('approval_chain_steps').execute();
+      await db.schema.dropTable('approval_chains').execute();
+    },
+  },
 };
 
 /** Dropped by 022, as the migrations before it had made them. */

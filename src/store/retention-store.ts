@@ -106,6 +106,7 @@ async function deleteEndedApprovals(
         )
         .execute();
     }
+    await deleteChainsOf(trx, ids);
     await deleteIdleLanes(trx, dialect);
     return {
       approvals: Number(approvals.numDeletedRows),
@@ -160,6 +161,23 @@ async function deleteOldTemplates(
     templateChanges += Number(older.numDeletedRows);
     return { templates: ids.length, templateChanges };
   });
+}
+
+/**
+ * The requests in several steps one of whose steps is purged (approvals/steps.ts): the chain
+ * names each step's number and its people, so it goes with the first of them; a later step
+ * still followed is then an approval of its own, whose decision starts nothing more.
+ */
+async function deleteChainsOf(db: Db, ids: readonly string[]): Promise<void> {
+  const chains = await db
+    .selectFrom('approval_chain_steps')
+    .select('chain_id')
+    .where((eb) => eb.or([eb('djbh', 'in', ids), eb('chain_id', 'in', ids)]))
+    .execute();
+  const chainIds = [...new Set(chains.map((c) => c.chain_id))];
+  if (chainIds.length === 0) return;
+  await db.deleteFrom('approval_chain_steps').where('chain_id', 'in', chainIds).execute();
+  await db.deleteFrom('approval_chains').where('id', 'in', chainIds).execute();
 }
 
 /**

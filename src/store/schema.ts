@@ -72,6 +72,8 @@ export interface RequestTemplateRow {
   updated_at: number;
   removed_by: string | null;
   removed_at: number | null;
+  /** Added by 029: the steps after the form's approver, as JSON (steps.ts); null: none. */
+  later_steps?: string | null;
 }
 
 export interface TemplateChangeRow {
@@ -200,4 +202,36 @@ export interface Database {
   request_templates: RequestTemplateRow;
   template_changes: TemplateChangeRow;
   delegations: DelegationRow;
+  approval_chains: ApprovalChainRow;
+  approval_chain_steps: ApprovalChainStepRow;
+}
+
+/** A request in several steps (approvals/steps.ts); `id` is its first step's number. */
+export interface ApprovalChainRow {
+  id: string;
+  requester_login: string;
+  title: string;
+  note: string;
+  locale: string;
+  steps: number;
+  outcome: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+/** One step of a chain; `djbh` once started; `claim`/`lease_until` while a worker starts it. */
+export interface ApprovalChainStepRow {
+  chain_id: string;
+  position: number;
+  /** The step's rule as JSON (steps.ts's StepRule). */
+  rule: string;
+  state: string;
+  approver_login: string | null;
+  djbh: string | null;
+  decision: string | null;
+  decided_by: string | null;
+  skip_reason: string | null;
+  claim: string | null;
+  lease_until: number | null;
+  updated_at: number;
 }

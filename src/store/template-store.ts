@@ -9,6 +9,7 @@ import {
   type TemplateStore,
   type TemplateWrite,
 } from '../approvals/request-templates.ts';
+import type { StepRule } from '../approvals/steps.ts';
 import type { DialectName } from './database.ts';
 import type { Database, RequestTemplateRow, TemplateChangeRow } from './schema.ts';
 
@@ -150,6 +151,7 @@ function draftColumns(draft: TemplateDraft) {
     title_prefix: draft.titlePrefix,
     note_skeleton: draft.noteSkeleton,
     approver_slack_id: draft.approverChatId,
+    later_steps: draft.laterSteps?.length ? JSON.stringify(draft.laterSteps) : null,
   };
 }
 
@@ -193,6 +195,7 @@ export function toTemplate(row: RequestTemplateRow): RequestTemplate {
     titlePrefix: row.title_prefix,
     noteSkeleton: row.note_skeleton,
     approverChatId: row.approver_slack_id,
+    ...(row.later_steps ? { laterSteps: JSON.parse(row.later_steps) as StepRule[] } : {}),
     createdBy: row.created_by,
     createdAt: new Date(Number(row.created_at)),
     updatedBy: row.updated_by,

@@ -116,6 +116,8 @@ export async function openTestDatabase(which: TestDatabase): Promise<{
       await handle.db.deleteFrom('template_changes').execute();
       await handle.db.deleteFrom('request_templates').execute();
       await handle.db.deleteFrom('delegations').execute();
+      await handle.db.deleteFrom('approval_chain_steps').execute();
+      await handle.db.deleteFrom('approval_chains').execute();
     },
     async close() {
       await handle.close();

@@ -30,7 +30,14 @@ export async function openTemplates(hh: Harness, login: string, channel = 'gener
 export async function addTemplate(
   hh: Harness,
   login: string,
-  fields: { name: string; prefix?: string; skeleton?: string; approver?: string },
+  fields: {
+    name: string;
+    prefix?: string;
+    skeleton?: string;
+    approver?: string;
+    /** The steps after the form's approver, one a line. */
+    steps?: string;
+  },
   channel = 'general',
 ): Promise<string> {
   const list = await openTemplates(hh, login, channel);
@@ -42,6 +49,7 @@ export async function addTemplate(
     template_prefix_input: fields.prefix ?? '',
     template_skeleton_input: fields.skeleton ?? '',
     ...(fields.approver ? { template_approver_select: fields.approver } : {}),
+    ...(fields.steps ? { template_steps_input: fields.steps } : {}),
   });
   expect(errors).toBeUndefined();
   const saved = hh.workspace.views.get(list.id) as View;

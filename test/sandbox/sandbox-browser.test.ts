@@ -300,7 +300,13 @@ describe.skipIf(skipReason)(
       const picker = modal.getByLabel('Template');
       await expect
         .poll(() => picker.locator('option').allTextContents())
-        .toEqual(['Start from a template…', 'Access request', 'Purchase', '请假']);
+        .toEqual([
+          'Start from a template…',
+          'Access request',
+          'Equipment (two steps)',
+          'Purchase',
+          '请假',
+        ]);
       await picker.selectOption({ label: 'Purchase' });
       await expect
         .poll(() => modal.getByLabel('Title').inputValue(), { timeout: 10_000 })
@@ -330,7 +336,7 @@ describe.skipIf(skipReason)(
       await type('/approve templates');
       const templates = page.getByRole('dialog', { name: 'Request templates' });
       await expect
-        .poll(() => templates.getByText(/3 of at most 20/).count(), { timeout: 10_000 })
+        .poll(() => templates.getByText(/4 of at most 20/).count(), { timeout: 10_000 })
         .toBe(1);
       await expect(templates.getByText(/Added by @Maria Lopez/).count()).resolves.toBe(1);
       await shot('13-templates');
@@ -341,7 +347,7 @@ describe.skipIf(skipReason)(
       await editor.getByLabel('Note skeleton').fill('Where:\nWhen:\nBudget:');
       await editor.getByRole('button', { name: 'Save' }).click();
       await expect
-        .poll(() => templates.getByText(/4 of at most 20/).count(), { timeout: 10_000 })
+        .poll(() => templates.getByText(/5 of at most 20/).count(), { timeout: 10_000 })
         .toBe(1);
       await expect(templates.getByText(/Sam Taylor added Travel/).count()).resolves.toBe(1);
       await templates.getByRole('button', { name: 'Close' }).first().click();

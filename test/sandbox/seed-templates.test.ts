@@ -36,7 +36,15 @@ describe('the sandbox’s starting templates', () => {
   it('seeds #general once: a start on a database that kept its templates adds nothing back', async () => {
     await seedTemplates(store, workspace);
     const seeded = await store.list(general);
-    expect(seeded.map((t) => t.name)).toEqual(['Access request', 'Purchase', '请假']);
+    expect(seeded.map((t) => t.name)).toEqual([
+      'Access request',
+      'Equipment (two steps)',
+      'Purchase',
+      '请假',
+    ]);
+    expect(seeded.find((t) => t.name === 'Equipment (two steps)')?.laterSteps).toEqual([
+      { kind: 'leader', level: 'second' },
+    ]);
     const purchase = seeded.find((t) => t.name === 'Purchase');
     if (!purchase) throw new Error('no Purchase');
     await store.remove(
@@ -46,7 +54,11 @@ describe('the sandbox’s starting templates', () => {
     );
 
     await seedTemplates(store, workspace); // the next start, on the same database
-    expect((await store.list(general)).map((t) => t.name)).toEqual(['Access request', '请假']);
-    expect(await store.history(general, 10)).toHaveLength(4);
+    expect((await store.list(general)).map((t) => t.name)).toEqual([
+      'Access request',
+      'Equipment (two steps)',
+      '请假',
+    ]);
+    expect(await store.history(general, 10)).toHaveLength(5);
   });
 });

@@ -54,6 +54,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-25-022-unused-indexes',
           '2026-11-27-027-hot-checks',
           '2026-11-28-028-delegations',
+          '2026-11-28-029-approval-steps',
         ]);
       });
 

@@ -2,6 +2,7 @@ import type { AnnouncementKind } from '../announcement-rules.ts';
 import type { Decision } from '../approval-types.ts';
 import type { EscalationTarget } from '../escalation.ts';
 import { type Person, sameLogin } from '../person.ts';
+import { afterStep, type ChainEffect, type StepOfChain, type StepOutcome } from '../steps.ts';
 import type { TrackedApproval, Tracking } from '../tracked-approval.ts';
 import type { EventOf, LifecycleEvent, LifecycleEventKind } from './events.ts';
 
@@ -28,12 +29,17 @@ export interface Facts {
   approverShown?: boolean;
   /** Reminders the current approver left unanswered (escalation.ts), counted at `now`. */
   unansweredReminders?: number;
+  /** The approval is a step of a request in several steps (steps.ts): which. */
+  step?: StepOfChain;
 }
 
 /** The facts each event needs measured before its transition; none for the others. */
 export const FACTS_NEEDED: Partial<Record<LifecycleEventKind, readonly (keyof Facts)[]>> = {
   'handed-over': ['approverShown'],
   'escalation-due': ['unansweredReminders'],
+  decided: ['step'],
+  closed: ['step'],
+  'gave-up': ['step'],
 };
 
 /**
@@ -138,6 +144,11 @@ export interface Transition {
   dropsEarlierApproversAnnouncements?: true;
   /** Where its messages go changed: its pending announcements take their lanes again. */
   relanes?: true;
+  /**
+   * What the approval's chain records (steps.ts's afterStep): the step's outcome and the next
+   * step due, a durable intention a worker acts on (step-starter.ts), or the chain's end.
+   */
+  chain?: ChainEffect;
   /** Events for other approvals that follow from this one, in the same transaction. */
   follows?: ReadonlyArray<{ djbh: string; event: LifecycleEvent }>;
   /**
@@ -179,14 +190,23 @@ const checkEnds = (now: Date, nextCheckAt: Date): ApprovalChange => ({
 const stepCompletion = (approval: LifecycleApproval): AnnouncementToRecord[] =>
   approval.functionExecutionId ? [{ kind: 'step-complete' }] : [];
 
+/** What a step's outcome means for its chain, when the approval is a step of one. */
+const chainOf = (facts: Facts, outcome: StepOutcome, decidedBy: string | null) => {
+  const effect = facts.step ? afterStep(facts.step, outcome, decidedBy) : undefined;
+  return effect ? { chain: effect } : {};
+};
+
 /** An approval no longer followed: its thread says why and the request message shows it. */
 function stopsFollowing(
   approval: LifecycleApproval,
   tracking: Tracking,
   why: 'ended' | 'vanished' | 'gave-up',
   at: At,
+  facts: Facts,
 ): Transition {
   return {
+    // Ended without a decision: a chain stops there (no later step starts).
+    ...chainOf(facts, why, null),
     change: { tracking, updatedAt: at.now, endsClaim: true },
     fence: claimed(at),
     announcements: [
@@ -270,7 +290,10 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
   }),
 
   // Recording the same decision twice announces it once (the announcements' ids name it).
-  decided: (approval, { decision, decidedBy, ended, nextCheckAt }, at) => ({
+  // A step of a chain: approved, its next step is due (started by step-starter.ts); rejected,
+  // the chain ends. Once: the chain's store records a step's outcome only while it is started.
+  decided: (approval, { decision, decidedBy, ended, nextCheckAt }, at, facts) => ({
+    ...chainOf(facts, decision, decidedBy),
     change: {
       decision,
       decidedBy,
@@ -287,9 +310,11 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
     ],
   }),
 
-  closed: (approval, { reason }, at) => stopsFollowing(approval, 'finished', reason, at),
+  closed: (approval, { reason }, at, facts) =>
+    stopsFollowing(approval, 'finished', reason, at, facts),
 
-  'gave-up': (approval, _event, at) => stopsFollowing(approval, 'gave-up', 'gave-up', at),
+  'gave-up': (approval, _event, at, facts) =>
+    stopsFollowing(approval, 'gave-up', 'gave-up', at, facts),
 
   'handed-over': (approval, { handover, nextCheckAt }, at, facts) => {
     const term = handover.fromTerm + 1;

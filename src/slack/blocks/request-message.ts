@@ -47,6 +47,8 @@ export function buildRequestMessage(
   webUrl?: string,
   /** The permalink of the request that requested this one again (a.requestedAgainAs), if known. */
   againLink?: string,
+  /** A request in several steps: where its steps stand, one line (steps.ts). */
+  progress?: string,
 ): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -69,6 +71,9 @@ export function buildRequestMessage(
       ],
     },
     { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
+    ...(progress
+      ? [{ type: 'context' as const, elements: [{ type: 'mrkdwn' as const, text: progress }] }]
+      : []),
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
   // Under the header: where the request came from (a template, an earlier request).
@@ -169,6 +174,36 @@ export function buildRequestAgainReply(text: string, djbh: string, t: Messages):
             action_id: ACTION.requestAgain,
             text: { type: 'plain_text', text: t.requestAgain },
             value: djbh,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * A step whose start may exist in the service (steps.ts): the text, then a button to start it
+ * (`<approval>:<position>`); the listener lets only the requester use it.
+ */
+export function buildStartStepReply(
+  text: string,
+  djbh: string,
+  position: number,
+  t: Messages,
+): SlackMessage {
+  const reply = buildTextReply(text);
+  return {
+    text: reply.text,
+    blocks: [
+      ...reply.blocks,
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTION.startStep,
+            text: { type: 'plain_text', text: t.startChainStep(position) },
+            value: `${djbh}:${position}`,
           },
         ],
       },

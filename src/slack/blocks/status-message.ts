@@ -29,6 +29,8 @@ export function buildStatusMessage(
     /** mrkdwn: a mention, or the escaped login of someone not on Slack. */
     approver?: string | undefined;
     link?: string | undefined;
+    /** Its place in a request in several steps. */
+    step?: { position: number; steps: number } | undefined;
   },
   t: Messages,
 ): SlackMessage {
@@ -37,6 +39,7 @@ export function buildStatusMessage(
   if (about.tracked)
     details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(about.tracked.title), 1000)));
   if (about.approver) details.push(t.statusApprover(about.approver));
+  if (about.step) details.push(t.stepOfRequest(about.step.position, about.step.steps));
   if (about.link) details.push(`<${about.link}|${t.threadLink}>`);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: line } }];
   if (details.length > 0)

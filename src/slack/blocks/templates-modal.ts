@@ -4,6 +4,7 @@ import {
   TEMPLATE_LIMITS,
   type TemplateChange,
 } from '../../approvals/request-templates.ts';
+import { ruleText } from '../../approvals/steps.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 import { textInputBlock } from './approval-modal.ts';
@@ -178,6 +179,7 @@ export function buildTemplateEditor(
         ...(template?.approverChatId ? { initial_user: template.approverChatId } : {}),
       },
     },
+    stepsInput(template, t),
   ];
   if (template) {
     blocks.push({
@@ -243,4 +245,20 @@ const CONFIRM_TEXT_MAX = 300;
 function removeConfirmText(name: string, t: Messages): string {
   const room = CONFIRM_TEXT_MAX - [...t.templateRemoveConfirm('')].length;
   return t.templateRemoveConfirm(fitMrkdwn(escapeMrkdwn(name), room));
+}
+
+/** The steps after the form's approver, one a line (approvals/steps.ts). */
+function stepsInput(template: RequestTemplate | undefined, t: Messages): KnownBlock {
+  return textInputBlock({
+    blockId: BLOCK.templateSteps,
+    actionId: ACTION.templateSteps,
+    label: t.templateStepsLabel,
+    hint: t.templateStepsHint,
+    maxLength: 600,
+    multiline: true,
+    optional: true,
+    ...(template?.laterSteps?.length
+      ? { value: template.laterSteps.map(ruleText).join('\n') }
+      : {}),
+  });
 }

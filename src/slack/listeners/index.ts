@@ -4,6 +4,7 @@ import { registerApproverPick } from './actions/approver-pick.ts';
 import { registerDelegateActions } from './actions/delegate-actions.ts';
 import { registerLinkFollowed } from './actions/link-followed.ts';
 import { registerRequestAgain } from './actions/request-again.ts';
+import { registerStartStep } from './actions/start-step.ts';
 import { registerConfirmationActions } from './actions/step-confirmation-actions.ts';
 import { registerTemplateActions } from './actions/template-actions.ts';
 import { registerTemplatePick } from './actions/template-pick.ts';
@@ -29,6 +30,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerConfirmationActions(app, deps);
   registerApproverPick(app, deps);
   registerRequestAgain(app, deps);
+  registerStartStep(app, deps);
   registerConfirmationModal(app, deps);
   registerTemplateActions(app, deps);
   registerTemplatePick(app, deps);

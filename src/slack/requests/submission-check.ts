@@ -5,6 +5,7 @@ import {
   prepareApproval,
 } from '../../approvals/approval-request.ts';
 import { type RequestTemplate, templateOverLimits } from '../../approvals/request-templates.ts';
+import type { StepRule } from '../../approvals/steps.ts';
 import { type Messages, messagesFor } from '../i18n.ts';
 import { BLOCK, isDirectMessage, isUserId } from '../ids.ts';
 import type { SlackPerson } from '../people/slack-people.ts';
@@ -25,7 +26,7 @@ export interface ReadySubmission {
   requester: SlackPerson;
   approver: { login?: string; slackId?: string };
   prepared: Extract<PreparedApproval, { ok: true }>;
-  usedTemplate: { id: string; name: string } | null;
+  usedTemplate: { id: string; name: string; laterSteps?: StepRule[] } | null;
   /**
    * Request again asked for the old request's channel, which the requester has left: it goes to
    * their DM instead (its members would read the request).
@@ -68,7 +69,13 @@ export async function checkSubmission(
   const template = await templateOf(deps, form.templateId, metadata.channelId);
   if (!prepared.ok)
     return { as: 'field-errors', errors: draftErrors(prepared.problems, template, blockOf, t) };
-  const usedTemplate = template ? { id: template.id, name: template.name } : null;
+  const usedTemplate = template
+    ? {
+        id: template.id,
+        name: template.name,
+        ...(template.laterSteps?.length ? { laterSteps: template.laterSteps } : {}),
+      }
+    : null;
   return {
     as: 'ready',
     t,

@@ -54,6 +54,9 @@ export async function startSubmission(
       threadTs: postIn === form.metadata.channelId ? (form.metadata.threadTs ?? null) : null,
       againOf: form.metadata.againOf ?? null,
       template: ready.usedTemplate,
+      ...(ready.usedTemplate?.laterSteps
+        ? { chain: { laterSteps: ready.usedTemplate.laterSteps } }
+        : {}),
       requesterSlackId: form.userId,
       approverSlackId: ready.approver.slackId ?? null,
       locale: ready.requester.locale,

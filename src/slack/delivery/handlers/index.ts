@@ -11,6 +11,7 @@ import { deliverParentUpdate } from './parent-update.ts';
 import { deliverReminderNote } from './reminder-note.ts';
 import { deliverRequest } from './request.ts';
 import { deliverStepComplete } from './step-complete.ts';
+import { deliverStepFailed, deliverStepSkipped, deliverStepUncertain } from './step-notes.ts';
 
 export type { Handler } from './handler.ts';
 
@@ -34,4 +35,7 @@ export const HANDLERS: Readonly<Record<AnnouncementKind, Handler>> = {
   'handed-over': deliverHandedOver,
   'parent-update': deliverParentUpdate,
   'step-complete': deliverStepComplete,
+  'step-skipped': deliverStepSkipped,
+  'step-uncertain': deliverStepUncertain,
+  'step-failed': deliverStepFailed,
 };

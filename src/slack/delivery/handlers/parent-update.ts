@@ -1,6 +1,7 @@
 import { NOTHING_POSTED } from '../../../approvals/announcer.ts';
 import { buildRequestMessage } from '../../blocks/request-message.ts';
 import type { Handler } from './handler.ts';
+import { chainProgress } from './step-notes.ts';
 
 /** The request message, edited to show the latest state. */
 export const deliverParentUpdate: Handler = async (a, approval, attempt, kit) => {
@@ -13,11 +14,8 @@ export const deliverParentUpdate: Handler = async (a, approval, attempt, kit) =>
     again && again.channelId === approval.channelId
       ? await kit.poster.permalink(attempt, again.channelId, again.ts)
       : undefined;
-  const message = buildRequestMessage(
-    approval,
-    kit.languageAt(approval.channelId, approval),
-    kit.options.webListUrl,
-    againLink,
-  );
+  const t = kit.languageAt(approval.channelId, approval);
+  const progress = await chainProgress(kit, attempt, approval, t);
+  const message = buildRequestMessage(approval, t, kit.options.webListUrl, againLink, progress);
   return kit.poster.edit(attempt, a, { channel: approval.channelId, ts }, message);
 };

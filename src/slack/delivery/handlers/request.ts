@@ -2,6 +2,7 @@ import { buildRequestMessage } from '../../blocks/request-message.ts';
 import type { Messages } from '../../i18n.ts';
 import { classOf } from '../slack-call.ts';
 import type { Handler } from './handler.ts';
+import { chainProgress } from './step-notes.ts';
 
 /**
  * The request message, in the approval's conversation (in the thread it was asked into, if any);
@@ -10,10 +11,13 @@ import type { Handler } from './handler.ts';
 export const deliverRequest: Handler = async (a, approval, attempt, kit) => {
   const { poster, readers, languageAt, options } = kit;
   // Its button leads to the approver's list: the approver is who acts on it in the service.
-  const request = (t: Messages) => buildRequestMessage(approval, t, options.webListUrl);
   const channel = approval.channelId;
+  const here = languageAt(channel, approval);
+  const progress = await chainProgress(kit, attempt, approval, here);
+  const request = (t: Messages) =>
+    buildRequestMessage(approval, t, options.webListUrl, undefined, progress);
   try {
-    const message = request(languageAt(channel, approval));
+    const message = request(here);
     return await poster.post(
       attempt,
       approval,

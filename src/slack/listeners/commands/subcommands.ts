@@ -33,7 +33,8 @@ type Deps = Pick<
   | 'access'
   | 'templates'
   | 'now'
->;
+> &
+  Partial<Pick<SlackDeps, 'chains'>>;
 
 const DJBH = /^[a-zA-Z0-9.\-_@]+$/;
 
@@ -104,7 +105,14 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
           () => undefined,
         );
     }
-    return reply(args, buildStatusMessage(djbh, status.decision, { tracked, approver, link }, t));
+    // A step of a request in several steps: which one (steps.ts).
+    const chain = tracked ? await deps.chains?.ofApproval(djbh).catch(() => undefined) : undefined;
+    const position = chain?.steps.find((s) => s.djbh === djbh)?.position;
+    const step = position && chain ? { position, steps: chain.steps.length } : undefined;
+    return reply(
+      args,
+      buildStatusMessage(djbh, status.decision, { tracked, approver, link, step }, t),
+    );
   } catch (error) {
     logFailure(deps.logger, error, { djbh }, 'status subcommand failed');
     const text =

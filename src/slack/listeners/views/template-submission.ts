@@ -13,6 +13,7 @@ import {
   type TemplateWrite,
 } from '../../../approvals/request-templates.ts';
 import { checkApprover } from '../../../approvals/service-directory.ts';
+import { parseStepRules } from '../../../approvals/steps.ts';
 import { settleWithin } from '../../../settle-within.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { parseTemplatesMetadata, type TemplatesMetadata } from '../../blocks/templates-modal.ts';
@@ -76,7 +77,16 @@ export function templateSubmission(deps: Deps) {
     });
     const refused = refusalOf(verdict, metadata.channelId, t, deps.access.templateManagers);
     if (refused) return ack(refused);
-    const checked = checkTemplateDraft(draftOf(values, approverChatId));
+    const steps = parseStepRules(values[BLOCK.templateSteps]?.[ACTION.templateSteps]?.value ?? '');
+    if (!steps.ok)
+      return ack({
+        response_action: 'errors',
+        errors: { [BLOCK.templateSteps]: t.templateStepsProblem(steps.problem) },
+      });
+    const checked = checkTemplateDraft({
+      ...draftOf(values, approverChatId),
+      laterSteps: steps.rules,
+    });
     if (!checked.ok)
       return ack({ response_action: 'errors', errors: fieldErrors(checked.problems, t) });
     const approverError = approverProblem(approver, unknownLogin, t);
