@@ -161,7 +161,7 @@ async function measure(
       facts.approverShown = Boolean(
         await sentPost(
           db,
-          announcementId(approval.djbh, 'approver-dm', undefined, approval.approverTerm),
+          announcementId(approval.djbh, 'approver-dm', undefined, approval.parties.approver.term),
         ),
       );
     if (fact === 'unansweredReminders' && event.kind === 'escalation-due')

@@ -43,14 +43,14 @@ describe.skipIf(postgres.skipReason)(
         (a) => a.kind === 'approver-dm',
       );
       const checks = new Map(
-        (await store.claimDue(later(2), count, 60_000)).map((a) => [a.djbh, a]),
+        (await store.claimDue(later(2), count, 60_000)).map((a) => [a.approval.djbh, a]),
       );
       return Promise.all(
         dms.map(async (dm) => {
           const claim = await store.claimAnnouncement(dm, later(1), 60_000);
           const checked = checks.get(dm.djbh);
           if (!claim || !checked) throw new Error(`${dm.djbh} not claimed`);
-          const handover = handoverOf(checked, {
+          const handover = handoverOf(checked.approval, {
             decision: 'pending',
             unknown: false,
             ended: false,
@@ -64,7 +64,7 @@ describe.skipIf(postgres.skipReason)(
               store.recordHandover(
                 dm.djbh,
                 { ...handover, now: later(3), nextCheckAt: later(9) },
-                checked.checkClaim,
+                checked.claim,
               ),
           };
         }),
@@ -78,9 +78,7 @@ describe.skipIf(postgres.skipReason)(
      */
     async function expectConsistent(djbh: string) {
       expect(await store.getApproval(djbh)).toMatchObject({
-        approverLogin: NEW_APPROVER,
-        approverTerm: 1,
-        approverUnreachableSince: null,
+        parties: { approver: { login: NEW_APPROVER, term: 1, unreachableSince: null } },
       });
       const rows = await testDb.handle.db
         .selectFrom('announcements')

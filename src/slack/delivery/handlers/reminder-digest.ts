@@ -30,21 +30,22 @@ export async function reminderOfTheDay(
     a,
     reader,
     timeZone,
-    earlier: () => digest.lastReminderPost(approval.approverLogin),
+    earlier: () => digest.lastReminderPost(approval.parties.approver.login),
     // Only those waiting for them to decide: never one only escalated to them.
     entries: digestEntries,
   });
   if (day.as !== 'digest') return day;
   const items: DigestItem[] = [];
   for (const waiting of day.approvals) {
-    const link = waiting.messageTs
-      ? await kit.poster.permalink(attempt, waiting.channelId, waiting.messageTs)
+    const link = waiting.slack.messageTs
+      ? await kit.poster.permalink(attempt, waiting.slack.channelId, waiting.slack.messageTs)
       : undefined;
     items.push({
       approval: waiting,
       ...(link ? { link } : {}),
       waitedMs:
-        kit.waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+        kit.waitedMs(a, waiting, timeZone) ??
+        a.createdAt.getTime() - waiting.request.createdAt.getTime(),
     });
   }
   const t = messagesFor(approver.locale);

@@ -11,7 +11,7 @@ export const deliverRequest: Handler = async (a, approval, attempt, kit) => {
   const { poster, readers, languageAt, options } = kit;
   // Its button leads to the approver's list: the approver is who acts on it in the service.
   const request = (t: Messages) => buildRequestMessage(approval, t, options.webListUrl);
-  const channel = approval.channelId;
+  const channel = approval.slack.channelId;
   try {
     const message = request(languageAt(channel, approval));
     return await poster.post(
@@ -20,7 +20,7 @@ export const deliverRequest: Handler = async (a, approval, attempt, kit) => {
       channel,
       message,
       a,
-      approval.threadTs ?? undefined,
+      approval.slack.threadTs ?? undefined,
     );
   } catch (error) {
     if (classOf(error) !== 'fallback') throw error;
