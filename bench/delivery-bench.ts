@@ -223,15 +223,12 @@ async function seedPosted(
     {
       djbh,
       teamId: workspace.teamId,
-      channelId: channel,
-      requesterSlackId: user,
-      requesterLogin: 'a@corp.example',
-      approverLogin: 'b@corp.example',
-      approverSlackId: null,
-      title: `Bench ${i}`,
-      note: 'n',
-      locale: 'en-US',
-      createdAt: new Date(),
+      slack: { channelId: channel },
+      parties: {
+        requester: { slackId: user, login: 'a@corp.example' },
+        approver: { login: 'b@corp.example', slackId: null },
+      },
+      request: { title: `Bench ${i}`, note: 'n', locale: 'en-US', createdAt: new Date() },
     },
     { posted: { channel, ts } },
   );

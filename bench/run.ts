@@ -37,10 +37,8 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
   const t0 = new Date('2026-11-21T00:00:00Z');
   const approval = (i: number) =>
     sampleApproval(`B${String(i).padStart(10, '0')}x`, {
-      approverSlackId: 'U2',
-      title: 'Bench',
-      note: 'x'.repeat(200),
-      createdAt: t0,
+      parties: { approver: { slackId: 'U2' } },
+      request: { title: 'Bench', note: 'x'.repeat(200), createdAt: t0 },
     });
   // What no write can go below here: one committed statement, the approval's row alone.
   await empty();
@@ -64,8 +62,8 @@ async function storeBench(name: string, url: string, count: number): Promise<voi
     for (let i = 0; i < batch.length; i += batches.record)
       await store.recordChecks(
         batch.slice(i, i + batches.record).map((a) => ({
-          djbh: a.djbh,
-          claim: a.checkClaim,
+          djbh: a.approval.djbh,
+          claim: a.claim,
           nextCheckAt: new Date(t0.getTime() + 3_600_000),
           unknown: false,
         })),
@@ -126,15 +124,12 @@ async function pollBench(count: number): Promise<void> {
       {
         djbh,
         teamId: 'T1',
-        channelId: 'C1',
-        requesterSlackId: 'U1',
-        requesterLogin: 'a@corp.example',
-        approverLogin: 'b@corp.example',
-        approverSlackId: null,
-        title: 't',
-        note: 'n',
-        locale: 'en-US',
-        createdAt: now,
+        slack: { channelId: 'C1' },
+        parties: {
+          requester: { slackId: 'U1', login: 'a@corp.example' },
+          approver: { login: 'b@corp.example', slackId: null },
+        },
+        request: { title: 't', note: 'n', locale: 'en-US', createdAt: now },
       },
       now,
     );

@@ -242,10 +242,8 @@ async function startInSimulator(url: string, count: number): Promise<string[]> {
 
 function sweepApproval(djbh: string, createdAt: Date): NewTrackedApproval {
   return sampleApproval(djbh, {
-    title: 'Sweep',
-    requesterLogin: REQUESTER,
-    approverLogin: APPROVER,
-    createdAt,
+    request: { title: 'Sweep', createdAt: createdAt },
+    parties: { requester: { login: REQUESTER }, approver: { login: APPROVER } },
   });
 }
 

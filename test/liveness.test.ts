@@ -83,7 +83,10 @@ describe('liveness', () => {
       return { status: response.status, body: await response.json() };
     };
     const now = new Date();
-    await store.createApproval(sampleApproval('STUCKxxxxxxx', { createdAt: now }), now);
+    await store.createApproval(
+      sampleApproval('STUCKxxxxxxx', { request: { createdAt: now } }),
+      now,
+    );
     // A full disk or a read-only file: the outbox reads, nothing can be claimed or recorded.
     await sql`pragma query_only = 1`.execute(db.db);
     dispatcher.start();

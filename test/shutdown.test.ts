@@ -123,7 +123,7 @@ describe('SIGTERM', { timeout: 240_000 }, () => {
     const now = new Date();
     for (let i = 0; i < 200; i++) {
       const djbh = `S${String(i).padStart(10, '0')}x`;
-      await seedApproval(store, sampleApproval(djbh, { createdAt: now }), {
+      await seedApproval(store, sampleApproval(djbh, { request: { createdAt: now } }), {
         posted: { channel: 'C1', ts: `1.${i}` },
       });
     }

@@ -145,15 +145,15 @@ export type Verdict = 'allowed' | 'denied' | 'unsure';
 export function partiesOf(approval: TrackedApproval, currentApprover?: string): ApprovalParties {
   return {
     requesterChatId: null,
-    requesterLogin: approval.requesterLogin,
+    requesterLogin: approval.parties.requester.login,
     approverChatId: null,
-    approverLogin: approval.approverLogin,
-    ...(currentApprover && !sameLogin(currentApprover, approval.approverLogin)
+    approverLogin: approval.parties.approver.login,
+    ...(currentApprover && !sameLogin(currentApprover, approval.parties.approver.login)
       ? { currentApproverLogin: currentApprover }
       : {}),
-    formerApprovers: approval.formerApprovers.map((p) => byLogin(p)),
-    escalatedTo: approval.escalatedTo ? byLogin(approval.escalatedTo) : null,
-    postedIn: approval.messageTs ? approval.channelId : null,
+    formerApprovers: approval.parties.formerApprovers.map((p) => byLogin(p)),
+    escalatedTo: approval.followUp.escalatedTo ? byLogin(approval.followUp.escalatedTo) : null,
+    postedIn: approval.slack.messageTs ? approval.slack.channelId : null,
   };
 }
 

@@ -4,6 +4,32 @@ import type { NewChain } from './steps.ts';
 import type { NewTrackedApproval, TrackedApproval } from './tracked-approval.ts';
 
 /**
+ * When the poller looks at an approval next and how its checks went: the store's and the poller's,
+ * kept beside the approval (TrackedApproval), not in it.
+ */
+export interface ApprovalSchedule {
+  nextCheckAt: Date;
+  lastCheckedAt: Date | null;
+  /** Checks in a row that failed (the backoff of check-schedule.ts's nextCheckAfterFailure). */
+  checkFailures: number;
+  /**
+   * Until when it is checked every few seconds: its approver followed a link to decide
+   * (check-schedule.ts's HOT). Schedule, not follow-up: it only says how soon to look again.
+   */
+  hotUntil: Date | null;
+}
+
+/**
+ * An approval a poll pass claimed (claimDue), with its schedule and the pass's claim: what the
+ * pass records is fenced by the claim, so a pass that lost it records nothing and announces nothing.
+ */
+export interface ClaimedApproval {
+  approval: TrackedApproval;
+  schedule: ApprovalSchedule;
+  claim: string | null;
+}
+
+/**
  * The approvals as the domain records them: each one and what its checks found. Each recording
  * method is an event of the lifecycle (lifecycle/events.ts): what changes, under which fence, and
  * which announcements it queues in the same transaction is the event's transition
@@ -30,8 +56,8 @@ export interface ApprovalRepository {
    * Claims up to `limit` active approvals whose next check is due and that were not checked at
    * `now` already (one pass checks each once), for `leaseMs` on the database's clock, so that
    * another replica polling at the same moment skips them. A claim ends with
-   * recordCheck/recordDecision/giveUp/finish, or runs out. Each approval comes with its claim
-   * (`checkClaim`); given to those methods, it fences them: they record nothing (and answer
+   * recordCheck/recordDecision/giveUp/finish, or runs out. Each approval comes with its schedule
+   * and its claim; given to those methods, it fences them: they record nothing (and answer
    * false) once another pass has claimed the approval.
    */
   claimDue(
@@ -39,7 +65,7 @@ export interface ApprovalRepository {
     limit: number,
     leaseMs: number,
     filter?: { hotOnly?: boolean },
-  ): Promise<TrackedApproval[]>;
+  ): Promise<ClaimedApproval[]>;
   /**
    * Marks the approvals waiting for `approverLogin` (at most `atMost`, the newest) hot until
    * `until`, and due now: their approver went to decide (check-schedule.ts's HOT). Answers how

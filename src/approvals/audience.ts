@@ -56,10 +56,13 @@ export function audienceOf(approval: TrackedApproval): {
 } {
   return {
     parties: partiesOf(approval),
-    conversation: approval.channelId,
+    conversation: approval.slack.channelId,
     // Asked about only for a conversation other than the approval's own (is the requester a
     // member there now?), which no announcement posts to today.
-    requester: askerOf({ chatId: approval.requesterSlackId, login: approval.requesterLogin }),
+    requester: askerOf({
+      chatId: approval.parties.requester.slackId,
+      login: approval.parties.requester.login,
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AnnouncementRule, LaneType } from './announcement-rules.ts';
 import { loginKey, type Person } from './person.ts';
-import type { TrackedApproval } from './tracked-approval.ts';
+import type { Approver, FollowUp, Parties, SlackAddress } from './tracked-approval.ts';
 
 /**
  * Where a message goes: one conversation of the chat. The chat paces posting per conversation,
@@ -13,17 +13,12 @@ export type Conversation =
   | { kind: 'dm'; person: Person };
 
 /** What of an approval decides where its announcements go. */
-export type LaneSubject = Pick<
-  TrackedApproval,
-  | 'djbh'
-  | 'channelId'
-  | 'messageTs'
-  | 'requesterSlackId'
-  | 'requesterLogin'
-  | 'approverLogin'
-  | 'approverSlackId'
-  | 'escalatedTo'
->;
+export interface LaneSubject {
+  djbh: string;
+  slack: Pick<SlackAddress, 'channelId' | 'messageTs'>;
+  parties: Pick<Parties, 'requester'> & { approver: Pick<Approver, 'login' | 'slackId'> };
+  followUp: Pick<FollowUp, 'escalatedTo'>;
+}
 
 /**
  * Whether a conversation id names a one-to-one DM (the chat's convention: `D…`). An approval's
@@ -35,14 +30,14 @@ export const isDirectConversation = (id: string): boolean => id.startsWith('D');
 
 /** The conversation a message to the approval's channel goes to: the channel, or the requester's DM. */
 function requestConversation(approval: LaneSubject): Conversation {
-  return isDirectConversation(approval.channelId)
+  return isDirectConversation(approval.slack.channelId)
     ? { kind: 'dm', person: requesterOf(approval) }
-    : { kind: 'channel', id: approval.channelId };
+    : { kind: 'channel', id: approval.slack.channelId };
 }
 
 const requesterOf = (a: LaneSubject): Person => ({
-  chatId: a.requesterSlackId,
-  login: a.requesterLogin,
+  chatId: a.parties.requester.slackId,
+  login: a.parties.requester.login,
 });
 
 /**
@@ -56,19 +51,24 @@ export function conversationOf(lane: LaneType, approval: LaneSubject): Conversat
       return requestConversation(approval);
     case 'thread': {
       // No request message (not posted yet, or never): the requester's DM is where it goes.
-      if (!approval.messageTs) return { kind: 'dm', person: requesterOf(approval) };
+      if (!approval.slack.messageTs) return { kind: 'dm', person: requesterOf(approval) };
       const inChannel = requestConversation(approval);
       return inChannel.kind === 'channel'
-        ? { kind: 'thread', channelId: inChannel.id, ts: approval.messageTs }
+        ? { kind: 'thread', channelId: inChannel.id, ts: approval.slack.messageTs }
         : inChannel;
     }
     case 'approver-dm':
       return {
         kind: 'dm',
-        person: { chatId: approval.approverSlackId, login: approval.approverLogin },
+        person: {
+          chatId: approval.parties.approver.slackId,
+          login: approval.parties.approver.login,
+        },
       };
     case 'leader-dm':
-      return approval.escalatedTo ? { kind: 'dm', person: approval.escalatedTo } : undefined;
+      return approval.followUp.escalatedTo
+        ? { kind: 'dm', person: approval.followUp.escalatedTo }
+        : undefined;
     case 'own':
       return undefined;
   }

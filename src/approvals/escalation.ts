@@ -40,29 +40,25 @@ export interface EscalationTarget {
  * instead (handover.ts), after which the new approver's own reminders count.
  */
 export function escalationDue(
-  approval: Pick<
-    TrackedApproval,
-    | 'decision'
-    | 'tracking'
-    | 'approverLogin'
-    | 'approverUnreachableSince'
-    | 'escalatedAt'
-    | 'remindersSent'
-    | 'lastRemindedAt'
-  >,
+  approval: Pick<TrackedApproval, 'outcome' | 'parties' | 'followUp'>,
   now: Date,
   options: EscalationOptions,
   reportedApprover?: string,
 ): boolean {
   if (options.afterReminders <= 0) return false;
-  if (approval.escalatedAt !== null) return false;
-  if (approval.decision !== 'pending' || approval.tracking !== 'active') return false;
-  // Unreachable approvers get no reminders; their requester was told and offered Request again.
-  if (approval.approverUnreachableSince !== null) return false;
-  if (reportedApprover && !sameLogin(reportedApprover, approval.approverLogin)) return false;
-  if (approval.remindersSent < options.afterReminders || approval.lastRemindedAt === null)
+  if (approval.followUp.escalatedAt !== null) return false;
+  if (approval.outcome.decision !== 'pending' || approval.outcome.tracking !== 'active')
     return false;
-  return now.getTime() - approval.lastRemindedAt.getTime() >= options.answerWithinMs;
+  // Unreachable approvers get no reminders; their requester was told and offered Request again.
+  if (approval.parties.approver.unreachableSince !== null) return false;
+  if (reportedApprover && !sameLogin(reportedApprover, approval.parties.approver.login))
+    return false;
+  if (
+    approval.followUp.remindersSent < options.afterReminders ||
+    approval.followUp.lastRemindedAt === null
+  )
+    return false;
+  return now.getTime() - approval.followUp.lastRemindedAt.getTime() >= options.answerWithinMs;
 }
 
 export interface EscalationDeps {
@@ -88,22 +84,22 @@ const MAX_LEVELS = 4;
  */
 export async function escalationTarget(
   deps: EscalationDeps,
-  approval: Pick<TrackedApproval, 'approverLogin' | 'requesterLogin'>,
+  approval: Pick<TrackedApproval, 'parties'>,
   signal?: AbortSignal,
 ): Promise<EscalationTarget | undefined> {
   const key = loginKey;
-  const requester = key(approval.requesterLogin);
+  const requester = key(approval.parties.requester.login);
   // A login that differs from theirs may still be them on the chat (a linked account): their
   // accounts now, as the identities give them (person.ts), not those recorded as it started.
   const parties = new Set(
     await Promise.all([
-      deps.findChatUser(approval.requesterLogin),
-      deps.findChatUser(approval.approverLogin),
+      deps.findChatUser(approval.parties.requester.login),
+      deps.findChatUser(approval.parties.approver.login),
     ]),
   );
   parties.delete(null);
-  const seen = new Set([key(approval.approverLogin)]);
-  let current = approval.approverLogin;
+  const seen = new Set([key(approval.parties.approver.login)]);
+  let current = approval.parties.approver.login;
   for (let level = 0; level < MAX_LEVELS; level++) {
     signal?.throwIfAborted();
     const above = leadersOf(await deps.service.getDepartment(current), current).filter(
@@ -141,8 +137,11 @@ async function isAway(deps: Pick<EscalationDeps, 'awayOf'>, chatId: string): Pro
  * ("waiting for Maria for 3 days"), never that it waits for them; a digest does not list it.
  */
 export function escalatedOnlyTo(
-  approval: Pick<TrackedApproval, 'approverLogin' | 'escalatedTo'>,
+  approval: Pick<TrackedApproval, 'parties' | 'followUp'>,
   login: string | null,
 ): boolean {
-  return !sameLogin(approval.approverLogin, login) && sameLogin(approval.escalatedTo?.login, login);
+  return (
+    !sameLogin(approval.parties.approver.login, login) &&
+    sameLogin(approval.followUp.escalatedTo?.login, login)
+  );
 }

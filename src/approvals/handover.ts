@@ -12,7 +12,7 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * approval: its leader was sent its title, and keeps seeing it).
  */
 export interface Handover {
-  /** Term of the approver who had it (TrackedApproval.approverTerm): the store records only from it. */
+  /** Term of the approver who had it (TrackedApproval.parties.approver.term): the store records only from it. */
   fromTerm: number;
   /**
    * Who has it now: the service's login, with their chat account when the approval already knows
@@ -29,24 +29,20 @@ export interface Handover {
  * the one rule for logins (person.ts). One comparison per check; nothing to look up.
  */
 export function handoverOf(
-  approval: Pick<
-    TrackedApproval,
-    | 'approverLogin'
-    | 'approverSlackId'
-    | 'approverTerm'
-    | 'formerApprovers'
-    | 'decision'
-    | 'tracking'
-  >,
+  approval: Pick<TrackedApproval, 'parties' | 'outcome'>,
   status: { decision: string; unknown: boolean; ended: boolean; approver?: string },
 ): Handover | undefined {
   const reported = status.approver;
   if (!reported || status.unknown || status.ended || status.decision !== 'pending')
     return undefined;
-  if (approval.decision !== 'pending' || approval.tracking !== 'active') return undefined;
-  if (sameLogin(reported, approval.approverLogin)) return undefined;
-  const until: Person = { login: approval.approverLogin, chatId: approval.approverSlackId };
-  const before = [...approval.formerApprovers, until];
+  if (approval.outcome.decision !== 'pending' || approval.outcome.tracking !== 'active')
+    return undefined;
+  if (sameLogin(reported, approval.parties.approver.login)) return undefined;
+  const until: Person = {
+    login: approval.parties.approver.login,
+    chatId: approval.parties.approver.slackId,
+  };
+  const before = [...approval.parties.formerApprovers, until];
   // Handed back to someone who had it before: their account is known already.
   const back = before.find((p) => sameLogin(reported, p.login));
   const former = before.filter(
@@ -54,7 +50,7 @@ export function handoverOf(
       !sameLogin(p.login, reported) && before.findIndex((q) => sameLogin(q.login, p.login)) === i,
   );
   return {
-    fromTerm: approval.approverTerm,
+    fromTerm: approval.parties.approver.term,
     to: { login: reported, chatId: back?.chatId ?? null },
     former,
   };

@@ -74,5 +74,5 @@ export function digestEntries(
   waiting: readonly TrackedApproval[],
   login: string,
 ): TrackedApproval[] {
-  return waiting.filter((a) => sameLogin(a.approverLogin, login));
+  return waiting.filter((a) => sameLogin(a.parties.approver.login, login));
 }

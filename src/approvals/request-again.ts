@@ -9,13 +9,10 @@ import type { TrackedApproval } from './tracked-approval.ts';
  * requested again (once is enough: its message links to the new request instead).
  */
 export function mayRequestAgain(
-  a: Pick<
-    TrackedApproval,
-    'decision' | 'tracking' | 'approverUnreachableSince' | 'requestedAgainAs'
-  >,
+  a: Pick<TrackedApproval, 'outcome' | 'parties' | 'request'>,
 ): boolean {
-  if (a.requestedAgainAs) return false;
-  if (a.decision === 'rejected') return true;
-  if (a.decision !== 'pending') return false;
-  return a.tracking !== 'active' || a.approverUnreachableSince !== null;
+  if (a.request.requestedAgainAs) return false;
+  if (a.outcome.decision === 'rejected') return true;
+  if (a.outcome.decision !== 'pending') return false;
+  return a.outcome.tracking !== 'active' || a.parties.approver.unreachableSince !== null;
 }

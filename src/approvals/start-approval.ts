@@ -82,23 +82,23 @@ export async function startTrackedApproval(
       {
         djbh,
         teamId: request.teamId,
-        channelId: request.channelId,
-        threadTs: request.threadTs ?? null,
-        functionExecutionId: request.functionExecutionId ?? null,
-        ...(request.againOf
-          ? { againOf: request.againOf.djbh, againOfLink: request.againOf.link }
-          : {}),
-        ...(request.template
-          ? { templateName: request.template.name, templateId: request.template.id }
-          : {}),
-        requesterSlackId: request.requesterSlackId,
-        requesterLogin: request.input.requester,
-        approverLogin: request.input.approver,
-        approverSlackId: request.approverSlackId,
-        title: request.input.title,
-        note: request.input.note,
-        locale: request.locale,
-        createdAt: now,
+        request: {
+          title: request.input.title,
+          note: request.input.note,
+          locale: request.locale,
+          createdAt: now,
+          ...(request.againOf ? { againOf: request.againOf } : {}),
+          ...(request.template ? { template: request.template } : {}),
+        },
+        parties: {
+          requester: { login: request.input.requester, slackId: request.requesterSlackId },
+          approver: { login: request.input.approver, slackId: request.approverSlackId },
+        },
+        slack: {
+          channelId: request.channelId,
+          threadTs: request.threadTs ?? null,
+          functionExecutionId: request.functionExecutionId ?? null,
+        },
       },
       now,
       ...(request.chain ? [request.chain] : []),

@@ -24,11 +24,11 @@ export type StepOutcome =
  * how it ends.
  */
 export function stepOutcome(approval: TrackedApproval): StepOutcome {
-  if (approval.tracking === 'gave-up') return { ok: false, reason: 'gave-up' };
-  if (approval.decision === 'pending' && approval.unknownSince !== null)
+  if (approval.outcome.tracking === 'gave-up') return { ok: false, reason: 'gave-up' };
+  if (approval.outcome.decision === 'pending' && approval.outcome.unknownSince !== null)
     return { ok: false, reason: 'vanished' };
-  const { decision } = approval;
-  const decidedAt = Math.floor(approval.updatedAt.getTime() / 1000);
+  const { decision } = approval.outcome;
+  const decidedAt = Math.floor(approval.outcome.changedAt.getTime() / 1000);
   if (decision === 'pending')
     return {
       ok: true,
@@ -41,7 +41,7 @@ export function stepOutcome(approval: TrackedApproval): StepOutcome {
     ok: true,
     approvalNumber: approval.djbh,
     decision,
-    decidedByLogin: approval.decidedBy ?? approval.approverLogin,
+    decidedByLogin: approval.outcome.decidedBy ?? approval.parties.approver.login,
     decidedAt,
   };
 }

@@ -170,15 +170,14 @@ async function callService(
         },
         teamId: first.teamId,
         // In the first step's thread: one thread tells the whole request.
-        channelId: first.channelId,
-        threadTs: first.threadTs ?? first.messageTs,
-        template:
-          first.templateId && first.templateName
-            ? { id: first.templateId, name: first.templateName }
-            : null,
-        requesterSlackId: first.requesterSlackId,
+        channelId: first.slack.channelId,
+        threadTs: first.slack.threadTs ?? first.slack.messageTs,
+        template: first.request.template?.id
+          ? { id: first.request.template.id, name: first.request.template.name }
+          : null,
+        requesterSlackId: first.parties.requester.slackId,
         approverSlackId: null,
-        locale: first.locale,
+        locale: first.request.locale,
       },
     );
   } catch (error) {

@@ -5,10 +5,104 @@ import type { Person } from './person.ts';
 /** Whether the poller still asks the service about an approval. */
 export type Tracking = 'active' | 'finished' | 'gave-up';
 
-/** An approval this app started and follows, tied to the Slack message that announced it. */
+/**
+ * An approval this app started and follows, tied to the Slack message that announced it, grouped
+ * by what belongs together. When the poller looks at it next, and under which claim, is the
+ * store's (approval-repository.ts's ApprovalSchedule and ClaimedApproval), not the approval's.
+ */
 export interface TrackedApproval {
   djbh: string;
   teamId: string;
+  request: ApprovalRequestRecord;
+  parties: Parties;
+  outcome: ApprovalOutcome;
+  followUp: FollowUp;
+  slack: SlackAddress;
+}
+
+/** What was asked, in which words, and what it came from. */
+export interface ApprovalRequestRecord {
+  title: string;
+  note: string;
+  /** Language of what the app writes in the thread, from the requester's Slack locale. */
+  locale: string;
+  createdAt: Date;
+  /** The channel template the request was made from (Request again offers the same one); null otherwise. */
+  template: { id: string | null; name: string } | null;
+  /**
+   * The approval this one was requested again from ("Request again"), with the permalink of its
+   * request message when Slack gave one; null otherwise.
+   */
+  againOf: { djbh: string; link: string | null } | null;
+  /**
+   * The approval that requested this one again, once one did (Request again is then used up), and
+   * its request message once posted (linked from this one's); null otherwise.
+   */
+  requestedAgainAs: {
+    djbh: string;
+    message: { channelId: string; ts: string } | null;
+  } | null;
+}
+
+/** Who asked, who is asked now, and who was asked before. */
+export interface Parties {
+  requester: { login: string; slackId: string };
+  approver: Approver;
+  /**
+   * Who had it before the current approver, oldest first (handover.ts); empty while it was never
+   * handed over. They were sent its title and note in their DM, so they may still see it.
+   */
+  formerApprovers: Person[];
+}
+
+/** The current approver: the one it was requested from, or whom the service gave it to since. */
+export interface Approver {
+  login: string;
+  slackId: string | null;
+  /**
+   * How many times the service gave the approval to someone else (handover.ts); 0 while it is
+   * with the approver it was requested from. What the current approver is told and reminded of is
+   * theirs alone: named with this term.
+   */
+  term: number;
+  /** When the current approver got it; null while it is with the one it was requested from. */
+  since: Date | null;
+  /**
+   * Since when Slack has said the approver cannot be reached (deactivated, not found): the
+   * requester was told, and no reminders go to them. Null while reachable.
+   */
+  unreachableSince: Date | null;
+}
+
+/** What the service said of it, and whether the app still follows it. */
+export interface ApprovalOutcome {
+  decision: Decision;
+  decidedBy: string | null;
+  tracking: Tracking;
+  /** Since when the service has answered that it does not know this number; null while it knows it. */
+  unknownSince: Date | null;
+  /**
+   * When the lifecycle last changed what people see of it (a check that found nothing new leaves
+   * it): once it ended, when it did (step-outcome.ts).
+   */
+  changedAt: Date;
+}
+
+/** The reminders and the escalation it got. */
+export interface FollowUp {
+  remindersSent: number;
+  lastRemindedAt: Date | null;
+  /**
+   * When the approval was escalated to the approver's leader (escalation.ts); null until then.
+   * Set once: it is never escalated again, whether or not someone could be told.
+   */
+  escalatedAt: Date | null;
+  /** Who it was escalated to; null when it was not, or when nobody above the approver could be. */
+  escalatedTo: { login: string; chatId: string } | null;
+}
+
+/** Where it lives on Slack. */
+export interface SlackAddress {
   /** Where the request message is (or will be) posted: the command's channel, or the requester's DM. */
   channelId: string;
   /** The request message's ts. Null until it is posted. */
@@ -20,101 +114,21 @@ export interface TrackedApproval {
   threadTs: string | null;
   /** The Workflow Builder step this approval completes when it ends, if a workflow started it. */
   functionExecutionId: string | null;
-  requesterSlackId: string;
-  requesterLogin: string;
-  /** The current approver: the one it was requested from, or whom the service gave it to since. */
-  approverLogin: string;
-  approverSlackId: string | null;
-  /**
-   * How many times the service gave the approval to someone else (handover.ts); 0 while it is
-   * with the approver it was requested from. What the current approver is told and reminded of is
-   * theirs alone: named with this term.
-   */
-  approverTerm: number;
-  /** When the current approver got it; null while it is with the one it was requested from. */
-  approverSince: Date | null;
-  /**
-   * Who had it before the current approver, oldest first (handover.ts); empty while it was never
-   * handed over. They were sent its title and note in their DM, so they may still see it.
-   */
-  formerApprovers: Person[];
-  title: string;
-  note: string;
-  decision: Decision;
-  decidedBy: string | null;
-  tracking: Tracking;
-  /** Language of what the app writes in the thread, from the requester's Slack locale. */
-  locale: string;
-  createdAt: Date;
-  updatedAt: Date;
-  lastCheckedAt: Date | null;
-  nextCheckAt: Date;
-  /** Until when it is checked every few seconds: its approver followed a link to decide (check-schedule.ts). */
-  hotUntil?: Date | null;
-  checkFailures: number;
-  remindersSent: number;
-  lastRemindedAt: Date | null;
-  /** Since when the service has answered that it does not know this number; null while it knows it. */
-  unknownSince: Date | null;
-  /** The approval this one was requested again from ("Request again"); null or absent otherwise. */
-  againOf?: string | null;
-  /** The permalink of that approval's request message, when Slack gave one. */
-  againOfLink?: string | null;
-  /** The name of the channel template the request was made from; null or absent otherwise. */
-  templateName?: string | null;
-  /** That template's id, so Request again can offer the same one; null or absent otherwise. */
-  templateId?: string | null;
-  /**
-   * The approval that requested this one again, once one did (Request again is then used up), and
-   * its request message once posted (linked from this one's); null or absent otherwise.
-   */
-  requestedAgainAs?: {
-    djbh: string;
-    message: { channelId: string; ts: string } | null;
-  } | null;
-  /**
-   * Since when Slack has said the approver cannot be reached (deactivated, not found): the
-   * requester was told, and no reminders go to them. Null while reachable.
-   */
-  approverUnreachableSince: Date | null;
-  /**
-   * When the approval was escalated to the approver's leader (escalation.ts); null until then.
-   * Set once: it is never escalated again, whether or not someone could be told.
-   */
-  escalatedAt: Date | null;
-  /** Who it was escalated to; null when it was not, or when nobody above the approver could be. */
-  escalatedTo: { login: string; chatId: string } | null;
-  /**
-   * The claim of the poll pass that holds this approval (claimDue): what the pass records is
-   * fenced by it, so a pass that lost its claim records nothing and announces nothing.
-   */
-  checkClaim: string | null;
 }
 
-export type NewTrackedApproval = Omit<
-  TrackedApproval,
-  | 'messageTs'
-  | 'threadTs'
-  | 'functionExecutionId'
-  | 'decision'
-  | 'decidedBy'
-  | 'tracking'
-  | 'updatedAt'
-  | 'lastCheckedAt'
-  | 'nextCheckAt'
-  | 'checkFailures'
-  | 'remindersSent'
-  | 'lastRemindedAt'
-  | 'unknownSince'
-  | 'approverUnreachableSince'
-  | 'escalatedAt'
-  | 'escalatedTo'
-  | 'checkClaim'
-  | 'approverTerm'
-  | 'approverSince'
-  | 'formerApprovers'
-> &
-  Partial<Pick<TrackedApproval, 'threadTs' | 'functionExecutionId'>>;
+/** What starting an approval needs; everything else starts empty (see the store's createApproval). */
+export interface NewTrackedApproval {
+  djbh: string;
+  teamId: string;
+  request: Pick<ApprovalRequestRecord, 'title' | 'note' | 'locale' | 'createdAt'> &
+    Partial<Pick<ApprovalRequestRecord, 'template' | 'againOf'>>;
+  parties: {
+    requester: Parties['requester'];
+    approver: Pick<Approver, 'login' | 'slackId'>;
+  };
+  slack: Pick<SlackAddress, 'channelId'> &
+    Partial<Pick<SlackAddress, 'threadTs' | 'functionExecutionId'>>;
+}
 
 export type { AnnouncementKind } from './announcement-rules.ts';
 
@@ -161,12 +175,13 @@ export interface Announcement {
 }
 
 /** The thread a reply goes to: the one the request joined, else the request's own. */
-export function replyThread(approval: TrackedApproval): string | null {
-  return approval.messageTs ? (approval.threadTs ?? approval.messageTs) : null;
+export function replyThread(approval: Pick<TrackedApproval, 'slack'>): string | null {
+  const { messageTs, threadTs } = approval.slack;
+  return messageTs ? (threadTs ?? messageTs) : null;
 }
 
 /**
- * `term`: the approver's (TrackedApproval.approverTerm), for a kind about them (its rule's
+ * `term`: the approver's (TrackedApproval.parties.approver.term), for a kind about them (its rule's
  * `ofApprover`): from the first handover on, each approver's reminders and DMs are facts of their
  * own (`<djbh>:reminder:1@2` is the second approver's first reminder). Term 0 names none, so ids
  * recorded before handovers existed stay what they were.

@@ -29,7 +29,9 @@ export function observeApprovals(
   const observed: Partial<ApprovalStores> = {
     async createApproval(approval, now, chain) {
       await stores.createApproval(approval, now, chain);
-      metrics.approvalStarted(entryPointOf(approval), approval.templateId ?? null);
+      const { slack, request } = approval;
+      const entryPoint = entryPointOf({ ...slack, againOf: request.againOf?.djbh ?? null });
+      metrics.approvalStarted(entryPoint, request.template?.id ?? null);
     },
     async recordDecision(djbh, change, claim) {
       const recorded = await stores.recordDecision(djbh, change, claim);
@@ -39,7 +41,11 @@ export function observeApprovals(
           const took =
             approval &&
             timeToDecision(
-              { ...approval, decisionSeenAt: change.now, decision: change.decision },
+              {
+                createdAt: approval.request.createdAt,
+                decisionSeenAt: change.now,
+                decision: change.decision,
+              },
               deps.hours,
               zone,
             );

@@ -97,13 +97,15 @@ function pollDepsOf(deps: ScheduleDeps) {
     announce: deps.dispatcher.wake,
     // The approver's account now (a link may have moved them since the approval started).
     approverTimeZone: async (approval: TrackedApproval) => {
-      const chatId = await identities.slackUserOf(approval.approverLogin);
+      const chatId = await identities.slackUserOf(approval.parties.approver.login);
       return chatId ? (await people.get(chatId)).timeZone : undefined;
     },
     // A hint for how often to check, never an address: the zone of the account the approval last
     // recorded (kept current on link and unlink), if Slack's answer is cached; else the default.
     approverZoneKnown: (approval: TrackedApproval) =>
-      approval.approverSlackId ? people.cached(approval.approverSlackId)?.timeZone : undefined,
+      approval.parties.approver.slackId
+        ? people.cached(approval.parties.approver.slackId)?.timeZone
+        : undefined,
     escalationTarget: (approval: TrackedApproval, signal?: AbortSignal) =>
       escalationTarget(
         {

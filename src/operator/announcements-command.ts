@@ -106,17 +106,21 @@ export function printable(text: string): string {
  * escalation, checks), then its announcements in recorded order with their state, attempts and
  * times, so that "was my decision posted?" has an answer without reading logs.
  */
-export function storyLines({ approval, announcements }: ApprovalStory): string[] {
+export function storyLines({ approval, schedule, announcements }: ApprovalStory): string[] {
   const a = printableApproval(approval);
+  const { request, parties, outcome, followUp, slack } = a;
+  const { approver } = parties;
+  const template = request.template?.name ? `, template "${request.template.name}"` : '';
+  const again = request.againOf ? `, again after ${request.againOf.djbh}` : '';
   const lines = [
-    `Approval ${a.djbh}: ${a.title}`,
-    `  requested\t${at(a.createdAt)} by ${a.requesterLogin} (${a.requesterSlackId}) in ${a.channelId}${a.templateName ? `, template "${a.templateName}"` : ''}${a.againOf ? `, again after ${a.againOf}` : ''}`,
-    `  approver\t${a.approverLogin}${a.approverSlackId ? ` (${a.approverSlackId})` : ' (not on Slack)'}${a.approverUnreachableSince ? `, unreachable on Slack since ${at(a.approverUnreachableSince)}` : ''}${a.approverSince ? `, since ${at(a.approverSince)}; before: ${a.formerApprovers.map((p) => p.login).join(', ')}` : ''}`,
-    `  decision\t${a.decision}${a.decidedBy ? ` by ${a.decidedBy}` : ''}`,
-    `  following\t${a.tracking}; last checked ${at(a.lastCheckedAt)}, next check ${a.tracking === 'active' ? at(a.nextCheckAt) : '-'}${a.checkFailures > 0 ? `, ${a.checkFailures} failed check(s) in a row` : ''}${a.unknownSince ? `, unknown to the service since ${at(a.unknownSince)}` : ''}`,
-    `  reminders\t${a.remindersSent}${a.lastRemindedAt ? `, last ${at(a.lastRemindedAt)}` : ''}`,
-    `  escalated\t${a.escalatedAt ? `${at(a.escalatedAt)} ${a.escalatedTo ? `to ${a.escalatedTo.login} (${a.escalatedTo.chatId})` : 'to nobody (nobody above the approver could be told)'}` : 'no'}`,
-    `  request message\t${a.messageTs ? `${a.channelId} ${a.messageTs}${a.threadTs ? ` in thread ${a.threadTs}` : ''}` : 'not posted yet'}`,
+    `Approval ${a.djbh}: ${request.title}`,
+    `  requested\t${at(request.createdAt)} by ${parties.requester.login} (${parties.requester.slackId}) in ${slack.channelId}${template}${again}`,
+    `  approver\t${approver.login}${approver.slackId ? ` (${approver.slackId})` : ' (not on Slack)'}${approver.unreachableSince ? `, unreachable on Slack since ${at(approver.unreachableSince)}` : ''}${approver.since ? `, since ${at(approver.since)}; before: ${parties.formerApprovers.map((p) => p.login).join(', ')}` : ''}`,
+    `  decision\t${outcome.decision}${outcome.decidedBy ? ` by ${outcome.decidedBy}` : ''}`,
+    `  following\t${outcome.tracking}; last checked ${at(schedule.lastCheckedAt)}, next check ${outcome.tracking === 'active' ? at(schedule.nextCheckAt) : '-'}${schedule.checkFailures > 0 ? `, ${schedule.checkFailures} failed check(s) in a row` : ''}${outcome.unknownSince ? `, unknown to the service since ${at(outcome.unknownSince)}` : ''}`,
+    `  reminders\t${followUp.remindersSent}${followUp.lastRemindedAt ? `, last ${at(followUp.lastRemindedAt)}` : ''}`,
+    `  escalated\t${followUp.escalatedAt ? `${at(followUp.escalatedAt)} ${followUp.escalatedTo ? `to ${followUp.escalatedTo.login} (${followUp.escalatedTo.chatId})` : 'to nobody (nobody above the approver could be told)'}` : 'no'}`,
+    `  request message\t${slack.messageTs ? `${slack.channelId} ${slack.messageTs}${slack.threadTs ? ` in thread ${slack.threadTs}` : ''}` : 'not posted yet'}`,
     `${announcements.length} announcement${announcements.length === 1 ? '' : 's'} (recorded, id, state, attempts, last attempt, where or why):`,
   ];
   for (const n of announcements) {
@@ -137,17 +141,28 @@ export function storyLines({ approval, announcements }: ApprovalStory): string[]
 
 /** The approval with every text a person or the service chose made printable (see printable). */
 function printableApproval(a: ApprovalStory['approval']): ApprovalStory['approval'] {
+  const { request, parties, outcome, followUp } = a;
+  const orNull = (text: string | null) => (text === null ? null : printable(text));
   return {
     ...a,
-    title: printable(a.title),
-    templateName: a.templateName ? printable(a.templateName) : a.templateName,
-    requesterLogin: printable(a.requesterLogin),
-    approverLogin: printable(a.approverLogin),
-    decidedBy: a.decidedBy === null ? null : printable(a.decidedBy),
-    formerApprovers: a.formerApprovers.map((p) => ({
-      ...p,
-      login: p.login === null ? null : printable(p.login),
-    })),
-    escalatedTo: a.escalatedTo && { ...a.escalatedTo, login: printable(a.escalatedTo.login) },
+    request: {
+      ...request,
+      title: printable(request.title),
+      template: request.template && { ...request.template, name: printable(request.template.name) },
+    },
+    parties: {
+      ...parties,
+      requester: { ...parties.requester, login: printable(parties.requester.login) },
+      approver: { ...parties.approver, login: printable(parties.approver.login) },
+      formerApprovers: parties.formerApprovers.map((p) => ({ ...p, login: orNull(p.login) })),
+    },
+    outcome: { ...outcome, decidedBy: orNull(outcome.decidedBy) },
+    followUp: {
+      ...followUp,
+      escalatedTo: followUp.escalatedTo && {
+        ...followUp.escalatedTo,
+        login: printable(followUp.escalatedTo.login),
+      },
+    },
   };
 }

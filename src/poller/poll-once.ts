@@ -1,5 +1,9 @@
 import { ApprovalServiceError } from '../approval-service/approval-service-error.ts';
-import type { ApprovalRepository, UnchangedCheck } from '../approvals/approval-repository.ts';
+import type {
+  ApprovalRepository,
+  ClaimedApproval,
+  UnchangedCheck,
+} from '../approvals/approval-repository.ts';
 import type { ApprovalService } from '../approvals/approval-types.ts';
 import {
   type AttentiveOptions,
@@ -115,9 +119,8 @@ const RECORD_WITHIN_MS = 1000;
 
 type Status = Awaited<ReturnType<PollDeps['service']['getStatus']>>;
 
-/** An approval this pass claimed, and when (the claim's lease runs from then). */
-interface Claimed {
-  approval: TrackedApproval;
+/** An approval this pass claimed, with its schedule and claim, and when (the lease runs from then). */
+interface Claimed extends ClaimedApproval {
   claimedAt: number;
 }
 
@@ -237,7 +240,7 @@ function claimQueue(pass: Pass) {
         leftToClaim -= rows.length;
         if (rows.length === 0) exhausted = true;
         const claimedAt = performance.now();
-        queue.push(...rows.map((approval) => ({ approval, claimedAt })));
+        queue.push(...rows.map((row) => ({ ...row, claimedAt })));
       })
       .finally(() => {
         claiming = undefined;
@@ -275,7 +278,7 @@ function claimQueue(pass: Pass) {
 async function endPass(pass: Pass, leftOver: readonly Claimed[]): Promise<void> {
   for (const left of leftOver) {
     pass.counts.deferred++;
-    const released = pass.deps.store.releaseClaim(left.approval.djbh, left.approval.checkClaim);
+    const released = pass.deps.store.releaseClaim(left.approval.djbh, left.claim);
     await (pass.broken ? released.catch(() => {}) : released);
   }
   await pass.unchanged.flush().catch((error: unknown) => {
@@ -285,14 +288,15 @@ async function endPass(pass: Pass, leftOver: readonly Claimed[]): Promise<void> 
 }
 
 /** Checks one claimed approval, unless it is too late or the service is down. */
-async function check(pass: Pass, { approval, claimedAt }: Claimed): Promise<void> {
+async function check(pass: Pass, claimed: Claimed): Promise<void> {
+  const { approval, claim, claimedAt } = claimed;
   const { deps, options, now, stop } = pass;
   // The claim's lease covers the pass's budget plus one check: a check that starts later could
   // outlive the claim and overlap another replica's. It is given back for the next pass, as is
   // one not started when the stop came.
   if (stop?.aborted || performance.now() > claimedAt + options.passBudgetMs) {
     pass.counts.deferred++;
-    await deps.store.releaseClaim(approval.djbh, approval.checkClaim);
+    await deps.store.releaseClaim(approval.djbh, claim);
     return;
   }
   if (outage(pass)) {
@@ -303,9 +307,9 @@ async function check(pass: Pass, { approval, claimedAt }: Claimed): Promise<void
         now,
         nextCheckAt: nextCheckAfterFailure(1, now, options),
         failed: false,
-        unknown: approval.unknownSince !== null,
+        unknown: approval.outcome.unknownSince !== null,
       },
-      approval.checkClaim,
+      claim,
     );
     return;
   }
@@ -313,15 +317,19 @@ async function check(pass: Pass, { approval, claimedAt }: Claimed): Promise<void
   try {
     status = await deps.service.getStatus(approval.djbh);
   } catch (error) {
-    await checkFailed(pass, approval, error);
+    await checkFailed(pass, claimed, error);
     return;
   }
   pass.unavailableInARow = 0;
   pass.counts.checked++;
-  await record(pass, { approval, claimedAt }, status);
+  await record(pass, claimed, status);
 }
 
-async function checkFailed(pass: Pass, approval: TrackedApproval, error: unknown): Promise<void> {
+async function checkFailed(
+  pass: Pass,
+  { approval, schedule, claim }: ClaimedApproval,
+  error: unknown,
+): Promise<void> {
   pass.counts.failed++;
   if (error instanceof ApprovalServiceError && error.kind === 'unavailable')
     pass.unavailableInARow++;
@@ -333,15 +341,20 @@ async function checkFailed(pass: Pass, approval: TrackedApproval, error: unknown
     approval.djbh,
     {
       now: pass.now,
-      nextCheckAt: nextCheckAfterFailure(approval.checkFailures + 1, pass.now, pass.options),
+      nextCheckAt: nextCheckAfterFailure(schedule.checkFailures + 1, pass.now, pass.options),
       failed: true,
     },
-    approval.checkClaim,
+    claim,
   );
 }
 
-const scheduleNext = (pass: Pass, approval: TrackedApproval) =>
-  nextCheckAt(approval, pass.now, pass.options, pass.deps.approverZoneKnown?.(approval));
+const scheduleNext = (pass: Pass, { approval, schedule }: ClaimedApproval) =>
+  nextCheckAt(
+    { createdAt: approval.request.createdAt, hotUntil: schedule.hotUntil },
+    pass.now,
+    pass.options,
+    pass.deps.approverZoneKnown?.(approval),
+  );
 
 /** What a successful check saw, as the lifecycle's event (lifecycle/check-outcome.ts). */
 async function record(pass: Pass, claimed: Claimed, status: Status): Promise<void> {
@@ -350,44 +363,47 @@ async function record(pass: Pass, claimed: Claimed, status: Status): Promise<voi
     giveUpAfterMs: pass.options.giveUpAfterMs,
     unknownForMs: pass.options.unknownForMs ?? DAY_MS,
   };
-  const seen = whatTheCheckSaw(approval, status, policy, pass.now, scheduleNext(pass, approval));
+  const seen = whatTheCheckSaw(approval, status, policy, pass.now, scheduleNext(pass, claimed));
   // A decision or a close by the service says the number is known after all.
   const closedByService =
     seen.kind === 'decided' || (seen.kind === 'closed' && seen.reason === 'ended');
   if (status.unknown && !closedByService)
     pass.deps.logger.warn(
-      { djbh: approval.djbh, unknownSince: (approval.unknownSince ?? pass.now).toISOString() },
+      {
+        djbh: approval.djbh,
+        unknownSince: (approval.outcome.unknownSince ?? pass.now).toISOString(),
+      },
       'the approval service does not know this approval number',
     );
   if (seen.kind === 'still-pending') return followUp(pass, claimed, status);
-  await SEEN[seen.kind](pass, approval, seen as never);
+  await SEEN[seen.kind](pass, claimed, seen as never);
   pass.deps.announce?.();
 }
 
 type Seen = Exclude<SeenEvent, { kind: 'still-pending' }>;
 type SeenRecorder<K extends Seen['kind']> = (
   pass: Pass,
-  approval: TrackedApproval,
+  claimed: ClaimedApproval,
   event: Extract<Seen, { kind: K }>,
 ) => Promise<void>;
 
 /** Each event a check may see, recorded (the store applies its transition), counted and logged. */
 const SEEN: { [K in Seen['kind']]: SeenRecorder<K> } = {
-  async decided({ deps, now, counts }, approval, event) {
+  async decided({ deps, now, counts }, { approval, claim }, event) {
     counts.changed++;
     list(counts.changedDjbhs, approval.djbh);
     const { decision, decidedBy, ended, nextCheckAt } = event;
     const change = { decision, decidedBy, ended, now, nextCheckAt };
-    if (await deps.store.recordDecision(approval.djbh, change, approval.checkClaim))
+    if (await deps.store.recordDecision(approval.djbh, change, claim))
       deps.logger.info(
-        { djbh: approval.djbh, from: approval.decision, decision, decidedBy, ended },
+        { djbh: approval.djbh, from: approval.outcome.decision, decision, decidedBy, ended },
         'approval status changed',
       );
   },
-  async closed({ deps, now, counts }, approval, { reason }) {
+  async closed({ deps, now, counts }, { approval, claim }, { reason }) {
     counts.finished++;
     list(counts.endedDjbhs, approval.djbh);
-    if (!(await deps.store.finish(approval.djbh, reason, now, approval.checkClaim))) return;
+    if (!(await deps.store.finish(approval.djbh, reason, now, claim))) return;
     if (reason === 'ended')
       deps.logger.info(
         { djbh: approval.djbh },
@@ -395,27 +411,27 @@ const SEEN: { [K in Seen['kind']]: SeenRecorder<K> } = {
       );
     else
       deps.logger.info(
-        { djbh: approval.djbh, unknownSince: (approval.unknownSince ?? now).toISOString() },
+        { djbh: approval.djbh, unknownSince: (approval.outcome.unknownSince ?? now).toISOString() },
         'the approval service no longer knows this approval; no longer followed',
       );
   },
-  async 'gave-up'({ deps, now, counts }, approval) {
+  async 'gave-up'({ deps, now, counts }, { approval, claim }) {
     counts.gaveUp++;
     list(counts.endedDjbhs, approval.djbh);
-    const age = now.getTime() - approval.createdAt.getTime();
-    if (await deps.store.giveUp(approval.djbh, now, approval.checkClaim))
+    const age = now.getTime() - approval.request.createdAt.getTime();
+    if (await deps.store.giveUp(approval.djbh, now, claim))
       deps.logger.info(
         { djbh: approval.djbh, ageHours: Math.round(age / 3_600_000) },
         'gave up following the approval: nobody decided',
       );
   },
-  async 'handed-over'({ deps, now, counts }, approval, { handover, nextCheckAt }) {
+  async 'handed-over'({ deps, now, counts }, { approval, claim }, { handover, nextCheckAt }) {
     counts.changed++;
     list(counts.changedDjbhs, approval.djbh);
     const next = { ...handover, now, nextCheckAt };
-    if (await deps.store.recordHandover(approval.djbh, next, approval.checkClaim))
+    if (await deps.store.recordHandover(approval.djbh, next, claim))
       deps.logger.info(
-        { djbh: approval.djbh, from: approval.approverLogin, to: handover.to.login },
+        { djbh: approval.djbh, from: approval.parties.approver.login, to: handover.to.login },
         'approval handed to another approver',
       );
   },
@@ -425,7 +441,8 @@ const SEEN: { [K in Seen['kind']]: SeenRecorder<K> } = {
  * Still pending: a reminder or escalation if one is due (lifecycle/reminders.ts, the one place
  * that decides), and when to look again.
  */
-async function followUp(pass: Pass, { approval, claimedAt }: Claimed, status: Status) {
+async function followUp(pass: Pass, claimed: Claimed, status: Status) {
+  const { approval, claim, claimedAt } = claimed;
   const { deps, options, now } = pass;
   const due = followUpsDue(approval, status, options, now);
   // Outside the approver's working hours both wait: the next check comes at their next start.
@@ -437,14 +454,14 @@ async function followUp(pass: Pass, { approval, claimedAt }: Claimed, status: St
       'reminder or escalation waits for the approver’s working hours',
     );
   else {
-    if (due.reminder !== undefined) await remind(pass, approval, due.reminder);
+    if (due.reminder !== undefined) await remind(pass, claimed, due.reminder);
     if (due.escalation && options.escalation)
-      await escalate(pass, approval, options.escalation, claimedAt);
+      await escalate(pass, claimed, options.escalation, claimedAt);
   }
-  const next = scheduleNext(pass, approval);
+  const next = scheduleNext(pass, claimed);
   pass.unchanged.add({
     djbh: approval.djbh,
-    claim: approval.checkClaim,
+    claim,
     // Held for the approver's working hours: looked at again when they start.
     nextCheckAt: heldUntil && heldUntil < next ? heldUntil : next,
     unknown: status.unknown,
@@ -461,11 +478,15 @@ async function heldFor(pass: Pass, approval: TrackedApproval): Promise<Date | un
   return heldForWorkingHours(pass.now, zone, pass.options, pass.options.maxIntervalMs);
 }
 
-async function remind(pass: Pass, approval: TrackedApproval, reminder: number): Promise<void> {
+async function remind(
+  pass: Pass,
+  { approval, claim }: ClaimedApproval,
+  reminder: number,
+): Promise<void> {
   const { deps, now } = pass;
-  if (await deps.store.recordReminder(approval.djbh, reminder, now, approval.checkClaim))
+  if (await deps.store.recordReminder(approval.djbh, reminder, now, claim))
     deps.logger.info(
-      { djbh: approval.djbh, reminder, approver: approval.approverLogin },
+      { djbh: approval.djbh, reminder, approver: approval.parties.approver.login },
       'reminder due: the approver is reminded',
     );
   pass.counts.reminded++;
@@ -479,7 +500,7 @@ async function remind(pass: Pass, approval: TrackedApproval, reminder: number): 
  */
 async function escalate(
   pass: Pass,
-  approval: TrackedApproval,
+  { approval, claim }: ClaimedApproval,
   escalation: EscalationOptions,
   claimedAt: number,
 ): Promise<void> {
@@ -499,7 +520,7 @@ async function escalate(
   const recorded = await deps.store.recordEscalation(
     approval.djbh,
     { to: to ?? null, afterReminders, answerWithinMs, now },
-    approval.checkClaim,
+    claim,
   );
   if (!recorded) return;
   pass.counts.escalated++;

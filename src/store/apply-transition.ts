@@ -167,7 +167,7 @@ async function measure(
       facts.approverShown = Boolean(
         await sentPost(
           db,
-          announcementId(approval.djbh, 'approver-dm', undefined, approval.approverTerm),
+          announcementId(approval.djbh, 'approver-dm', undefined, approval.parties.approver.term),
         ),
       );
     if (fact === 'step') {

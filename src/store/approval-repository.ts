@@ -23,7 +23,7 @@ import { dbNowMs, leaseIsFree } from './db-clock.ts';
 import { loginIs } from './login-match.ts';
 import { announcementRow, findApproval, insertAnnouncements } from './outbox-store.ts';
 import { prepared } from './postgres-prepared.ts';
-import { toApproval } from './rows.ts';
+import { newApprovalRow, toApproval, toClaimedApproval } from './rows.ts';
 import type { AnnouncementRow, Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -146,7 +146,9 @@ function checkClaims(
       const token = randomUUID();
       const hotOnly = filter?.hotOnly === true;
       const rows = await claimRows(db, dialect, now, limit, leaseMs, token, hotOnly);
-      return rows.map(toApproval).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
+      return rows
+        .map(toClaimedApproval)
+        .sort((a, b) => a.schedule.nextCheckAt.getTime() - b.schedule.nextCheckAt.getTime());
     },
 
     async recordChecks(checks, now) {
@@ -293,7 +295,7 @@ async function insertWithAnnouncements(
       return `$${parameters.length}`;
     });
   const names = (list: readonly string[]) => list.map((c) => `"${c}"`).join(', ');
-  const row = approvalRow(a, now);
+  const row = newApprovalRow(a, now);
   const columns = Object.keys(row) as (keyof TrackedApprovalRow)[];
   const announcementColumns = [
     ...new Set(announcements.flatMap((n) => Object.keys(n) as (keyof AnnouncementRow)[])),
@@ -313,56 +315,7 @@ async function insertWithAnnouncements(
 }
 
 export async function insertApproval(db: Db, a: NewTrackedApproval, now: Date): Promise<void> {
-  await db.insertInto('tracked_approvals').values(approvalRow(a, now)).execute();
-}
-
-function approvalRow(a: NewTrackedApproval, now: Date): TrackedApprovalRow {
-  return {
-    djbh: a.djbh,
-    team_id: a.teamId,
-    channel_id: a.channelId,
-    message_ts: null,
-    thread_ts: a.threadTs ?? null,
-    function_execution_id: a.functionExecutionId ?? null,
-    again_of: a.againOf ?? null,
-    again_of_link: a.againOfLink ?? null,
-    template_name: a.templateName ?? null,
-    template_id: a.templateId ?? null,
-    requested_again_as: null,
-    requested_again_channel: null,
-    requested_again_ts: null,
-    requester_slack_id: a.requesterSlackId,
-    requester_login: a.requesterLogin,
-    approver_login: a.approverLogin,
-    approver_slack_id: a.approverSlackId,
-    title: a.title,
-    note: a.note,
-    decision: 'pending',
-    decided_by: null,
-    tracking: 'active',
-    locale: a.locale,
-    created_at: a.createdAt.getTime(),
-    updated_at: now.getTime(),
-    last_checked_at: null,
-    next_check_at: now.getTime(),
-    check_failures: 0,
-    lease_until: null,
-    reminders_sent: 0,
-    last_reminded_at: null,
-    unknown_since: null,
-    approver_unreachable_since: null,
-    check_token: null,
-    escalated_at: null,
-    escalated_to_login: null,
-    escalated_to_slack_id: null,
-    // Numbered by the database as their announcements are recorded (see announcements.seq).
-    announcements_recorded: 0,
-    approver_term: 0,
-    approver_from_seq: 0,
-    approver_since: null,
-    former_approvers: null,
-    hot_until: null,
-  };
+  await db.insertInto('tracked_approvals').values(newApprovalRow(a, now)).execute();
 }
 
 /**
@@ -404,7 +357,7 @@ export async function forgetApproverAccount(
 ): Promise<void> {
   const now = new Date();
   for (const approval of await waitingForLogin(db, dialect, login))
-    if (approval.approverSlackId === chatId)
+    if (approval.parties.approver.slackId === chatId)
       await writeTransition(
         db,
         approval.djbh,
@@ -465,7 +418,11 @@ async function page(db: Db, limit: number, where: ApprovalFilter): Promise<Page>
 /** The `started` transition of a new approval and its announcements' rows. */
 function startedWith(approval: NewTrackedApproval, now: Date) {
   const started = transition(startedApproval(approval), { kind: 'started' }, { now });
-  const lanes = { ...approval, messageTs: null, escalatedTo: null };
+  const lanes = {
+    ...approval,
+    slack: { ...approval.slack, messageTs: null },
+    followUp: { escalatedTo: null },
+  };
   const announcements = started.announcements.map((a) =>
     announcementRow(approval.djbh, lanes, a.kind, null, now, null, a.detail),
   );
@@ -490,10 +447,13 @@ export async function insertStarted(
 
 function startedApproval(a: NewTrackedApproval): LifecycleApproval {
   return {
-    ...a,
-    threadTs: a.threadTs ?? null,
-    functionExecutionId: a.functionExecutionId ?? null,
-    approverTerm: 0,
-    formerApprovers: [],
+    djbh: a.djbh,
+    slack: {
+      channelId: a.slack.channelId,
+      threadTs: a.slack.threadTs ?? null,
+      functionExecutionId: a.slack.functionExecutionId ?? null,
+    },
+    parties: { approver: { ...a.parties.approver, term: 0 }, formerApprovers: [] },
+    request: a.request,
   };
 }

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
+import type { ApprovalSchedule } from '../approvals/approval-repository.ts';
 import type { Announcement, TrackedApproval } from '../approvals/tracked-approval.ts';
-import { toAnnouncement, toApproval } from './rows.ts';
+import { toAnnouncement, toApproval, toSchedule } from './rows.ts';
 import type { Database } from './schema.ts';
 
-/** One approval as recorded, with every announcement of it in recorded order. */
+/** One approval as recorded, its checks' schedule, and every announcement of it in recorded order. */
 export interface ApprovalStory {
   approval: TrackedApproval;
+  schedule: ApprovalSchedule;
   announcements: Announcement[];
 }
 
@@ -31,5 +33,9 @@ export async function approvalStory(
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return { approval: toApproval(row), announcements: announcements.map(toAnnouncement) };
+  return {
+    approval: toApproval(row),
+    schedule: toSchedule(row),
+    announcements: announcements.map(toAnnouncement),
+  };
 }

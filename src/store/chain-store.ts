@@ -47,17 +47,20 @@ export async function insertChain(
     .insertInto('approval_chains')
     .values({
       id: first.djbh,
-      requester_login: first.requesterLogin,
-      title: first.title,
-      note: first.note,
-      locale: first.locale,
+      requester_login: first.parties.requester.login,
+      title: first.request.title,
+      note: first.request.note,
+      locale: first.request.locale,
       steps,
       outcome: null,
       created_at: at,
       ended_at: null,
     })
     .execute();
-  const rules: StepRule[] = [{ kind: 'person', login: first.approverLogin }, ...chain.laterSteps];
+  const rules: StepRule[] = [
+    { kind: 'person', login: first.parties.approver.login },
+    ...chain.laterSteps,
+  ];
   await trx
     .insertInto('approval_chain_steps')
     .values(
@@ -66,7 +69,7 @@ export async function insertChain(
         position: i + 1,
         rule: JSON.stringify(rule),
         state: (i === 0 ? 'started' : 'waiting') satisfies StepState,
-        approver_login: i === 0 ? first.approverLogin : null,
+        approver_login: i === 0 ? first.parties.approver.login : null,
         djbh: i === 0 ? first.djbh : null,
         decision: null,
         decided_by: null,
@@ -342,7 +345,7 @@ function stepOutcomes(db: Db, dialect: DialectName): Pick<ApprovalChains, 'start
           .set({
             state: 'started' satisfies StepState,
             djbh: approval.djbh,
-            approver_login: approval.approverLogin,
+            approver_login: approval.parties.approver.login,
             lease_until: null,
             updated_at: now.getTime(),
           })

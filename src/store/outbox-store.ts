@@ -284,7 +284,7 @@ export async function insertAnnouncement(
    * The approval's number, or what decides its lanes (and its approver's term, for a kind about
    * them: tracked-approval.ts's announcementId) when the caller has it at hand.
    */
-  of: string | (LaneSubject & { approverTerm?: number }),
+  of: string | (LaneSubject & { parties: { approver: { term?: number } } }),
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
@@ -319,7 +319,7 @@ export async function insertAnnouncements(db: Db, rows: readonly AnnouncementRow
 export function announcementRow(
   djbh: string,
   /** What decides its lane, and its approver's term for a kind about them (announcementId). */
-  approval: (LaneSubject & { approverTerm?: number }) | undefined,
+  approval: (LaneSubject & { parties: { approver: { term?: number } } }) | undefined,
   kind: AnnouncementKind,
   decision: Decision | null,
   now: Date,
@@ -327,7 +327,12 @@ export function announcementRow(
   detail?: string,
 ): AnnouncementRow {
   return {
-    id: announcementId(djbh, kind, decision ?? occurrence ?? detail, approval?.approverTerm),
+    id: announcementId(
+      djbh,
+      kind,
+      decision ?? occurrence ?? detail,
+      approval?.parties.approver.term,
+    ),
     djbh,
     kind,
     decision,

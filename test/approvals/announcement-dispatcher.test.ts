@@ -27,7 +27,10 @@ beforeEach(async () => {
   store = createApprovalStores(db.db, db.dialect);
   const now = new Date();
   await store.createApproval(
-    sampleApproval('AAAAAAAAAAAa', { approverSlackId: 'U2', createdAt: now }),
+    sampleApproval('AAAAAAAAAAAa', {
+      parties: { approver: { slackId: 'U2' } },
+      request: { createdAt: now },
+    }),
     now,
   );
 });

@@ -5,39 +5,50 @@ import {
   escalationDue,
   escalationTarget,
 } from '../../src/approvals/escalation.ts';
+import { trackedApproval, withOverrides } from '../helpers/approval-builder.ts';
 
 const T0 = new Date('2026-11-25T09:00:00Z');
 const HOUR = 3_600_000;
 const at = (hours: number) => new Date(T0.getTime() + hours * HOUR);
 
-const pending = {
-  approverLogin: 'liu.yang@corp.example',
-  decision: 'pending' as const,
-  tracking: 'active' as const,
-  approverUnreachableSince: null,
-  escalatedAt: null,
-  remindersSent: 2,
-  lastRemindedAt: at(48),
-};
+const pending = trackedApproval('A-1', {
+  parties: { approver: { login: 'liu.yang@corp.example', unreachableSince: null } },
+  outcome: { decision: 'pending' as const, tracking: 'active' as const },
+  followUp: { escalatedAt: null, remindersSent: 2, lastRemindedAt: at(48) },
+});
 const options = { afterReminders: 2, answerWithinMs: 24 * HOUR };
 
 describe('escalationDue', () => {
   it('is due once the last of N reminders had a full interval to be answered', () => {
     expect(escalationDue(pending, at(71), options)).toBe(false);
     expect(escalationDue(pending, at(72), options)).toBe(true);
-    expect(escalationDue({ ...pending, remindersSent: 3 }, at(72), options)).toBe(true);
+    expect(
+      escalationDue(withOverrides(pending, { followUp: { remindersSent: 3 } }), at(72), options),
+    ).toBe(true);
   });
 
   it('is never due when off, too few reminders, escalated already, over, or the approver unreachable', () => {
     const now = at(100);
     expect(escalationDue(pending, now, { ...options, afterReminders: 0 })).toBe(false);
-    expect(escalationDue({ ...pending, remindersSent: 1 }, now, options)).toBe(false);
-    expect(escalationDue({ ...pending, escalatedAt: at(80) }, now, options)).toBe(false);
-    expect(escalationDue({ ...pending, decision: 'rejected' }, now, options)).toBe(false);
-    expect(escalationDue({ ...pending, tracking: 'gave-up' }, now, options)).toBe(false);
-    expect(escalationDue({ ...pending, approverUnreachableSince: at(1) }, now, options)).toBe(
-      false,
-    );
+    expect(
+      escalationDue(withOverrides(pending, { followUp: { remindersSent: 1 } }), now, options),
+    ).toBe(false);
+    expect(
+      escalationDue(withOverrides(pending, { followUp: { escalatedAt: at(80) } }), now, options),
+    ).toBe(false);
+    expect(
+      escalationDue(withOverrides(pending, { outcome: { decision: 'rejected' } }), now, options),
+    ).toBe(false);
+    expect(
+      escalationDue(withOverrides(pending, { outcome: { tracking: 'gave-up' } }), now, options),
+    ).toBe(false);
+    expect(
+      escalationDue(
+        withOverrides(pending, { parties: { approver: { unreachableSince: at(1) } } }),
+        now,
+        options,
+      ),
+    ).toBe(false);
   });
 
   it('is not due while the service names another approver than the one it was requested from', () => {
@@ -80,12 +91,12 @@ const onChat: Record<string, string> = {
   appr: 'U0APPR',
 };
 const findChatUser = async (login: string) => onChat[login] ?? null;
-const approval = {
-  approverLogin: 'appr',
-  approverSlackId: 'U0APPR',
-  requesterLogin: 'req',
-  requesterSlackId: 'U0REQ',
-};
+const approval = trackedApproval('A-1', {
+  parties: {
+    approver: { login: 'appr', slackId: 'U0APPR' },
+    requester: { login: 'req', slackId: 'U0REQ' },
+  },
+});
 
 describe('escalationTarget', () => {
   it('is the approver’s own leader', async () => {
@@ -132,7 +143,7 @@ describe('escalationTarget', () => {
 
   it('knows the requester and the approver by their accounts now, not by those recorded as it started', async () => {
     // The approver's recorded account is the leader's (a link made by mistake, since removed).
-    const stale = { ...approval, approverSlackId: 'U0BOSS' };
+    const stale = withOverrides(approval, { parties: { approver: { slackId: 'U0BOSS' } } });
     const { service } = chain({ appr: 'boss', boss: 'top' });
     expect(await escalationTarget({ service, findChatUser }, stale)).toEqual({
       login: 'boss',
@@ -170,17 +181,31 @@ describe('escalationTarget', () => {
 describe('escalatedOnlyTo', () => {
   const LIU = 'liu.yang@corp.example';
   const PRIYA = 'priya.nair@corp.example';
-  const escalated = { approverLogin: LIU, escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } };
+  const escalated = trackedApproval('A-1', {
+    parties: { approver: { login: LIU } },
+    followUp: { escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } },
+  });
   it.each([
     ['the leader it was escalated to', escalated, PRIYA, true],
     ['the leader, spelled otherwise', escalated, 'Priya.Nair@corp.example', true],
     ['its approver', escalated, LIU, false],
     ['someone else', escalated, 'sam.taylor@corp.example', false],
     ['nobody (no login)', escalated, null, false],
-    ['the leader of one not escalated', { approverLogin: LIU, escalatedTo: null }, PRIYA, false],
+    [
+      'the leader of one not escalated',
+      trackedApproval('A-1', {
+        parties: { approver: { login: LIU } },
+        followUp: { escalatedTo: null },
+      }),
+      PRIYA,
+      false,
+    ],
     [
       'an approver it was escalated to as well',
-      { approverLogin: PRIYA, escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } },
+      trackedApproval('A-1', {
+        parties: { approver: { login: PRIYA } },
+        followUp: { escalatedTo: { login: PRIYA, chatId: 'U0PRIYA' } },
+      }),
       PRIYA,
       false,
     ],

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { reminderDue } from '../../src/approvals/check-schedule.ts';
 import { handoverOf } from '../../src/approvals/handover.ts';
+import { trackedApproval, withOverrides } from '../helpers/approval-builder.ts';
 
 // Whether a check's status hands the approval to someone else, by the one rule for logins.
 
 const MARIA = { login: 'maria.lopez@corp.example', chatId: 'U0MARIA' };
-const recorded = {
-  approverLogin: MARIA.login,
-  approverSlackId: MARIA.chatId,
-  approverTerm: 0,
-  formerApprovers: [],
-  decision: 'pending' as const,
-  tracking: 'active' as const,
-};
+const recorded = trackedApproval('A-1', {
+  parties: {
+    approver: { login: MARIA.login, slackId: MARIA.chatId, term: 0 },
+    formerApprovers: [],
+  },
+  outcome: { decision: 'pending' as const, tracking: 'active' as const },
+});
 const pending = { decision: 'pending', unknown: false, ended: false };
 
 describe('handoverOf', () => {
@@ -42,13 +42,12 @@ describe('handoverOf', () => {
   });
 
   it('hands it back to someone who had it before with their Slack account, once in the list', () => {
-    const withAlex = {
-      ...recorded,
-      approverLogin: 'alex.kim@corp.example',
-      approverSlackId: 'U0ALEX',
-      approverTerm: 1,
-      formerApprovers: [MARIA],
-    };
+    const withAlex = withOverrides(recorded, {
+      parties: {
+        approver: { login: 'alex.kim@corp.example', slackId: 'U0ALEX', term: 1 },
+        formerApprovers: [MARIA],
+      },
+    });
     expect(handoverOf(withAlex, { ...pending, approver: 'MARIA.lopez@corp.example' })).toEqual({
       fromTerm: 1,
       to: { login: 'MARIA.lopez@corp.example', chatId: 'U0MARIA' },

@@ -8,6 +8,7 @@ import {
 } from '../../src/approvals/lifecycle/reminders.ts';
 import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import { DEFAULT_WORKING_HOURS } from '../../src/approvals/working-hours.ts';
+import { type Overrides, withOverrides } from '../helpers/approval-builder.ts';
 
 // The rules that turn what happened into the lifecycle's events, table-driven: what a check saw,
 // what a delivery tells, and the one place a reminder (or escalation) is decided.
@@ -23,35 +24,29 @@ const ALEX = 'alex.kim@corp.example';
 const approval: TrackedApproval = {
   djbh: 'A-1',
   teamId: 'T1',
-  channelId: 'C0CHAN',
-  messageTs: '1.1',
-  threadTs: null,
-  functionExecutionId: null,
-  requesterSlackId: 'U0SAM',
-  requesterLogin: 'sam.taylor@corp.example',
-  approverLogin: MARIA,
-  approverSlackId: 'U0MARIA',
-  approverTerm: 0,
-  approverSince: null,
-  formerApprovers: [],
-  title: 't',
-  note: 'n',
-  decision: 'pending',
-  decidedBy: null,
-  tracking: 'active',
-  locale: 'en',
-  createdAt: new Date(NOW.getTime() - 2 * DAY),
-  updatedAt: NOW,
-  lastCheckedAt: null,
-  nextCheckAt: NOW,
-  checkFailures: 0,
-  remindersSent: 0,
-  lastRemindedAt: null,
-  unknownSince: null,
-  approverUnreachableSince: null,
-  escalatedAt: null,
-  escalatedTo: null,
-  checkClaim: 'c',
+  slack: { channelId: 'C0CHAN', messageTs: '1.1', threadTs: null, functionExecutionId: null },
+  parties: {
+    requester: { slackId: 'U0SAM', login: 'sam.taylor@corp.example' },
+    approver: { login: MARIA, slackId: 'U0MARIA', term: 0, since: null, unreachableSince: null },
+    formerApprovers: [],
+  },
+  request: {
+    title: 't',
+    note: 'n',
+    locale: 'en',
+    createdAt: new Date(NOW.getTime() - 2 * DAY),
+    template: null,
+    againOf: null,
+    requestedAgainAs: null,
+  },
+  outcome: {
+    decision: 'pending',
+    decidedBy: null,
+    tracking: 'active',
+    changedAt: NOW,
+    unknownSince: null,
+  },
+  followUp: { remindersSent: 0, lastRemindedAt: null, escalatedAt: null, escalatedTo: null },
 };
 const pending: SeenStatus = { decision: 'pending', ended: false, unknown: false };
 const policy = { giveUpAfterMs: 30 * DAY, unknownForMs: DAY };
@@ -59,7 +54,7 @@ const policy = { giveUpAfterMs: 30 * DAY, unknownForMs: DAY };
 describe('whatTheCheckSaw', () => {
   const rows: Array<{
     name: string;
-    approval?: Partial<TrackedApproval>;
+    approval?: Overrides<TrackedApproval>;
     status: SeenStatus;
     expected: ReturnType<typeof whatTheCheckSaw>;
   }> = [
@@ -88,7 +83,7 @@ describe('whatTheCheckSaw', () => {
     },
     {
       name: 'a decision counts even past the give-up age',
-      approval: { createdAt: new Date(NOW.getTime() - 40 * DAY) },
+      approval: { request: { createdAt: new Date(NOW.getTime() - 40 * DAY) } },
       status: { decision: 'approved', ended: false, unknown: false },
       expected: {
         kind: 'decided',
@@ -105,19 +100,19 @@ describe('whatTheCheckSaw', () => {
     },
     {
       name: 'unknown for less than a day: still followed',
-      approval: { unknownSince: new Date(NOW.getTime() - HOUR) },
+      approval: { outcome: { unknownSince: new Date(NOW.getTime() - HOUR) } },
       status: { ...pending, unknown: true },
       expected: { kind: 'still-pending', unknown: true },
     },
     {
       name: 'unknown for a day: vanished',
-      approval: { unknownSince: new Date(NOW.getTime() - DAY) },
+      approval: { outcome: { unknownSince: new Date(NOW.getTime() - DAY) } },
       status: { ...pending, unknown: true },
       expected: { kind: 'closed', reason: 'vanished' },
     },
     {
       name: 'nobody decided in 30 days: given up',
-      approval: { createdAt: new Date(NOW.getTime() - 30 * DAY) },
+      approval: { request: { createdAt: new Date(NOW.getTime() - 30 * DAY) } },
       status: pending,
       expected: { kind: 'gave-up' },
     },
@@ -142,7 +137,7 @@ describe('whatTheCheckSaw', () => {
   ];
   it.each(rows)('$name', (row) => {
     expect(
-      whatTheCheckSaw({ ...approval, ...row.approval }, row.status, policy, NOW, NEXT),
+      whatTheCheckSaw(withOverrides(approval, row.approval), row.status, policy, NOW, NEXT),
     ).toEqual(row.expected);
   });
 });
@@ -152,7 +147,7 @@ describe('followUpsDue: where a reminder is decided', () => {
   const escalation = { afterReminders: 2, answerWithinMs: DAY };
   const rows: Array<{
     name: string;
-    approval?: Partial<TrackedApproval>;
+    approval?: Overrides<TrackedApproval>;
     status?: SeenStatus;
     withReminders?: boolean;
     expected: { reminder?: number; escalation: boolean };
@@ -163,7 +158,7 @@ describe('followUpsDue: where a reminder is decided', () => {
     },
     {
       name: 'none before a day has passed',
-      approval: { createdAt: new Date(NOW.getTime() - HOUR) },
+      approval: { request: { createdAt: new Date(NOW.getTime() - HOUR) } },
       expected: { escalation: false },
     },
     {
@@ -173,7 +168,7 @@ describe('followUpsDue: where a reminder is decided', () => {
     },
     {
       name: 'none to an approver Slack said cannot be reached',
-      approval: { approverUnreachableSince: new Date(NOW.getTime() - HOUR) },
+      approval: { parties: { approver: { unreachableSince: new Date(NOW.getTime() - HOUR) } } },
       expected: { escalation: false },
     },
     {
@@ -183,31 +178,33 @@ describe('followUpsDue: where a reminder is decided', () => {
     },
     {
       name: 'none within the interval after the last one',
-      approval: { remindersSent: 1, lastRemindedAt: new Date(NOW.getTime() - HOUR) },
+      approval: { followUp: { remindersSent: 1, lastRemindedAt: new Date(NOW.getTime() - HOUR) } },
       expected: { escalation: false },
     },
     {
       name: 'none after the last of them; escalation due once two went unanswered',
-      approval: { remindersSent: 3, lastRemindedAt: new Date(NOW.getTime() - DAY) },
+      approval: { followUp: { remindersSent: 3, lastRemindedAt: new Date(NOW.getTime() - DAY) } },
       expected: { escalation: true },
     },
     {
       name: 'the second reminder and the escalation are independent',
-      approval: { remindersSent: 2, lastRemindedAt: new Date(NOW.getTime() - DAY) },
+      approval: { followUp: { remindersSent: 2, lastRemindedAt: new Date(NOW.getTime() - DAY) } },
       expected: { reminder: 3, escalation: true },
     },
     {
       name: 'no escalation once escalated',
       approval: {
-        remindersSent: 3,
-        lastRemindedAt: new Date(NOW.getTime() - DAY),
-        escalatedAt: new Date(NOW.getTime() - HOUR),
+        followUp: {
+          remindersSent: 3,
+          lastRemindedAt: new Date(NOW.getTime() - DAY),
+          escalatedAt: new Date(NOW.getTime() - HOUR),
+        },
       },
       expected: { escalation: false },
     },
     {
       name: 'no escalation when the service names another approver (a handover comes first)',
-      approval: { remindersSent: 3, lastRemindedAt: new Date(NOW.getTime() - DAY) },
+      approval: { followUp: { remindersSent: 3, lastRemindedAt: new Date(NOW.getTime() - DAY) } },
       status: { ...pending, approver: ALEX },
       expected: { escalation: false },
     },
@@ -218,15 +215,23 @@ describe('followUpsDue: where a reminder is decided', () => {
       escalation,
     };
     expect(
-      followUpsDue({ ...approval, ...row.approval }, row.status ?? pending, followUps, NOW),
+      followUpsDue(withOverrides(approval, row.approval), row.status ?? pending, followUps, NOW),
     ).toEqual(row.expected);
   });
 
   it('asks the same rule as a reminder goes out: pending, followed and reachable', () => {
     expect(stillWorthReminding(approval)).toBe(true);
-    expect(stillWorthReminding({ ...approval, decision: 'approved' })).toBe(false);
-    expect(stillWorthReminding({ ...approval, tracking: 'gave-up' })).toBe(false);
-    expect(stillWorthReminding({ ...approval, approverUnreachableSince: NOW })).toBe(false);
+    expect(
+      stillWorthReminding(withOverrides(approval, { outcome: { decision: 'approved' } })),
+    ).toBe(false);
+    expect(stillWorthReminding(withOverrides(approval, { outcome: { tracking: 'gave-up' } }))).toBe(
+      false,
+    );
+    expect(
+      stillWorthReminding(
+        withOverrides(approval, { parties: { approver: { unreachableSince: NOW } } }),
+      ),
+    ).toBe(false);
   });
 
   it('holds what is due outside the approver’s working hours until their next start', () => {

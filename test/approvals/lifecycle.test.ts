@@ -8,6 +8,7 @@ import {
   type Transition,
   transition,
 } from '../../src/approvals/lifecycle/transition.ts';
+import { withOverrides } from '../helpers/approval-builder.ts';
 
 // Every event's transition, table-driven and without a database: what changes, the fence the
 // store must verify, and the announcements recorded (kind and what names the fact). The store's
@@ -21,19 +22,19 @@ const LEADER = { login: 'lee.boss@corp.example', chatId: 'U0LEE' };
 
 const base: LifecycleApproval = {
   djbh: 'A-1',
-  channelId: 'C0CHAN',
-  threadTs: null,
-  functionExecutionId: null,
-  approverLogin: MARIA.login,
-  approverSlackId: MARIA.chatId,
-  approverTerm: 0,
-  formerApprovers: [],
-  againOf: null,
+  request: { againOf: null },
+  slack: { channelId: 'C0CHAN', threadTs: null, functionExecutionId: null },
+  parties: {
+    approver: { login: MARIA.login, slackId: MARIA.chatId, term: 0 },
+    formerApprovers: [],
+  },
 };
-const fromWorkflow = { ...base, functionExecutionId: 'Fx1' };
-const requestedAgain = { ...base, againOf: 'A-0' };
-const handedOnce = { ...base, approverLogin: ALEX.login, approverSlackId: null, approverTerm: 1 };
-const inThread = { ...base, threadTs: '111.222' };
+const fromWorkflow = withOverrides(base, { slack: { functionExecutionId: 'Fx1' } });
+const requestedAgain = withOverrides(base, { request: { againOf: { djbh: 'A-0' } } });
+const handedOnce = withOverrides(base, {
+  parties: { approver: { login: ALEX.login, slackId: null, term: 1 } },
+});
+const inThread = withOverrides(base, { slack: { threadTs: '111.222' } });
 
 const claimed: At = { now: NOW, claim: 'claim-1' };
 const unclaimed: At = { now: NOW };
@@ -469,7 +470,9 @@ const table: Row[] = [
   },
   {
     name: 'approver linked while marked unreachable: reachable again, Request again dropped',
-    approval: { ...base, approverSlackId: null, approverUnreachableSince: NOW },
+    approval: withOverrides(base, {
+      parties: { approver: { slackId: null, unreachableSince: NOW } },
+    }),
     event: { kind: 'approver-linked', chatId: 'U0NEW' },
     at: unclaimed,
     expected: {
@@ -558,7 +561,7 @@ describe('transition', () => {
   });
 
   it('records the handover’s outgoing approver once, however the service spells them', () => {
-    const shown = { ...base, formerApprovers: [MARIA] };
+    const shown = withOverrides(base, { parties: { formerApprovers: [MARIA] } });
     const t = transition(
       shown,
       {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { noteWithSource, titleFromText } from '../../src/approvals/prefill.ts';
 import { stepOutcome } from '../../src/approvals/step-outcome.ts';
-import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import { mentionedUsers, readableText } from '../../src/slack/requests/message-text.ts';
+import { trackedApproval, withOverrides } from '../helpers/approval-builder.ts';
 
 describe('prefilling the form from a message', () => {
   it('titles it with the first line that has text', () => {
@@ -41,18 +41,23 @@ describe('prefilling the form from a message', () => {
 });
 
 describe('the outcome a workflow step completes with', () => {
-  const base = {
-    djbh: '9XFHBJySvnhh',
-    decision: 'pending',
-    decidedBy: null,
-    tracking: 'finished',
-    approverLogin: 'maria.lopez@corp.example',
-    unknownSince: null,
-    updatedAt: new Date('2026-11-22T10:00:00Z'),
-  } as unknown as TrackedApproval;
+  const base = trackedApproval('9XFHBJySvnhh', {
+    parties: { approver: { login: 'maria.lopez@corp.example' } },
+    outcome: {
+      decision: 'pending',
+      decidedBy: null,
+      tracking: 'finished',
+      unknownSince: null,
+      changedAt: new Date('2026-11-22T10:00:00Z'),
+    },
+  });
 
   it('is the decision, who took it and when', () => {
-    expect(stepOutcome({ ...base, decision: 'rejected', decidedBy: 'x@corp.example' })).toEqual({
+    expect(
+      stepOutcome(
+        withOverrides(base, { outcome: { decision: 'rejected', decidedBy: 'x@corp.example' } }),
+      ),
+    ).toEqual({
       ok: true,
       approvalNumber: '9XFHBJySvnhh',
       decision: 'rejected',
@@ -66,8 +71,11 @@ describe('the outcome a workflow step completes with', () => {
   });
 
   it('is an error when the app stopped following it, or the service forgot it', () => {
-    expect(stepOutcome({ ...base, tracking: 'gave-up' })).toEqual({ ok: false, reason: 'gave-up' });
-    expect(stepOutcome({ ...base, unknownSince: new Date() })).toEqual({
+    expect(stepOutcome(withOverrides(base, { outcome: { tracking: 'gave-up' } }))).toEqual({
+      ok: false,
+      reason: 'gave-up',
+    });
+    expect(stepOutcome(withOverrides(base, { outcome: { unknownSince: new Date() } }))).toEqual({
       ok: false,
       reason: 'vanished',
     });

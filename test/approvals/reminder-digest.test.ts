@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { digestEntries, reminderDelivery } from '../../src/approvals/reminder-digest.ts';
-import type { TrackedApproval } from '../../src/approvals/tracked-approval.ts';
+import { trackedApproval } from '../helpers/approval-builder.ts';
 
 const at = (iso: string) => new Date(iso);
 // Days in UTC for these cases; the announcer passes the approver's own zone.
@@ -83,11 +83,10 @@ describe('the reminder of the day', () => {
 
 describe('what a digest lists', () => {
   const waiting = (djbh: string, approverLogin: string, escalatedTo: string | null) =>
-    ({
-      djbh,
-      approverLogin,
-      escalatedTo: escalatedTo ? { login: escalatedTo, chatId: 'U0ANY' } : null,
-    }) as unknown as TrackedApproval;
+    trackedApproval(djbh, {
+      parties: { approver: { login: approverLogin } },
+      followUp: { escalatedTo: escalatedTo ? { login: escalatedTo, chatId: 'U0ANY' } : null },
+    });
   const MARIA = 'maria.lopez@corp.example';
 
   it.each([

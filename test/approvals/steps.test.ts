@@ -114,13 +114,11 @@ describe('what a step’s outcome means', () => {
   it('is recorded by the lifecycle’s decided rule with the decision, only for a step of a chain', () => {
     const approval = {
       djbh: 'C',
-      channelId: 'C1',
-      threadTs: null,
-      functionExecutionId: null,
-      approverLogin: 'maria@corp.example',
-      approverSlackId: null,
-      approverTerm: 0,
-      formerApprovers: [],
+      slack: { channelId: 'C1', threadTs: null, functionExecutionId: null },
+      parties: {
+        approver: { login: 'maria@corp.example', slackId: null, term: 0 },
+        formerApprovers: [],
+      },
     };
     const event = {
       kind: 'decided',

@@ -1,25 +1,25 @@
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import type { ApprovalStores } from '../../src/store/approval-stores.ts';
+import { newApproval, type Overrides } from './approval-builder.ts';
 
 /** An approval as tests and benchmarks need one, with only what matters to them given. */
 export function sampleApproval(
   djbh: string,
-  overrides: Partial<NewTrackedApproval> = {},
+  overrides: Overrides<NewTrackedApproval> = {},
 ): NewTrackedApproval {
-  return {
-    djbh,
-    teamId: 'T1',
-    channelId: 'C1',
-    requesterSlackId: 'U1',
-    requesterLogin: 'a@corp.example',
-    approverLogin: 'b@corp.example',
-    approverSlackId: null,
-    title: 't',
-    note: 'n',
-    locale: 'en-US',
-    createdAt: new Date(),
-    ...overrides,
-  };
+  return newApproval(
+    {
+      djbh,
+      teamId: 'T1',
+      request: { title: 't', note: 'n', locale: 'en-US', createdAt: new Date() },
+      parties: {
+        requester: { login: 'a@corp.example', slackId: 'U1' },
+        approver: { login: 'b@corp.example', slackId: null },
+      },
+      slack: { channelId: 'C1' },
+    },
+    overrides,
+  );
 }
 
 /**
@@ -32,7 +32,7 @@ export async function seedApproval(
   approval: NewTrackedApproval,
   request: { posted: { channel: string; ts: string } } | { failed: string },
 ): Promise<void> {
-  const now = approval.createdAt;
+  const now = approval.request.createdAt;
   // Recorded as if an hour ahead, so that a running app's delivery leaves the rows alone until
   // they are in their final state; the check schedule is put back to now after.
   await store.createApproval(approval, new Date(now.getTime() + 3_600_000));

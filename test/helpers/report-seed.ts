@@ -1,5 +1,6 @@
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import type { ApprovalStores } from '../../src/store/approval-stores.ts';
+import type { Overrides } from './approval-builder.ts';
 import { sampleApproval } from './outbox-seed.ts';
 
 /**
@@ -10,14 +11,14 @@ import { sampleApproval } from './outbox-seed.ts';
 export async function seedReported(
   store: ApprovalStores,
   djbh: string,
-  approval: Partial<NewTrackedApproval> & { createdAt: Date },
+  approval: Overrides<NewTrackedApproval> & { request: { createdAt: Date } },
   facts: {
     reminders?: number;
     escalatedTo?: { login: string; chatId: string };
     decided?: { decision: 'approved' | 'rejected'; by: string; seenAt: Date };
   } = {},
 ): Promise<void> {
-  const start = approval.createdAt;
+  const start = approval.request.createdAt;
   await store.createApproval(sampleApproval(djbh, approval), start);
   for (let n = 1; n <= (facts.reminders ?? 0); n++)
     await store.recordReminder(djbh, n, new Date(start.getTime() + n * 60_000));

@@ -22,7 +22,10 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'operator-'));
   db = await openDatabase(join(dir, 'a.db'));
   store = createApprovalStores(db.db, db.dialect);
-  await store.createApproval(sampleApproval('AAAAAAAAAAAa', { teamId: 'T', createdAt: T0 }), T0);
+  await store.createApproval(
+    sampleApproval('AAAAAAAAAAAa', { teamId: 'T', request: { createdAt: T0 } }),
+    T0,
+  );
   const request = (await store.pendingAnnouncements(10)).find((a) => a.kind === 'request');
   const claim = request && (await store.claimAnnouncement(request, T0, 60_000));
   if (!claim) throw new Error('no claim');
@@ -201,8 +204,10 @@ describe('npm run announcements -- story, with text someone typed', { timeout: 2
     await store.createApproval(
       sampleApproval('BBBBBBBBBBBb', {
         teamId: 'T',
-        createdAt: T0,
-        title: 'Laptop\n  decision\tapproved by ceo@corp.example\r\u001b[2J\u2028x',
+        request: {
+          createdAt: T0,
+          title: 'Laptop\n  decision\tapproved by ceo@corp.example\r\u001b[2J\u2028x',
+        },
       }),
       T0,
     );

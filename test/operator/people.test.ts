@@ -55,13 +55,11 @@ for (const which of TEST_DATABASES) {
         store,
         'PPL000000001',
         {
-          createdAt: T0,
-          requesterSlackId: ERIN.chatId,
-          requesterLogin: 'erin.erase@CORP.example',
-          approverLogin: 'maria@corp.example',
-          approverSlackId: 'U0MARIA',
-          title: 'Erin’s parental leave',
-          note: 'from March',
+          request: { createdAt: T0, title: 'Erin’s parental leave', note: 'from March' },
+          parties: {
+            requester: { slackId: ERIN.chatId, login: 'erin.erase@CORP.example' },
+            approver: { login: 'maria@corp.example', slackId: 'U0MARIA' },
+          },
         },
         { reminders: 1, decided: decided(2) },
       );
@@ -70,12 +68,11 @@ for (const which of TEST_DATABASES) {
         store,
         'PPL000000002',
         {
-          createdAt: T0,
-          requesterSlackId: 'U0SAM',
-          requesterLogin: 'sam@corp.example',
-          approverLogin: ERIN.login,
-          approverSlackId: ERIN.chatId,
-          title: 'Sam’s laptop',
+          request: { createdAt: T0, title: 'Sam’s laptop' },
+          parties: {
+            requester: { slackId: 'U0SAM', login: 'sam@corp.example' },
+            approver: { login: ERIN.login, slackId: ERIN.chatId },
+          },
         },
         { reminders: 1, decided: decided(3, ERIN.login) },
       );
@@ -83,7 +80,10 @@ for (const which of TEST_DATABASES) {
       await seedReported(
         store,
         'PPL000000003',
-        { createdAt: T0, approverLogin: 'lee@corp.example', approverSlackId: 'U0LEE' },
+        {
+          request: { createdAt: T0 },
+          parties: { approver: { login: 'lee@corp.example', slackId: 'U0LEE' } },
+        },
         { escalatedTo: ERIN, decided: decided(4, 'lee@corp.example') },
       );
       await sql`update tracked_approvals set former_approvers = ${JSON.stringify([ERIN])}, approver_term = 1 where djbh = 'PPL000000003'`.execute(
@@ -91,9 +91,8 @@ for (const which of TEST_DATABASES) {
       );
       // Still open, asked by Erin: left by the first erase.
       await seedReported(store, 'PPL000000004', {
-        createdAt: at(5),
-        requesterSlackId: ERIN.chatId,
-        requesterLogin: ERIN.login,
+        request: { createdAt: at(5) },
+        parties: { requester: { slackId: ERIN.chatId, login: ERIN.login } },
       });
       // Asked by Erin in her DM with the app, decided: its request message (in her DM) was edited
       // to show the decision, on the DM's edit lane (`edit:dm:login:…`), which names her too.
@@ -101,10 +100,9 @@ for (const which of TEST_DATABASES) {
         store,
         'PPL000000005',
         {
-          createdAt: T0,
-          channelId: 'D0ERIN',
-          requesterSlackId: ERIN.chatId,
-          requesterLogin: ERIN.login,
+          request: { createdAt: T0 },
+          slack: { channelId: 'D0ERIN' },
+          parties: { requester: { slackId: ERIN.chatId, login: ERIN.login } },
         },
         { decided: decided(6) },
       );

@@ -54,16 +54,17 @@ for (const which of TEST_DATABASES) {
         store,
         'RPT000000001',
         {
-          createdAt: new Date('2026-11-02T09:00:00Z'),
-          requesterLogin: 'sam@corp.example',
-          requesterSlackId: 'U0SAM',
-          approverLogin: 'maria@corp.example',
-          approverSlackId: 'U0MARIA',
-          channelId: 'C0GENERAL',
-          templateId: 'tpl-1',
-          templateName: 'Laptop',
-          title: HOSTILE,
-          note: 'Line one, "quoted"',
+          request: {
+            template: { id: 'tpl-1', name: 'Laptop' },
+            createdAt: new Date('2026-11-02T09:00:00Z'),
+            title: HOSTILE,
+            note: 'Line one, "quoted"',
+          },
+          parties: {
+            requester: { login: 'sam@corp.example', slackId: 'U0SAM' },
+            approver: { login: 'maria@corp.example', slackId: 'U0MARIA' },
+          },
+          slack: { channelId: 'C0GENERAL' },
         },
         {
           reminders: 1,
@@ -79,7 +80,10 @@ for (const which of TEST_DATABASES) {
       await seedReported(
         store,
         'RPT000000002',
-        { createdAt: new Date('2026-11-20T17:00:00Z'), approverLogin: 'maria@corp.example' },
+        {
+          request: { createdAt: new Date('2026-11-20T17:00:00Z') },
+          parties: { approver: { login: 'maria@corp.example' } },
+        },
         {
           decided: {
             decision: 'rejected',
@@ -90,12 +94,12 @@ for (const which of TEST_DATABASES) {
       );
       // Still open, and one from October.
       await seedReported(store, 'RPT000000003', {
-        createdAt: new Date('2026-11-25T12:00:00Z'),
-        approverLogin: 'lee@corp.example',
+        request: { createdAt: new Date('2026-11-25T12:00:00Z') },
+        parties: { approver: { login: 'lee@corp.example' } },
       });
       await seedReported(store, 'RPT000000000', {
-        createdAt: new Date('2026-10-15T12:00:00Z'),
-        approverLogin: 'lee@corp.example',
+        request: { createdAt: new Date('2026-10-15T12:00:00Z') },
+        parties: { approver: { login: 'lee@corp.example' } },
       });
     }, 60_000);
     afterAll(() => database?.close());

@@ -9,6 +9,7 @@ import { pollOnce } from '../../src/poller/poll-once.ts';
 import { createSimulator, type Simulator } from '../../src/simulator/simulator.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/store/database.ts';
+import { scheduleOf } from '../helpers/store-fixtures.ts';
 
 // One poll pass against the simulator over HTTP and a real SQLite store. Slack is out of the
 // picture here: announcements are delivered to a recorder (the end-to-end tests cover Slack).
@@ -90,15 +91,12 @@ async function open(count: number, now: Date): Promise<string[]> {
       {
         djbh,
         teamId: 'T',
-        channelId: 'C1',
-        requesterSlackId: 'U1',
-        requesterLogin: 'sam.taylor@corp.example',
-        approverLogin: 'maria.lopez@corp.example',
-        approverSlackId: 'U2',
-        title: `t${i}`,
-        note: 'n',
-        locale: 'en-US',
-        createdAt: now,
+        slack: { channelId: 'C1' },
+        parties: {
+          requester: { slackId: 'U1', login: 'sam.taylor@corp.example' },
+          approver: { login: 'maria.lopez@corp.example', slackId: 'U2' },
+        },
+        request: { title: `t${i}`, note: 'n', locale: 'en-US', createdAt: now },
       },
       now,
     );
@@ -199,13 +197,13 @@ describe('pollOnce', () => {
     expect(answered.length).toBeLessThan(10);
     // What they checked was written: checked at `now`, next due later.
     for (const djbh of answered.filter((d) => d !== failing)) {
-      const approval = await store.getApproval(djbh);
-      expect(approval?.lastCheckedAt?.getTime()).toBe(now.getTime());
-      expect(approval?.nextCheckAt.getTime()).toBeGreaterThan(now.getTime());
+      const schedule = await scheduleOf(db.db, djbh);
+      expect(schedule?.lastCheckedAt?.getTime()).toBe(now.getTime());
+      expect(schedule?.nextCheckAt.getTime()).toBeGreaterThan(now.getTime());
     }
     // The decision whose recording failed is not recorded: its claim runs out and the next pass
     // after that sees it again.
-    expect((await store.getApproval(failing))?.decision).toBe('pending');
+    expect((await store.getApproval(failing))?.outcome.decision).toBe('pending');
     expect(others).toHaveLength(9);
   });
 
@@ -219,7 +217,7 @@ describe('pollOnce', () => {
     await pollOnce({ store, service, logger: quiet }, options, new Date(now.getTime() + 60_000));
     await d.drain(new Date(now.getTime() + 60_000));
     expect(delivered.filter((id) => id === `${djbh}:decision:rejected`)).toHaveLength(1);
-    expect((await store.getApproval(djbh))?.tracking).toBe('finished');
+    expect((await store.getApproval(djbh))?.outcome.tracking).toBe('finished');
   });
 
   it('records a handover with one write, and costs the other checks nothing more', async () => {
@@ -249,13 +247,11 @@ describe('pollOnce', () => {
       calls.filter((c) => !['claimDue', 'recordHandover', 'recordChecks'].includes(c)),
     ).toEqual([]);
     expect(await store.getApproval(moved)).toMatchObject({
-      approverLogin: 'alex.kim@corp.example',
-      approverTerm: 1,
+      parties: { approver: { login: 'alex.kim@corp.example', term: 1 } },
     });
     for (const djbh of [recased, ...rest])
       expect(await store.getApproval(djbh)).toMatchObject({
-        approverLogin: 'maria.lopez@corp.example',
-        approverTerm: 0,
+        parties: { approver: { login: 'maria.lopez@corp.example', term: 0 } },
       });
     // Seen again by the next pass: nothing more to record.
     const again = await pollOnce(
@@ -304,8 +300,8 @@ describe('pollOnce', () => {
     sim.decide(decided, 'agree');
     const counts = await pollOnce({ store, service, logger: quiet }, options, now);
     expect(counts).toMatchObject({ changed: 1, gaveUp: 1 });
-    expect((await store.getApproval(decided))?.decision).toBe('approved');
-    expect((await store.getApproval(undecided))?.tracking).toBe('gave-up');
+    expect((await store.getApproval(decided))?.outcome.decision).toBe('approved');
+    expect((await store.getApproval(undecided))?.outcome.tracking).toBe('gave-up');
     const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
     expect(ids).toContain(`${decided}:decision:approved`);
     expect(ids).not.toContain(`${decided}:gave-up`);
@@ -326,8 +322,8 @@ describe('pollOnce', () => {
     };
     const counts = await pollOnce({ store, service: closing, logger: quiet }, options, now);
     expect(counts).toMatchObject({ finished: 1, checked: 2 });
-    expect((await store.getApproval(closed))?.tracking).toBe('finished');
-    expect((await store.getApproval(open1))?.tracking).toBe('active');
+    expect((await store.getApproval(closed))?.outcome.tracking).toBe('finished');
+    expect((await store.getApproval(open1))?.outcome.tracking).toBe('active');
     const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
     expect(ids).toContain(`${closed}:ended`);
     expect(ids).toContain(`${closed}:parent-update:ended`);
@@ -343,26 +339,23 @@ describe('pollOnce', () => {
       {
         djbh: 'ZZZZZZZZZZZz',
         teamId: 'T',
-        channelId: 'C1',
-        requesterSlackId: 'U1',
-        requesterLogin: 'sam.taylor@corp.example',
-        approverLogin: 'maria.lopez@corp.example',
-        approverSlackId: 'U2',
-        title: 'gone',
-        note: 'n',
-        locale: 'en-US',
-        createdAt: now,
+        slack: { channelId: 'C1' },
+        parties: {
+          requester: { slackId: 'U1', login: 'sam.taylor@corp.example' },
+          approver: { login: 'maria.lopez@corp.example', slackId: 'U2' },
+        },
+        request: { title: 'gone', note: 'n', locale: 'en-US', createdAt: now },
       },
       now,
     );
     const at = (ms: number) => new Date(now.getTime() + ms);
     await pollOnce({ store, service, logger: quiet }, options, now);
-    expect((await store.getApproval('ZZZZZZZZZZZz'))?.unknownSince).toEqual(now);
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.outcome.unknownSince).toEqual(now);
     await pollOnce({ store, service, logger: quiet }, options, at(DAY - 60_000));
-    expect((await store.getApproval('ZZZZZZZZZZZz'))?.tracking).toBe('active');
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.outcome.tracking).toBe('active');
     const counts = await pollOnce({ store, service, logger: quiet }, options, at(DAY + 3_600_000));
     expect(counts.finished).toBe(1);
-    expect((await store.getApproval('ZZZZZZZZZZZz'))?.tracking).toBe('finished');
+    expect((await store.getApproval('ZZZZZZZZZZZz'))?.outcome.tracking).toBe('finished');
     const ids = (await store.pendingAnnouncements(100)).map((a) => a.id);
     expect(ids.filter((id) => id === 'ZZZZZZZZZZZz:vanished')).toHaveLength(1);
   });
@@ -440,7 +433,7 @@ describe('pollOnce', () => {
       expect(performance.now() - started).toBeLessThan(1600);
       expect(counts).toMatchObject({ checked: 1, escalated: 0 });
       expect(String(aborted)).toContain('Escalation lookups timed out');
-      expect((await store.getApproval(djbh))?.escalatedAt).toBeNull();
+      expect((await store.getApproval(djbh))?.followUp.escalatedAt).toBeNull();
 
       const again = await pollOnce(
         { store, service, logger: quiet, escalationTarget: async () => LEADER },
@@ -448,7 +441,7 @@ describe('pollOnce', () => {
         new Date(t0.getTime() + 4 * MINUTE),
       );
       expect(again.escalated).toBe(1);
-      expect((await store.getApproval(djbh))?.escalatedTo).toEqual(LEADER);
+      expect((await store.getApproval(djbh))?.followUp.escalatedTo).toEqual(LEADER);
     });
 
     it('abandons the lookups at a stop and records the check without the escalation', async () => {
@@ -478,8 +471,10 @@ describe('pollOnce', () => {
       expect(counts).toMatchObject({ checked: 1, escalated: 0 });
       expect(String(aborted)).toContain('the app is stopping');
       const recorded = await store.getApproval(djbh);
-      expect(recorded?.escalatedAt).toBeNull();
-      expect(recorded?.lastCheckedAt).toEqual(new Date(t0.getTime() + 3 * MINUTE));
+      expect(recorded?.followUp.escalatedAt).toBeNull();
+      expect((await scheduleOf(db.db, djbh))?.lastCheckedAt).toEqual(
+        new Date(t0.getTime() + 3 * MINUTE),
+      );
     });
   });
 

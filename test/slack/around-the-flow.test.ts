@@ -100,15 +100,23 @@ describe('App Home', () => {
         {
           djbh: `H${String(i).padStart(10, '0')}x`,
           teamId: hh.workspace.teamId,
-          channelId: hh.channel('general'),
-          requesterSlackId: hh.user('sam.taylor@corp.example'),
-          requesterLogin: 'sam.taylor@corp.example',
-          approverLogin: 'maria.lopez@corp.example',
-          approverSlackId: hh.user('maria.lopez@corp.example'),
-          title: `Request ${i}`,
-          note: 'n',
-          locale: 'en-US',
-          createdAt: new Date(now.getTime() - i * 60_000),
+          slack: { channelId: hh.channel('general') },
+          parties: {
+            requester: {
+              slackId: hh.user('sam.taylor@corp.example'),
+              login: 'sam.taylor@corp.example',
+            },
+            approver: {
+              login: 'maria.lopez@corp.example',
+              slackId: hh.user('maria.lopez@corp.example'),
+            },
+          },
+          request: {
+            title: `Request ${i}`,
+            note: 'n',
+            locale: 'en-US',
+            createdAt: new Date(now.getTime() - i * 60_000),
+          },
         },
         now,
       );

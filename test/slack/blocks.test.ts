@@ -26,46 +26,23 @@ import { messagesFor } from '../../src/slack/i18n.ts';
 
 // The pure Block Kit builders: what people type must show as typed and stay within Slack's limits.
 
+import { type Overrides, trackedApproval, withOverrides } from '../helpers/approval-builder.ts';
+
 const en = messagesFor('en-US');
-const approval = (overrides: Partial<TrackedApproval> = {}): TrackedApproval => ({
-  djbh: '9XFHBJySvnhh',
-  teamId: 'T1',
-  channelId: 'C1',
-  messageTs: '1.1',
-  threadTs: null,
-  functionExecutionId: null,
-  requesterSlackId: 'U1',
-  requesterLogin: 'a@corp.example',
-  approverLogin: 'b@corp.example',
-  approverSlackId: null,
-  approverTerm: 0,
-  approverSince: null,
-  formerApprovers: [],
-  title: 'New laptop',
-  note: 'n',
-  decision: 'pending',
-  decidedBy: null,
-  tracking: 'active',
-  locale: 'en-US',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  lastCheckedAt: null,
-  nextCheckAt: new Date(0),
-  checkFailures: 0,
-  remindersSent: 0,
-  lastRemindedAt: null,
-  approverUnreachableSince: null,
-  escalatedAt: null,
-  escalatedTo: null,
-  checkClaim: null,
-  unknownSince: null,
-  ...overrides,
-});
+const approval = (overrides: Overrides<TrackedApproval> = {}): TrackedApproval =>
+  withOverrides(
+    trackedApproval('9XFHBJySvnhh', {
+      slack: { messageTs: '1.1' },
+      request: { title: 'New laptop', createdAt: new Date(0) },
+      outcome: { changedAt: new Date(0) },
+    }),
+    overrides,
+  );
 
 describe('buildRequestMessage', () => {
   it('shows markup a person typed as text, not as Slack mentions or links', () => {
     const message = buildRequestMessage(
-      approval({ note: 'ping <!channel> and <@U999> & <https://x.example|here>' }),
+      approval({ request: { note: 'ping <!channel> and <@U999> & <https://x.example|here>' } }),
       en,
     );
     const blocks = JSON.stringify(message.blocks);
@@ -77,7 +54,7 @@ describe('buildRequestMessage', () => {
 
   it('stays within Slack’s limits for the longest title and note the service accepts', () => {
     const message = buildRequestMessage(
-      approval({ title: '长'.repeat(200), note: 'x'.repeat(5000) }),
+      approval({ request: { title: '长'.repeat(200), note: 'x'.repeat(5000) } }),
       en,
       'https://approvals.example/',
     );
@@ -88,7 +65,9 @@ describe('buildRequestMessage', () => {
   it('names an approver who is not on Slack by login, and one who is by mention', () => {
     expect(JSON.stringify(buildRequestMessage(approval(), en).blocks)).toContain('b@corp.example');
     expect(
-      JSON.stringify(buildRequestMessage(approval({ approverSlackId: 'U2' }), en).blocks),
+      JSON.stringify(
+        buildRequestMessage(approval({ parties: { approver: { slackId: 'U2' } } }), en).blocks,
+      ),
     ).toContain('<@U2>');
   });
 });
@@ -152,13 +131,11 @@ describe('hostile text through every builder', () => {
     it(`keeps ${JSON.stringify(hostile.slice(0, 20))} inert and within limits everywhere`, () => {
       for (const t of [en, zh]) {
         const a = approval({
-          title: atLimit(hostile, 200),
-          note: atLimit(hostile, 20_000),
-          approverLogin: atLimit(hostile, 100),
-          decision: 'approved',
-          tracking: 'finished',
+          request: { title: atLimit(hostile, 200), note: atLimit(hostile, 20_000) },
+          parties: { approver: { login: atLimit(hostile, 100) } },
+          outcome: { decision: 'approved', tracking: 'finished' },
         });
-        const by = personRef(null, a.approverLogin);
+        const by = personRef(null, a.parties.approver.login);
         const messages = [
           buildRequestMessage(a, t, 'https://approvals.example/'),
           buildApproverDm(a, t, {
@@ -166,10 +143,10 @@ describe('hostile text through every builder', () => {
             webUrl: 'https://a.example/',
           }),
           buildDecisionReply('approved', by, personRef('U1', 'a@corp.example'), t),
-          buildTextReply(t.aboutApproval(escapeMrkdwn(a.title), a.djbh)),
-          buildTextReply(t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))),
+          buildTextReply(t.aboutApproval(escapeMrkdwn(a.request.title), a.djbh)),
+          buildTextReply(t.approverNotOnSlack(escapeMrkdwn(a.parties.approver.login))),
           buildRequestAgainReply(
-            `${t.approverNotOnSlack(escapeMrkdwn(a.approverLogin))} ${t.requestAgainHint}`,
+            `${t.approverNotOnSlack(escapeMrkdwn(a.parties.approver.login))} ${t.requestAgainHint}`,
             a.djbh,
             t,
           ),
@@ -178,13 +155,18 @@ describe('hostile text through every builder', () => {
             a,
             t,
             { thread: 'https://slack.example/p1' },
-            t.escalationDm(by, personRef(null, a.approverLogin), t.waited(3 * 86_400_000), 2),
+            t.escalationDm(
+              by,
+              personRef(null, a.parties.approver.login),
+              t.waited(3 * 86_400_000),
+              2,
+            ),
           ),
           buildTextReply(t.escalationNote(personRef('U2', 'b@corp.example'), by, 2)),
           buildStatusMessage(
             a.djbh,
             'approved',
-            { tracked: a, approver: personRef(null, a.approverLogin) },
+            { tracked: a, approver: personRef(null, a.parties.approver.login) },
             t,
           ),
           buildListMessage(Array(10).fill(a), { approvals: Array(10).fill(a), total: 30 }, t),
@@ -195,13 +177,13 @@ describe('hostile text through every builder', () => {
         }
         const home = buildHomeView(
           {
-            login: a.approverLogin,
+            login: a.parties.approver.login,
             linking: 'self',
             linked: {
               slackUserId: 'U1',
               teamId: 'T1',
-              login: a.approverLogin,
-              name: a.title,
+              login: a.parties.approver.login,
+              name: a.request.title,
               linkedAt: new Date(0),
             },
             waiting: { approvals: Array(20).fill(a), total: 20 },
@@ -227,14 +209,12 @@ describe('hostile text through every builder', () => {
 describe('buildHomeView', () => {
   it('names who asks in what waits for me, and who decides in my own requests', () => {
     const mine = approval({
-      requesterSlackId: 'U0ME',
-      approverSlackId: 'U0BOSS',
       djbh: 'MINEMINEMINEa',
+      parties: { requester: { slackId: 'U0ME' }, approver: { slackId: 'U0BOSS' } },
     });
     const theirs = approval({
-      requesterSlackId: 'U0ASKER',
-      approverSlackId: 'U0ME',
       djbh: 'THEIRSTHEIRSa',
+      parties: { requester: { slackId: 'U0ASKER' }, approver: { slackId: 'U0ME' } },
     });
     const home = buildHomeView(
       {
@@ -259,7 +239,10 @@ describe('buildHomeView', () => {
 describe('a linked title', () => {
   it('reads the same in the digest and on Home: bold around the link, never inside its text', () => {
     const link = 'https://corp.slack.com/archives/C1/p1';
-    const a = approval({ title: 'Conference trip', requesterSlackId: 'U0ASKER' });
+    const a = approval({
+      request: { title: 'Conference trip' },
+      parties: { requester: { slackId: 'U0ASKER' } },
+    });
     const digest = JSON.stringify(
       buildReminderDigest([{ approval: a, link, waitedMs: 3_600_000 }], 2, en),
     );
@@ -348,7 +331,7 @@ describe('announcement messages', () => {
     const unreachable = buildApproverUnreachableReply(approval(), en, false);
     expect(unreachable.text).toContain('The approver b@corp.example is not on Slack');
     expect(JSON.stringify(unreachable.blocks)).toContain('"value":"9XFHBJySvnhh"');
-    const dm = buildRequesterDm(approval({ title: 'Laptop <@U9>' }), en, unreachable);
+    const dm = buildRequesterDm(approval({ request: { title: 'Laptop <@U9>' } }), en, unreachable);
     expect(dm.text).toBe(
       `About your request *Laptop &lt;@U9&gt;* \`9XFHBJySvnhh\` (the app can no longer post in its thread): ${unreachable.text}`,
     );

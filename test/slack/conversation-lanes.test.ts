@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewTrackedApproval } from '../../src/approvals/tracked-approval.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { newApproval, type Overrides } from '../helpers/approval-builder.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { type Harness, harnessPerTest } from '../helpers/harness.ts';
 import { seedApproval } from '../helpers/outbox-seed.ts';
@@ -45,20 +46,20 @@ for (const database of TEST_DATABASES) {
       const samDm = h.workspace.appDm(sam).id;
       const general = h.channel('general');
       const now = new Date();
-      const approval = (djbh: string, overrides: Partial<NewTrackedApproval>) => ({
-        djbh,
-        teamId: h.workspace.teamId,
-        channelId: general,
-        requesterSlackId: sam,
-        requesterLogin: SAM,
-        approverLogin: MARIA,
-        approverSlackId: maria,
-        title: `Lane ${djbh}`,
-        note: 'n',
-        locale: 'en-US',
-        createdAt: now,
-        ...overrides,
-      });
+      const approval = (djbh: string, overrides: Overrides<NewTrackedApproval>) =>
+        newApproval(
+          {
+            djbh,
+            teamId: h.workspace.teamId,
+            request: { title: `Lane ${djbh}`, note: 'n', locale: 'en-US', createdAt: now },
+            parties: {
+              requester: { slackId: sam, login: SAM },
+              approver: { login: MARIA, slackId: maria },
+            },
+            slack: { channelId: general },
+          },
+          overrides,
+        );
       const decide = (store: ApprovalStores, djbh: string) =>
         store.recordDecision(djbh, {
           decision: 'approved',
@@ -75,7 +76,7 @@ for (const database of TEST_DATABASES) {
             channel: samDm,
             text: inDm,
           });
-          await seedApproval(store, approval(inDm, { channelId: samDm }), {
+          await seedApproval(store, approval(inDm, { slack: { channelId: samDm } }), {
             posted: { channel: samDm, ts: String(request.ts) },
           });
           await decide(store, inDm);
@@ -92,10 +93,10 @@ for (const database of TEST_DATABASES) {
           await seedApproval(
             store,
             approval(asApprover, {
-              requesterSlackId: maria,
-              requesterLogin: MARIA,
-              approverLogin: SAM,
-              approverSlackId: sam,
+              parties: {
+                requester: { slackId: maria, login: MARIA },
+                approver: { login: SAM, slackId: sam },
+              },
             }),
             { posted: { channel: general, ts: String(parent.ts) } },
           );
@@ -108,7 +109,7 @@ for (const database of TEST_DATABASES) {
           });
           await seedApproval(
             store,
-            approval(asLeader, { requesterSlackId: maria, requesterLogin: MARIA }),
+            approval(asLeader, { parties: { requester: { slackId: maria, login: MARIA } } }),
             { posted: { channel: general, ts: String(led.ts) } },
           );
           await store.recordEscalation(asLeader, {

@@ -215,15 +215,15 @@ describe('delivery under production faults', () => {
           {
             djbh,
             teamId: h.workspace.teamId,
-            channelId: h.channel('general'),
-            requesterSlackId: sam,
-            requesterLogin: 'sam.taylor@corp.example',
-            approverLogin: 'maria.lopez@corp.example',
-            approverSlackId: h.user('maria.lopez@corp.example'),
-            title: `Failed ${i}`,
-            note: 'n',
-            locale: 'en-US',
-            createdAt: now,
+            slack: { channelId: h.channel('general') },
+            parties: {
+              requester: { slackId: sam, login: 'sam.taylor@corp.example' },
+              approver: {
+                login: 'maria.lopez@corp.example',
+                slackId: h.user('maria.lopez@corp.example'),
+              },
+            },
+            request: { title: `Failed ${i}`, note: 'n', locale: 'en-US', createdAt: now },
           },
           { failed: 'invalid_blocks' },
         );
@@ -309,15 +309,12 @@ describe('delivery under production faults', () => {
           {
             djbh,
             teamId: h.workspace.teamId,
-            channelId: channel,
-            requesterSlackId: sam,
-            requesterLogin: 'sam.taylor@corp.example',
-            approverLogin: 'maria.lopez@corp.example',
-            approverSlackId: null,
-            title: `Busy ${i}`,
-            note: 'n',
-            locale: 'en-US',
-            createdAt: new Date(),
+            slack: { channelId: channel },
+            parties: {
+              requester: { slackId: sam, login: 'sam.taylor@corp.example' },
+              approver: { login: 'maria.lopez@corp.example', slackId: null },
+            },
+            request: { title: `Busy ${i}`, note: 'n', locale: 'en-US', createdAt: new Date() },
           },
           { posted: { channel, ts: String(posted.ts) } },
         );

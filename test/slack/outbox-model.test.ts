@@ -9,14 +9,10 @@ import {
 } from '../../src/approvals/announcement-dispatcher.ts';
 import { ruleOf } from '../../src/approvals/announcement-rules.ts';
 import type { Announcer } from '../../src/approvals/announcer.ts';
-import type { UnchangedCheck } from '../../src/approvals/approval-repository.ts';
+import type { ClaimedApproval, UnchangedCheck } from '../../src/approvals/approval-repository.ts';
 import type { ApprovalService, ApprovalStatus } from '../../src/approvals/approval-types.ts';
 import type { AnnouncementClaim } from '../../src/approvals/outbox.ts';
-import type {
-  Announcement,
-  AnnouncementKind,
-  TrackedApproval,
-} from '../../src/approvals/tracked-approval.ts';
+import type { Announcement, AnnouncementKind } from '../../src/approvals/tracked-approval.ts';
 import { announcementId } from '../../src/approvals/tracked-approval.ts';
 import { type PollOptions, pollOnce } from '../../src/poller/poll-once.ts';
 import { Workspace } from '../../src/sandbox/workspace.ts';
@@ -419,9 +415,9 @@ class ClaimWatch {
   private readonly checking = new Set<{ claim: CheckClaim; replica: Replica }>();
   readonly violations: string[] = [];
 
-  claimed(replica: Replica, approvals: TrackedApproval[]): void {
-    for (const a of approvals) {
-      const claim = { djbh: a.djbh, token: a.checkClaim ?? '', held: true };
+  claimed(replica: Replica, claims: ClaimedApproval[]): void {
+    for (const { approval: a, claim: token } of claims) {
+      const claim = { djbh: a.djbh, token: token ?? '', held: true };
       this.latest.set(a.djbh, claim);
       replica.claims.set(a.djbh, claim);
     }
@@ -703,7 +699,7 @@ class World {
         const lane = (result as AnnouncementClaim).lane;
         if (lane) this.lanes.claimed(attemptKey(args[0] as Announcement), lane);
       }
-      if (key === 'claimDue') this.claims.claimed(replica, result as TrackedApproval[]);
+      if (key === 'claimDue') this.claims.claimed(replica, result as ClaimedApproval[]);
       if (key === 'pauseDelivery' && result === true) this.pauses.paused(this.t);
       if (key === 'resumeDelivery' && result === true) this.pauses.resumed(this.t);
       if (key === 'markAnnouncementFinal' && result === true && args[1] === 'failed')
@@ -1097,15 +1093,12 @@ async function runCase(handle: DatabaseHandle, schedule: Schedule): Promise<void
       {
         djbh,
         teamId: world.workspace.teamId,
-        channelId: channels[schedule.sameChannel ? 0 : i] ?? '',
-        requesterSlackId: sam,
-        requesterLogin: 'sam@corp.example',
-        approverLogin: 'maria@corp.example',
-        approverSlackId: world.approverId,
-        title: `Model ${i}`,
-        note: 'n',
-        locale: 'en-US',
-        createdAt: new Date(world.t),
+        slack: { channelId: channels[schedule.sameChannel ? 0 : i] ?? '' },
+        parties: {
+          requester: { slackId: sam, login: 'sam@corp.example' },
+          approver: { login: 'maria@corp.example', slackId: world.approverId },
+        },
+        request: { title: `Model ${i}`, note: 'n', locale: 'en-US', createdAt: new Date(world.t) },
       },
       new Date(world.t),
     );

@@ -233,17 +233,28 @@ describe('/approve list', () => {
       const sam = hh.user(SAM);
       const general = hh.channel('general');
       const at = (minutes: number) => new Date(Date.now() - 10 * HOUR + minutes * 60_000);
-      const mine = { requesterSlackId: sam, requesterLogin: SAM, channelId: general, teamId: 'T' };
+      const mine = {
+        teamId: 'T',
+        parties: { requester: { slackId: sam, login: SAM } },
+        slack: { channelId: general },
+      };
       await seedApproval(
         store,
-        sampleApproval('OPEN0000000a', { ...mine, title: 'The old open one', createdAt: at(0) }),
+        sampleApproval('OPEN0000000a', {
+          ...mine,
+          request: { title: 'The old open one', createdAt: at(0) },
+        }),
         { posted: { channel: general, ts: '1.000001' } },
       );
       for (let i = 0; i < 105; i++) {
         const djbh = `DONE${String(i).padStart(8, '0')}`;
-        await seedApproval(store, sampleApproval(djbh, { ...mine, createdAt: at(1 + i) }), {
-          posted: { channel: general, ts: `2.${String(i).padStart(6, '0')}` },
-        });
+        await seedApproval(
+          store,
+          sampleApproval(djbh, { ...mine, request: { createdAt: at(1 + i) } }),
+          {
+            posted: { channel: general, ts: `2.${String(i).padStart(6, '0')}` },
+          },
+        );
         await store.recordDecision(djbh, {
           decision: 'approved',
           decidedBy: null,

@@ -91,15 +91,15 @@ for (const database of TEST_DATABASES) {
         {
           djbh: DJBH,
           teamId: workspace.teamId,
-          channelId: general,
-          requesterSlackId: workspace.userByLogin('sam@corp.example').id,
-          requesterLogin: 'sam@corp.example',
-          approverLogin: 'maria@corp.example',
-          approverSlackId: null,
-          title: 'Order',
-          note: 'n',
-          locale: 'en-US',
-          createdAt: new Date(T0),
+          slack: { channelId: general },
+          parties: {
+            requester: {
+              slackId: workspace.userByLogin('sam@corp.example').id,
+              login: 'sam@corp.example',
+            },
+            approver: { login: 'maria@corp.example', slackId: null },
+          },
+          request: { title: 'Order', note: 'n', locale: 'en-US', createdAt: new Date(T0) },
         },
         new Date(T0),
       );

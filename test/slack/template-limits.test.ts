@@ -16,6 +16,7 @@ import {
   buildTemplatesModal,
 } from '../../src/slack/blocks/templates-modal.ts';
 import { messagesFor } from '../../src/slack/i18n.ts';
+import { trackedApproval, withOverrides } from '../helpers/approval-builder.ts';
 import { runs } from '../helpers/fast-check-runs.ts';
 
 // Limits are checked on the text as it is sent: a template's prefix and skeleton as the service
@@ -129,12 +130,13 @@ describe('template limits, generated', () => {
           return;
         }
         // And the request message that shows it, its name included, fits Slack's limits.
-        const a = {
-          ...approval,
-          title: prepared.input.title,
-          note: prepared.input.note,
-          templateName: template.name,
-        };
+        const a = withOverrides(approval, {
+          request: {
+            title: prepared.input.title,
+            note: prepared.input.note,
+            template: { id: null, name: template.name },
+          },
+        });
         for (const t of LOCALES)
           expect(checkMessage(buildRequestMessage(a, t, 'https://a.example/'))).toEqual([]);
       }),
@@ -163,36 +165,8 @@ describe('template limits, generated', () => {
   });
 });
 
-const approval: TrackedApproval = {
-  djbh: '9XFHBJySvnhh',
-  teamId: 'T1',
-  channelId: 'C1',
-  messageTs: '1.1',
-  threadTs: null,
-  functionExecutionId: null,
-  requesterSlackId: 'U1',
-  requesterLogin: 'a@corp.example',
-  approverLogin: 'b@corp.example',
-  approverSlackId: null,
-  approverTerm: 0,
-  approverSince: null,
-  formerApprovers: [],
-  title: 'x',
-  note: 'n',
-  decision: 'pending',
-  decidedBy: null,
-  tracking: 'active',
-  locale: 'en-US',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  lastCheckedAt: null,
-  nextCheckAt: new Date(0),
-  checkFailures: 0,
-  remindersSent: 0,
-  lastRemindedAt: null,
-  approverUnreachableSince: null,
-  escalatedAt: null,
-  escalatedTo: null,
-  checkClaim: null,
-  unknownSince: null,
-};
+const approval: TrackedApproval = trackedApproval('9XFHBJySvnhh', {
+  slack: { messageTs: '1.1' },
+  request: { title: 'x', createdAt: new Date(0) },
+  outcome: { changedAt: new Date(0) },
+});

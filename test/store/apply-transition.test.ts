@@ -198,14 +198,14 @@ for (const database of TEST_DATABASES) {
 
     it.each(Object.entries(CASES))('%s: written where it holds', async (_kind, c) => {
       await given(c);
-      expect((await probe(c.holds))?.updatedAt).toEqual(at);
+      expect((await probe(c.holds))?.outcome.changedAt).toEqual(at);
       expect(await probeRecorded()).toBe(true);
     });
 
     it.each(Object.entries(CASES))('%s: nothing written where it fails', async (_kind, c) => {
       await given(c, c.fails);
       expect(await probe('item' in c.fails ? c.fails.item : c.holds)).toBe(undefined);
-      expect((await store.getApproval(DJBH))?.updatedAt).not.toEqual(at);
+      expect((await store.getApproval(DJBH))?.outcome.changedAt).not.toEqual(at);
       expect(await probeRecorded()).toBe(false);
     });
 

@@ -5,7 +5,15 @@ import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
-import { approval, later, NO_CLAIM, pendingOf, T0 } from '../helpers/store-fixtures.ts';
+import {
+  approval,
+  later,
+  NO_CLAIM,
+  pendingOf,
+  scheduleOf,
+  stored,
+  T0,
+} from '../helpers/store-fixtures.ts';
 
 for (const database of TEST_DATABASES) {
   describe.skipIf(database.skipReason)(
@@ -26,15 +34,14 @@ for (const database of TEST_DATABASES) {
 
       it('stores a new approval with its request and approver announcements', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          djbh: 'AAAAAAAAAAAa',
-          title: '扩容 storage',
-          messageTs: null,
-          decision: 'pending',
-          tracking: 'active',
-          createdAt: T0,
-          nextCheckAt: T0,
-          checkFailures: 0,
+        expect(await stored(testDb.handle.db, 'AAAAAAAAAAAa')).toMatchObject({
+          approval: {
+            djbh: 'AAAAAAAAAAAa',
+            request: { title: '扩容 storage', createdAt: T0 },
+            slack: { messageTs: null },
+            outcome: { decision: 'pending', tracking: 'active' },
+          },
+          schedule: { nextCheckAt: T0, checkFailures: 0 },
         });
         // In the order they were recorded.
         const pending = await store.pendingAnnouncements(10);
@@ -70,14 +77,14 @@ for (const database of TEST_DATABASES) {
       it('uses up Request again of the approval a new one was requested again from, once', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(
-          approval('BBBBBBBBBBBb', { againOf: 'AAAAAAAAAAAa' }),
+          approval('BBBBBBBBBBBb', { request: { againOf: { djbh: 'AAAAAAAAAAAa', link: null } } }),
           later(10),
         );
         await store.createApproval(
-          approval('CCCCCCCCCCCc', { againOf: 'AAAAAAAAAAAa' }),
+          approval('CCCCCCCCCCCc', { request: { againOf: { djbh: 'AAAAAAAAAAAa', link: null } } }),
           later(20),
         );
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toMatchObject({
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.request.requestedAgainAs).toMatchObject({
           djbh: 'BBBBBBBBBBBb',
         });
         const old = await testDb.handle.db
@@ -98,23 +105,29 @@ for (const database of TEST_DATABASES) {
         ]);
         // Both new ones are recorded all the same, with their own announcements.
         for (const djbh of ['BBBBBBBBBBBb', 'CCCCCCCCCCCc'])
-          expect((await store.getApproval(djbh))?.againOf).toBe('AAAAAAAAAAAa');
+          expect((await store.getApproval(djbh))?.request.againOf?.djbh).toBe('AAAAAAAAAAAa');
         expect(await store.pendingAnnouncements(10)).toHaveLength(7);
       });
 
       it('stores nothing when the approval number is already taken', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await expect(
-          store.createApproval(approval('AAAAAAAAAAAa', { title: 'other' }), T0),
+          store.createApproval(approval('AAAAAAAAAAAa', { request: { title: 'other' } }), T0),
         ).rejects.toThrow();
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.title).toBe('扩容 storage');
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.request.title).toBe('扩容 storage');
         expect(await store.pendingAnnouncements(10)).toHaveLength(2);
       });
 
       it('owes a workflow step its completion once the approval it started ends, and only such a step', async () => {
-        await store.createApproval(approval('AAAAAAAAAAAa', { functionExecutionId: 'Fx1' }), T0);
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { slack: { functionExecutionId: 'Fx1' } }),
+          T0,
+        );
         await store.createApproval(approval('BBBBBBBBBBBb'), T0);
-        await store.createApproval(approval('CCCCCCCCCCCc', { functionExecutionId: 'Fx3' }), T0);
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', { slack: { functionExecutionId: 'Fx3' } }),
+          T0,
+        );
         const steps = async () =>
           (await store.pendingAnnouncements(100))
             .filter((a) => a.kind === 'step-complete')
@@ -147,7 +160,7 @@ for (const database of TEST_DATABASES) {
           'CCCCCCCCCCCc:step-complete',
         ]);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          functionExecutionId: 'Fx1',
+          slack: { functionExecutionId: 'Fx1' },
         });
       });
 
@@ -160,16 +173,18 @@ for (const database of TEST_DATABASES) {
           failed: false,
         });
         const first = await store.claimDue(later(1000), 10, 300);
-        expect(first.map((a) => a.djbh)).toEqual(['AAAAAAAAAAAa']);
+        expect(first.map((a) => a.approval.djbh)).toEqual(['AAAAAAAAAAAa']);
         expect(await store.claimDue(later(2000), 10, 300)).toEqual([]);
         // The lease is on the database's clock: a replica whose clock is ahead does not take over.
-        expect((await store.claimDue(later(50_000), 10, 300)).map((a) => a.djbh)).toEqual([]);
-        expect((await store.claimDue(later(65_000), 10, 300)).map((a) => a.djbh)).toEqual([
+        expect((await store.claimDue(later(50_000), 10, 300)).map((a) => a.approval.djbh)).toEqual(
+          [],
+        );
+        expect((await store.claimDue(later(65_000), 10, 300)).map((a) => a.approval.djbh)).toEqual([
           'BBBBBBBBBBBb',
         ]);
         // The lease runs out: a replica that died while holding it does not strand the approval.
         await new Promise((r) => setTimeout(r, 400));
-        expect((await store.claimDue(later(70_000), 10, 300)).map((a) => a.djbh)).toEqual([
+        expect((await store.claimDue(later(70_000), 10, 300)).map((a) => a.approval.djbh)).toEqual([
           'AAAAAAAAAAAa',
           'BBBBBBBBBBBb',
         ]);
@@ -178,9 +193,12 @@ for (const database of TEST_DATABASES) {
       it('marks hot only the newest approvals waiting for one approver (any case of the login), due now', async () => {
         const djbhs = ['H0000000001x', 'H0000000002x', 'H0000000003x'];
         for (const [i, djbh] of djbhs.entries())
-          await store.createApproval(approval(djbh, { createdAt: later(i * 1000) }), T0);
+          await store.createApproval(
+            approval(djbh, { request: { createdAt: later(i * 1000) } }),
+            T0,
+          );
         await store.createApproval(
-          approval('OTHERAPPROVx', { approverLogin: 'chen.hao@corp.example' }),
+          approval('OTHERAPPROVx', { parties: { approver: { login: 'chen.hao@corp.example' } } }),
           T0,
         );
         await store.createApproval(approval('DECIDEDAPPRx'), T0);
@@ -199,17 +217,20 @@ for (const database of TEST_DATABASES) {
         expect(await store.markHot('Maria.Lopez@corp.example', now, until, 2)).toBe(2);
         // Only hot ones are claimed by a hot pass; the newest two, due at the mark.
         const hot = await store.claimDue(later(10_001), 10, 30_000, { hotOnly: true });
-        expect(hot.map((a) => a.djbh).sort()).toEqual(['H0000000002x', 'H0000000003x']);
-        expect(hot.map((a) => a.hotUntil)).toEqual([until, until]);
-        expect(hot.map((a) => a.nextCheckAt)).toEqual([now, now]);
+        expect(hot.map((a) => a.approval.djbh).sort()).toEqual(['H0000000002x', 'H0000000003x']);
+        expect(hot.map((a) => a.schedule.hotUntil)).toEqual([until, until]);
+        expect(hot.map((a) => a.schedule.nextCheckAt)).toEqual([now, now]);
         // Nothing else is hot or due: not the oldest, not another approver's, not a decided one.
         expect(await store.claimDue(later(10_001), 10, 30_000)).toEqual([]);
-        expect((await store.getApproval('H0000000001x'))?.hotUntil).toBeNull();
-        expect((await store.getApproval('OTHERAPPROVx'))?.hotUntil).toBeNull();
+        expect((await scheduleOf(testDb.handle.db, 'H0000000001x'))?.hotUntil).toBeNull();
+        expect((await scheduleOf(testDb.handle.db, 'OTHERAPPROVx'))?.hotUntil).toBeNull();
         // A mark never makes a due check later.
-        await store.createApproval(approval('DUEALREADYYx', { createdAt: later(5000) }), T0);
+        await store.createApproval(
+          approval('DUEALREADYYx', { request: { createdAt: later(5000) } }),
+          T0,
+        );
         await store.markHot('maria.lopez@corp.example', later(20_000), until, 1);
-        expect((await store.getApproval('DUEALREADYYx'))?.nextCheckAt).toEqual(T0);
+        expect((await scheduleOf(testDb.handle.db, 'DUEALREADYYx'))?.nextCheckAt).toEqual(T0);
       });
 
       it('gives each of two replicas claiming at once a different set of approvals', async () => {
@@ -222,7 +243,7 @@ for (const database of TEST_DATABASES) {
             store.claimDue(later(1), 12, 30_000),
             replica.claimDue(later(1), 12, 30_000),
           ]);
-          const claimed = [...a, ...b].map((x) => x.djbh);
+          const claimed = [...a, ...b].map((x) => x.approval.djbh);
           expect(new Set(claimed).size).toBe(claimed.length);
           expect(claimed.length).toBe(20);
         } finally {
@@ -242,9 +263,11 @@ for (const database of TEST_DATABASES) {
         await store.recordDecision('AAAAAAAAAAAa', change);
         await store.recordDecision('AAAAAAAAAAAa', change);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          decision: 'approved',
-          tracking: 'finished',
-          decidedBy: 'maria.lopez@corp.example',
+          outcome: {
+            decision: 'approved',
+            tracking: 'finished',
+            decidedBy: 'maria.lopez@corp.example',
+          },
         });
         const ids = (await store.pendingAnnouncements(10)).map((a) => a.id);
         expect(ids.filter((id) => id === 'AAAAAAAAAAAa:decision:approved')).toHaveLength(1);
@@ -259,16 +282,14 @@ for (const database of TEST_DATABASES) {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
         await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.checkFailures).toBe(2);
+        expect((await scheduleOf(testDb.handle.db, 'AAAAAAAAAAAa'))?.checkFailures).toBe(2);
         await store.recordCheck('AAAAAAAAAAAa', {
           now: T0,
           nextCheckAt: later(1000),
           failed: false,
         });
-        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          checkFailures: 0,
-          lastCheckedAt: T0,
-          nextCheckAt: later(1000),
+        expect(await stored(testDb.handle.db, 'AAAAAAAAAAAa')).toMatchObject({
+          schedule: { checkFailures: 0, lastCheckedAt: T0, nextCheckAt: later(1000) },
         });
       });
 
@@ -276,7 +297,8 @@ for (const database of TEST_DATABASES) {
         for (const djbh of ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc'])
           await store.createApproval(approval(djbh), T0);
         const claimed = await store.claimDue(later(1), 10, 60_000);
-        const claimOf = (djbh: string) => claimed.find((a) => a.djbh === djbh)?.checkClaim ?? null;
+        const claimOf = (djbh: string) =>
+          claimed.find((a) => a.approval.djbh === djbh)?.claim ?? null;
         await store.recordCheck('AAAAAAAAAAAa', { now: T0, nextCheckAt: T0, failed: true });
         // Another pass took C since (this pass outlived its lease).
         await testDb.handle.db
@@ -311,26 +333,22 @@ for (const database of TEST_DATABASES) {
         expect(recorded.find((r) => r.djbh === 'AAAAAAAAAAAa')?.claim).toBe(
           claimOf('AAAAAAAAAAAa'),
         );
-        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          checkFailures: 0,
-          lastCheckedAt: later(5),
-          nextCheckAt: later(9_000),
-          unknownSince: null,
+        expect(await stored(testDb.handle.db, 'AAAAAAAAAAAa')).toMatchObject({
+          approval: { outcome: { unknownSince: null } },
+          schedule: { checkFailures: 0, lastCheckedAt: later(5), nextCheckAt: later(9_000) },
         });
-        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
-          lastCheckedAt: later(5),
-          nextCheckAt: later(8_000),
-          unknownSince: later(5),
+        expect(await stored(testDb.handle.db, 'BBBBBBBBBBBb')).toMatchObject({
+          approval: { outcome: { unknownSince: later(5) } },
+          schedule: { lastCheckedAt: later(5), nextCheckAt: later(8_000) },
         });
         // Unknown since the first check that found it unknown, not the latest.
         await store.recordChecks(
           [{ djbh: 'BBBBBBBBBBBb', claim: null, nextCheckAt: later(9_000), unknown: true }],
           later(50),
         );
-        expect((await store.getApproval('BBBBBBBBBBBb'))?.unknownSince).toEqual(later(5));
-        expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
-          lastCheckedAt: null,
-          nextCheckAt: T0,
+        expect((await store.getApproval('BBBBBBBBBBBb'))?.outcome.unknownSince).toEqual(later(5));
+        expect(await stored(testDb.handle.db, 'CCCCCCCCCCCc')).toMatchObject({
+          schedule: { lastCheckedAt: null, nextCheckAt: T0 },
         });
         expect(await store.recordChecks([], later(60))).toEqual([]);
       });
@@ -338,7 +356,7 @@ for (const database of TEST_DATABASES) {
       it('gives up on an approval with an announcement saying so', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.giveUp('AAAAAAAAAAAa', later(1000));
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.tracking).toBe('gave-up');
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.outcome.tracking).toBe('gave-up');
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind)).toContain('gave-up');
       });
 
@@ -348,8 +366,8 @@ for (const database of TEST_DATABASES) {
         // The pass outlives its lease; another replica claims the approval.
         await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
         const [theirs] = await store.claimDue(later(2), 10, 60_000);
-        expect(mine?.checkClaim).toBeTruthy();
-        expect(theirs?.checkClaim).not.toBe(mine?.checkClaim);
+        expect(mine?.claim).toBeTruthy();
+        expect(theirs?.claim).not.toBe(mine?.claim);
         const decision = {
           decision: 'approved' as const,
           decidedBy: null,
@@ -357,41 +375,43 @@ for (const database of TEST_DATABASES) {
           now: later(3),
           nextCheckAt: later(3),
         };
-        expect(await store.recordDecision('AAAAAAAAAAAa', decision, mine?.checkClaim)).toBe(false);
-        expect(await store.recordReminder('AAAAAAAAAAAa', 1, later(3), mine?.checkClaim)).toBe(
-          false,
-        );
-        expect(await store.giveUp('AAAAAAAAAAAa', later(3), mine?.checkClaim)).toBe(false);
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, mine?.claim)).toBe(false);
+        expect(await store.recordReminder('AAAAAAAAAAAa', 1, later(3), mine?.claim)).toBe(false);
+        expect(await store.giveUp('AAAAAAAAAAAa', later(3), mine?.claim)).toBe(false);
         expect(
           await store.recordCheck(
             'AAAAAAAAAAAa',
             { now: later(3), nextCheckAt: later(9), failed: false },
-            mine?.checkClaim,
+            mine?.claim,
           ),
         ).toBe(false);
         expect((await store.pendingAnnouncements(10)).map((a) => a.kind).sort()).toEqual([
           'approver-dm',
           'request',
         ]);
-        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'pending' });
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          outcome: { decision: 'pending' },
+        });
         // The current claim records as before.
-        expect(await store.recordDecision('AAAAAAAAAAAa', decision, theirs?.checkClaim)).toBe(true);
-        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({ decision: 'approved' });
+        expect(await store.recordDecision('AAAAAAAAAAAa', decision, theirs?.claim)).toBe(true);
+        expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
+          outcome: { decision: 'approved' },
+        });
       });
 
       it('pages requests by requester and open approvals by approver, newest first, with totals', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(
           approval('BBBBBBBBBBBb', {
-            createdAt: later(1000),
-            approverLogin: 'chen.hao@corp.example',
+            request: { createdAt: later(1000) },
+            parties: { approver: { login: 'chen.hao@corp.example' } },
           }),
           T0,
         );
         await store.createApproval(
           approval('CCCCCCCCCCCc', {
-            createdAt: later(2000),
-            approverLogin: 'chen.hao@corp.example',
+            request: { createdAt: later(2000) },
+            parties: { approver: { login: 'chen.hao@corp.example' } },
           }),
           T0,
         );
@@ -411,13 +431,15 @@ for (const database of TEST_DATABASES) {
 
       it('finds a person’s approvals by login whatever case either side spells it in', async () => {
         await store.createApproval(
-          approval('AAAAAAAAAAAa', { requesterLogin: 'Li.Wei@corp.example' }),
+          approval('AAAAAAAAAAAa', { parties: { requester: { login: 'Li.Wei@corp.example' } } }),
           T0,
         );
         await store.createApproval(
           approval('BBBBBBBBBBBb', {
-            requesterLogin: 'sam.taylor@corp.example',
-            approverLogin: 'chen.hao@corp.example',
+            parties: {
+              requester: { login: 'sam.taylor@corp.example' },
+              approver: { login: 'chen.hao@corp.example' },
+            },
           }),
           T0,
         );
@@ -440,7 +462,9 @@ for (const database of TEST_DATABASES) {
         const numbers = ['AAAAAAAAAAAa', 'BBBBBBBBBBBb', 'CCCCCCCCCCCc', 'DDDDDDDDDDDd'];
         for (const [i, [recorded]] of pairs.entries())
           await store.createApproval(
-            approval(numbers[i] ?? '', { approverLogin: recorded, requesterLogin: recorded }),
+            approval(numbers[i] ?? '', {
+              parties: { approver: { login: recorded }, requester: { login: recorded } },
+            }),
             T0,
           );
         for (const [i, [recorded, asked]] of pairs.entries()) {
@@ -463,8 +487,7 @@ for (const database of TEST_DATABASES) {
         await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
         await store.recordReminder('AAAAAAAAAAAa', 1, later(86_400_000));
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          remindersSent: 1,
-          lastRemindedAt: later(86_400_000),
+          followUp: { remindersSent: 1, lastRemindedAt: later(86_400_000) },
         });
         const reminders = (await store.pendingAnnouncements(10)).filter((a) => a.occurrence === 1);
         expect(reminders.map((a) => a.id).sort()).toEqual([
@@ -516,8 +539,7 @@ for (const database of TEST_DATABASES) {
         // Again, from a retried pass or another replica: nothing more.
         expect(await escalate(later(7000))).toBe(false);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          escalatedAt: later(6000),
-          escalatedTo: LEADER,
+          followUp: { escalatedAt: later(6000), escalatedTo: LEADER },
         });
         const escalation = (await store.pendingAnnouncements(100)).filter((a) =>
           a.kind.startsWith('escalation'),
@@ -590,19 +612,12 @@ for (const database of TEST_DATABASES) {
         await testDb.handle.db.updateTable('tracked_approvals').set({ lease_until: 0 }).execute();
         const [theirs] = await store.claimDue(later(3000), 10, 60_000);
         const escalation = { to: LEADER, afterReminders: 1, answerWithinMs: 0, now: later(4000) };
-        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.checkClaim)).toBe(
-          false,
-        );
+        expect(await store.recordEscalation('AAAAAAAAAAAa', escalation, mine?.claim)).toBe(false);
         expect(
-          await store.recordEscalation(
-            'AAAAAAAAAAAa',
-            { ...escalation, to: null },
-            theirs?.checkClaim,
-          ),
+          await store.recordEscalation('AAAAAAAAAAAa', { ...escalation, to: null }, theirs?.claim),
         ).toBe(true);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          escalatedAt: later(4000),
-          escalatedTo: null,
+          followUp: { escalatedAt: later(4000), escalatedTo: null },
         });
         expect(await store.recordEscalation('AAAAAAAAAAAa', escalation)).toBe(false);
         expect(
@@ -652,10 +667,15 @@ for (const database of TEST_DATABASES) {
         const links = createAccountLinkStore(testDb.handle.db, testDb.handle.dialect);
         await testDb.handle.db.deleteFrom('linked_accounts').execute();
         // Not on Slack when requested; a recorded account Slack said is deactivated; someone else.
-        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { parties: { approver: { slackId: null } } }),
+          T0,
+        );
         await store.createApproval(approval('BBBBBBBBBBBb'), T0);
         await store.createApproval(
-          approval('CCCCCCCCCCCc', { approverSlackId: null, approverLogin: 'liu@corp.example' }),
+          approval('CCCCCCCCCCCc', {
+            parties: { approver: { slackId: null, login: 'liu@corp.example' } },
+          }),
           T0,
         );
         await testDb.handle.db
@@ -670,17 +690,15 @@ for (const database of TEST_DATABASES) {
           linkedAt: later(5000),
         });
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          approverUnreachableSince: null,
+          parties: { approver: { unreachableSince: null } },
         });
         // The account it recorded is gone: the linked one is who the messages go to now (they
         // are addressed by login as they go), and a previous release is told by the row.
         expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
-          approverUnreachableSince: null,
-          approverSlackId: 'U0MARIAHOME',
+          parties: { approver: { unreachableSince: null, slackId: 'U0MARIAHOME' } },
         });
         expect(await store.getApproval('CCCCCCCCCCCc')).toMatchObject({
-          approverUnreachableSince: later(1000),
-          approverSlackId: null,
+          parties: { approver: { unreachableSince: later(1000), slackId: null } },
         });
         // The request messages are edited again: they no longer offer Request again.
         expect(
@@ -694,7 +712,9 @@ for (const database of TEST_DATABASES) {
         ]);
         // Removed again: the approvals stop recording the account, and nothing else changes.
         expect(await links.unlink('U0MARIAHOME')).toBe(true);
-        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({ approverSlackId: null });
+        expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
+          parties: { approver: { slackId: null } },
+        });
       });
 
       it('records a handover once, fenced by the claim and the term, and drops what waited for the approver before', async () => {
@@ -702,7 +722,7 @@ for (const database of TEST_DATABASES) {
         await store.recordReminder('AAAAAAAAAAAa', 1, later(1));
         const [claimed] = await store.claimDue(later(2), 10, 60_000);
         if (!claimed) throw new Error('not claimed');
-        const before = (await store.getApproval('AAAAAAAAAAAa')) ?? claimed;
+        const before = (await store.getApproval('AAAAAAAAAAAa')) ?? claimed.approval;
         const handover = handoverOf(before, {
           decision: 'pending',
           unknown: false,
@@ -718,19 +738,16 @@ for (const database of TEST_DATABASES) {
           );
         // A pass whose claim was taken records nothing; the one holding it records it once.
         expect(await record('someone-else')).toBe(false);
-        expect(await record(claimed.checkClaim)).toBe(true);
-        expect(await record(claimed.checkClaim)).toBe(false);
+        expect(await record(claimed.claim)).toBe(true);
+        expect(await record(claimed.claim)).toBe(false);
         expect(await record(null)).toBe(false);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          approverLogin: 'Alex.Kim@corp.example',
-          approverSlackId: null,
-          approverTerm: 1,
-          approverSince: later(3),
-          // Her DM never went out: she was shown nothing, and may not see it from now on.
-          formerApprovers: [],
-          remindersSent: 0,
-          lastRemindedAt: null,
-          escalatedAt: null,
+          parties: {
+            approver: { login: 'Alex.Kim@corp.example', slackId: null, term: 1, since: later(3) },
+            // Her DM never went out: she was shown nothing, and may not see it from now on.
+            formerApprovers: [],
+          },
+          followUp: { remindersSent: 0, lastRemindedAt: null, escalatedAt: null },
         });
         const all = await testDb.handle.db
           .selectFrom('announcements')
@@ -769,11 +786,13 @@ for (const database of TEST_DATABASES) {
           const [claimed] = await store.claimDue(later(at), 10, 60_000);
           if (!claimed) throw new Error('not claimed');
           const status = { decision: 'pending', unknown: false, ended: false, approver: to };
-          const handover = handoverOf(claimed, status);
+          const handover = handoverOf(claimed.approval, status);
           if (!handover) throw new Error('no handover');
           const next = { ...handover, now: later(at), nextCheckAt: later(at + 1) };
-          expect(await store.recordHandover('AAAAAAAAAAAa', next, claimed.checkClaim)).toBe(true);
-          return (await store.getApproval('AAAAAAAAAAAa'))?.formerApprovers.map((p) => p.login);
+          expect(await store.recordHandover('AAAAAAAAAAAa', next, claimed.claim)).toBe(true);
+          return (await store.getApproval('AAAAAAAAAAAa'))?.parties.formerApprovers.map(
+            (p) => p.login,
+          );
         };
         // To Alex, whose DM never goes out, then on to Chen, then back to Maria.
         expect(await handOn('alex.kim@corp.example', 2)).toEqual(['maria.lopez@corp.example']);

@@ -77,7 +77,10 @@ for (const database of TEST_DATABASES) {
       };
       const ask = (later: StepRule[], djbh = 'CHAIN0000001') =>
         stores().repo.createApproval(
-          approval(djbh, { requesterLogin: REQUESTER, approverLogin: FIRST, locale: 'en-US' }),
+          approval(djbh, {
+            request: { locale: 'en-US' },
+            parties: { requester: { login: REQUESTER }, approver: { login: FIRST } },
+          }),
           T0,
           { laterSteps: later },
         );

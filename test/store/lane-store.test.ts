@@ -98,7 +98,10 @@ for (const database of TEST_DATABASES) {
 
       it('offers lanes free now before lanes that could only be claimed ahead of their pace', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.createApproval(approval('BBBBBBBBBBBb', { channelId: 'C2' }), later(1));
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', { slack: { channelId: 'C2' } }),
+          later(1),
+        );
         await testDb.handle.db
           .insertInto('lane_leases')
           .values({

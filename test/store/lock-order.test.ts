@@ -44,14 +44,14 @@ describe.skipIf(postgres.skipReason)(
         (a) => a.kind === 'approver-dm',
       );
       const checks = new Map(
-        (await store.claimDue(later(2), count, 60_000)).map((a) => [a.djbh, a]),
+        (await store.claimDue(later(2), count, 60_000)).map((a) => [a.approval.djbh, a]),
       );
       return Promise.all(
         dms.map(async (dm) => {
           const claim = await store.claimAnnouncement(dm, later(1), 60_000);
           const checked = checks.get(dm.djbh);
           if (!claim || !checked) throw new Error(`${dm.djbh} not claimed`);
-          const handover = handoverOf(checked, {
+          const handover = handoverOf(checked.approval, {
             decision: 'pending',
             unknown: false,
             ended: false,
@@ -65,7 +65,7 @@ describe.skipIf(postgres.skipReason)(
               store.recordHandover(
                 dm.djbh,
                 { ...handover, now: later(3), nextCheckAt: later(9) },
-                checked.checkClaim,
+                checked.claim,
               ),
           };
         }),
@@ -79,9 +79,7 @@ describe.skipIf(postgres.skipReason)(
      */
     async function expectConsistent(djbh: string) {
       expect(await store.getApproval(djbh)).toMatchObject({
-        approverLogin: NEW_APPROVER,
-        approverTerm: 1,
-        approverUnreachableSince: null,
+        parties: { approver: { login: NEW_APPROVER, term: 1, unreachableSince: null } },
       });
       const rows = await testDb.handle.db
         .selectFrom('announcements')
@@ -140,7 +138,10 @@ describe.skipIf(postgres.skipReason)(
       const NEW = 'AGAIN0000002';
       // Maria waits on both: the request made again (NEW) of one nobody answered (OLD).
       await store.createApproval(approval(OLD), T0);
-      await store.createApproval(approval(NEW, { againOf: OLD, createdAt: later(1) }), later(1));
+      await store.createApproval(
+        approval(NEW, { request: { againOf: { djbh: OLD, link: null }, createdAt: later(1) } }),
+        later(1),
+      );
       const request = (await store.pendingAnnouncements(20)).find((a) => a.id === `${NEW}:request`);
       if (!request) throw new Error('no request announcement');
       const claim = await store.claimAnnouncement(request, later(2), 60_000);
@@ -173,7 +174,7 @@ describe.skipIf(postgres.skipReason)(
       const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
       expect(failures.map((e) => `${(e as { code?: string }).code}: ${e}`)).toEqual([]);
       const old = await store.getApproval(OLD);
-      expect(old?.requestedAgainAs).toMatchObject({ djbh: NEW });
+      expect(old?.request.requestedAgainAs).toMatchObject({ djbh: NEW });
     });
 
     it('lets the purge pass over an ended approval someone is changing, instead of deadlocking with them', async () => {

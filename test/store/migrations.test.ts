@@ -143,7 +143,9 @@ for (const database of TEST_DATABASES) {
             expect(rolledBack.schemaAhead).toEqual(['2099-01-01-999-from-the-future']);
             const s = createApprovalRepository(rolledBack.db, rolledBack.dialect);
             await s.createApproval(approval('ROLLBACKxxxx'), T0);
-            expect(await s.getApproval('ROLLBACKxxxx')).toMatchObject({ decision: 'pending' });
+            expect(await s.getApproval('ROLLBACKxxxx')).toMatchObject({
+              outcome: { decision: 'pending' },
+            });
           } finally {
             await rolledBack.close();
           }

@@ -33,8 +33,7 @@ for (const database of TEST_DATABASES) {
           ),
         ).toBe(true);
         expect(await store.getApproval('AAAAAAAAAAAa')).toMatchObject({
-          channelId: 'D0DM',
-          messageTs: '1700000000.000100',
+          slack: { channelId: 'D0DM', messageTs: '1700000000.000100' },
         });
         // …and queues the edit that links the approver's DM to the thread.
         expect((await store.pendingAnnouncements(10)).map((a) => a.id)).toEqual([
@@ -82,7 +81,10 @@ for (const database of TEST_DATABASES) {
       });
 
       it('gives announcements an older release recorded without a lane theirs before offering them', async () => {
-        await store.createApproval(approval('AAAAAAAAAAAa', { approverSlackId: null }), T0);
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { parties: { approver: { slackId: null } } }),
+          T0,
+        );
         // As a replica of the previous release records them during a rolling deploy.
         await testDb.handle.db.updateTable('announcements').set({ lane_key: null }).execute();
         const lanes = (await store.deliverable(later(10), { limit: 10, skipLanes: [] }))
@@ -161,10 +163,16 @@ for (const database of TEST_DATABASES) {
 
       it('marks a request again on the old approval once, and where the new one was posted', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
-        await store.createApproval(approval('BBBBBBBBBBBb', { againOf: 'AAAAAAAAAAAa' }), T0);
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', { request: { againOf: { djbh: 'AAAAAAAAAAAa', link: null } } }),
+          T0,
+        );
         // A second form submitted from the same button: the first one stays.
-        await store.createApproval(approval('CCCCCCCCCCCc', { againOf: 'AAAAAAAAAAAa' }), T0);
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toEqual({
+        await store.createApproval(
+          approval('CCCCCCCCCCCc', { request: { againOf: { djbh: 'AAAAAAAAAAAa', link: null } } }),
+          T0,
+        );
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.request.requestedAgainAs).toEqual({
           djbh: 'BBBBBBBBBBBb',
           message: null,
         });
@@ -182,17 +190,23 @@ for (const database of TEST_DATABASES) {
           { channel: 'C1', ts: '1700000002.1' },
           T0,
         );
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.requestedAgainAs).toEqual({
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.request.requestedAgainAs).toEqual({
           djbh: 'BBBBBBBBBBBb',
           message: { channelId: 'C1', ts: '1700000002.1' },
         });
         expect(await updates()).toContain('AAAAAAAAAAAa:parent-update:again-posted:BBBBBBBBBBBb');
-        expect((await store.getApproval('CCCCCCCCCCCc'))?.requestedAgainAs).toBeNull();
+        expect((await store.getApproval('CCCCCCCCCCCc'))?.request.requestedAgainAs).toBeNull();
       });
 
       it('keeps the thread a request was to join, unless it went elsewhere', async () => {
-        await store.createApproval(approval('AAAAAAAAAAAa', { threadTs: '1700000000.000001' }), T0);
-        await store.createApproval(approval('BBBBBBBBBBBb', { threadTs: '1700000000.000002' }), T0);
+        await store.createApproval(
+          approval('AAAAAAAAAAAa', { slack: { threadTs: '1700000000.000001' } }),
+          T0,
+        );
+        await store.createApproval(
+          approval('BBBBBBBBBBBb', { slack: { threadTs: '1700000000.000002' } }),
+          T0,
+        );
         const send = async (djbh: string, channel: string) => {
           const request = (await store.pendingAnnouncements(10)).find(
             (a) => a.id === `${djbh}:request`,
@@ -202,10 +216,9 @@ for (const database of TEST_DATABASES) {
         };
         await send('AAAAAAAAAAAa', 'C2147483705');
         await send('BBBBBBBBBBBb', 'D0DM');
-        expect((await store.getApproval('AAAAAAAAAAAa'))?.threadTs).toBe('1700000000.000001');
+        expect((await store.getApproval('AAAAAAAAAAAa'))?.slack.threadTs).toBe('1700000000.000001');
         expect(await store.getApproval('BBBBBBBBBBBb')).toMatchObject({
-          channelId: 'D0DM',
-          threadTs: null,
+          slack: { channelId: 'D0DM', threadTs: null },
         });
       });
 

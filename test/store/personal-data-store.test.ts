@@ -34,7 +34,10 @@ for (const which of TEST_DATABASES) {
       await seedReported(
         store,
         'CRS000000001',
-        { createdAt: T0, requesterSlackId: 'U0OLD', requesterLogin: ERIN.login },
+        {
+          request: { createdAt: T0 },
+          parties: { requester: { slackId: 'U0OLD', login: ERIN.login } },
+        },
         {
           decided: {
             decision: 'approved',

@@ -124,7 +124,7 @@ describe.skipIf(postgres.skipReason)(
         // The driver believes the statement prepared; the server has forgotten it.
         await sql`deallocate all`.execute(fresh.db);
         await repository.createApproval(
-          { ...approval('PREP0000011a'), againOf: 'PREP0000010a' },
+          approval('PREP0000011a', { request: { againOf: { djbh: 'PREP0000010a', link: null } } }),
           T0,
         );
         const again = await fresh.db

@@ -72,17 +72,18 @@ for (const which of TEST_DATABASES) {
         {
           djbh: DJBH,
           teamId: 'T0001',
-          channelId: 'C0GENERAL',
-          functionExecutionId: EXECUTION,
-          requesterSlackId: PEOPLE.requester.chatId,
-          requesterLogin: PEOPLE.requester.login,
-          approverLogin: PEOPLE.approver.login,
-          // Not found on Slack when it was asked: its DM lane is named by login.
-          approverSlackId: null,
-          title: 'Purge me',
-          note: 'Termination of J. Doe',
-          locale: 'en-US',
-          createdAt: at(2000),
+          slack: { channelId: 'C0GENERAL', functionExecutionId: EXECUTION },
+          parties: {
+            requester: { slackId: PEOPLE.requester.chatId, login: PEOPLE.requester.login },
+            // Not found on Slack when it was asked: its DM lane is named by login.
+            approver: { login: PEOPLE.approver.login, slackId: null },
+          },
+          request: {
+            title: 'Purge me',
+            note: 'Termination of J. Doe',
+            locale: 'en-US',
+            createdAt: at(2000),
+          },
         },
         at(2000),
       );

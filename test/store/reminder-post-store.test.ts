@@ -39,7 +39,7 @@ for (const database of TEST_DATABASES) {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(approval('AAAAAAAAAAAb'), T0);
         await store.createApproval(
-          approval('BBBBBBBBBBBa', { approverLogin: 'other@corp.example' }),
+          approval('BBBBBBBBBBBa', { parties: { approver: { login: 'other@corp.example' } } }),
           T0,
         );
         expect(await posts.lastReminderPost('maria.lopez@corp.example')).toBeUndefined();
@@ -63,7 +63,9 @@ for (const database of TEST_DATABASES) {
       it('finds her reminders however the service cased her login on each approval', async () => {
         await store.createApproval(approval('AAAAAAAAAAAa'), T0);
         await store.createApproval(
-          approval('AAAAAAAAAAAb', { approverLogin: 'Maria.Lopez@Corp.Example' }),
+          approval('AAAAAAAAAAAb', {
+            parties: { approver: { login: 'Maria.Lopez@Corp.Example' } },
+          }),
           T0,
         );
         const digest = { channel: 'D0MARIA', ts: '1700000000.000100' };
@@ -84,7 +86,7 @@ for (const database of TEST_DATABASES) {
           await store.recordHandover(
             'AAAAAAAAAAAa',
             { ...handover, nextCheckAt: later(3 * HOUR) },
-            claimed?.checkClaim,
+            claimed?.claim,
           ),
         ).toBe(true);
         // Alex was never reminded: his first reminder is not covered by Maria's DM.

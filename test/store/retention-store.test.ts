@@ -29,7 +29,9 @@ for (const which of TEST_DATABASES) {
       ) {
         const db = database.handle.db;
         await createApprovalStores(db, database.handle.dialect).createApproval(
-          sampleApproval(djbh, { createdAt: ago(days + 1), note: 'Termination of J. Doe' }),
+          sampleApproval(djbh, {
+            request: { createdAt: ago(days + 1), note: 'Termination of J. Doe' },
+          }),
           ago(days + 1),
         );
         await db

@@ -74,7 +74,9 @@ describe('the SQLite file', { timeout: 240_000 }, () => {
       const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(database.db);
       await sql.raw(`pragma max_page_count = ${rows[0]?.page_count}`).execute(database.db);
       const writes = Array.from({ length: 50 }, (_, i) =>
-        sampleApproval(`FULL${String(i).padStart(8, 'x')}`, { title: 'x'.repeat(2000) }),
+        sampleApproval(`FULL${String(i).padStart(8, 'x')}`, {
+          request: { title: 'x'.repeat(2000) },
+        }),
       );
       const failed = await (async () => {
         for (const approval of writes) await store.createApproval(approval, new Date());

@@ -110,16 +110,12 @@ for (const database of TEST_DATABASES) {
           {
             djbh: 'STEPxxxxxxxa',
             teamId: 'T0001',
-            channelId: 'C0GENERAL',
-            requesterSlackId: 'U0SAM',
-            requesterLogin: 'sam@corp.example',
-            approverLogin: 'maria@corp.example',
-            approverSlackId: null,
-            title: 't',
-            note: 'n',
-            locale: 'en-US',
-            createdAt: later(1000),
-            functionExecutionId: 'Fx1',
+            slack: { channelId: 'C0GENERAL', functionExecutionId: 'Fx1' },
+            parties: {
+              requester: { slackId: 'U0SAM', login: 'sam@corp.example' },
+              approver: { login: 'maria@corp.example', slackId: null },
+            },
+            request: { title: 't', note: 'n', locale: 'en-US', createdAt: later(1000) },
           },
           later(1000),
         );

@@ -213,20 +213,22 @@ for (const database of TEST_DATABASES) {
           {
             djbh: 'T1',
             teamId: 'T0',
-            channelId: 'C0GENERAL',
-            requesterSlackId: 'U0SAM',
-            requesterLogin: 'sam',
-            approverLogin: 'maria',
-            approverSlackId: null,
-            title: '[Purchase] Chairs',
-            note: 'n',
-            locale: 'en-US',
-            createdAt: T0,
-            templateName: 'Purchase',
+            slack: { channelId: 'C0GENERAL' },
+            parties: {
+              requester: { slackId: 'U0SAM', login: 'sam' },
+              approver: { login: 'maria', slackId: null },
+            },
+            request: {
+              title: '[Purchase] Chairs',
+              note: 'n',
+              locale: 'en-US',
+              createdAt: T0,
+              template: { id: null, name: 'Purchase' },
+            },
           },
           T0,
         );
-        expect((await approvals.getApproval('T1'))?.templateName).toBe('Purchase');
+        expect((await approvals.getApproval('T1'))?.request.template?.name).toBe('Purchase');
         await purgeExpired(
           createRetentionStore(testDb.handle.db, testDb.handle.dialect),
           { retentionDays: 1 },

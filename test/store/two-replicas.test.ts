@@ -58,8 +58,7 @@ describe.skipIf(postgres.skipReason)(
       );
       // She is linked: reachable again, and the request message drops its Request again.
       expect(await store.getApproval(DJBH)).toMatchObject({
-        approverUnreachableSince: null,
-        approverSlackId: 'U0MARIAHOME',
+        parties: { approver: { unreachableSince: null, slackId: 'U0MARIAHOME' } },
       });
       expect((await store.pendingAnnouncements(100)).map((a) => a.id)).toContain(
         `${DJBH}:parent-update:approver-linked-${later(5000).getTime()}`,
@@ -76,7 +75,9 @@ describe.skipIf(postgres.skipReason)(
         'update tracked_approvals set approver_unreachable_since = null where djbh = $1',
         link,
       );
-      expect(await store.getApproval(DJBH)).toMatchObject({ approverSlackId: 'U0MARIAHOME' });
+      expect(await store.getApproval(DJBH)).toMatchObject({
+        parties: { approver: { slackId: 'U0MARIAHOME' } },
+      });
       // The other replica's link edited the request message; this one changed nothing it shows.
       expect(
         (await store.pendingAnnouncements(100)).filter((a) => a.kind === 'parent-update'),

@@ -4,7 +4,7 @@ import type { EventOf } from './events.ts';
 
 /** What a check of the service answered about one approval. */
 export interface SeenStatus {
-  decision: TrackedApproval['decision'];
+  decision: TrackedApproval['outcome']['decision'];
   ended: boolean;
   unknown: boolean;
   /** The approver the service names now (older services name none). */
@@ -37,19 +37,19 @@ export function whatTheCheckSaw(
   now: Date,
   nextCheckAt: Date,
 ): SeenEvent {
-  if (status.decision !== approval.decision)
+  if (status.decision !== approval.outcome.decision)
     return {
       kind: 'decided',
       decision: status.decision,
-      decidedBy: status.approver ?? approval.approverLogin,
+      decidedBy: status.approver ?? approval.parties.approver.login,
       ended: status.ended,
       nextCheckAt,
     };
   if (status.ended && status.decision === 'pending') return { kind: 'closed', reason: 'ended' };
-  const unknownSince = approval.unknownSince ?? now;
+  const unknownSince = approval.outcome.unknownSince ?? now;
   if (status.unknown && now.getTime() - unknownSince.getTime() >= policy.unknownForMs)
     return { kind: 'closed', reason: 'vanished' };
-  if (now.getTime() - approval.createdAt.getTime() >= policy.giveUpAfterMs)
+  if (now.getTime() - approval.request.createdAt.getTime() >= policy.giveUpAfterMs)
     return { kind: 'gave-up' };
   // The service gave it to someone else: they are the approver from now on (handover.ts).
   const handover = handoverOf(approval, status);

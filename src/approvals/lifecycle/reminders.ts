@@ -21,12 +21,12 @@ export interface FollowUpPolicy {
 
 /** Whether the approval is one whose approver may still be reminded (or escalated over). */
 export function stillWorthReminding(
-  approval: Pick<TrackedApproval, 'decision' | 'tracking' | 'approverUnreachableSince'>,
+  approval: Pick<TrackedApproval, 'outcome' | 'parties'>,
 ): boolean {
   return (
-    approval.decision === 'pending' &&
-    approval.tracking === 'active' &&
-    !approval.approverUnreachableSince
+    approval.outcome.decision === 'pending' &&
+    approval.outcome.tracking === 'active' &&
+    !approval.parties.approver.unreachableSince
   );
 }
 
@@ -46,7 +46,15 @@ export function followUpsDue(
   const known = status.decision === 'pending' && !status.unknown;
   const reminder =
     policy.reminders && known && stillWorthReminding(approval)
-      ? reminderDue(approval, now, policy.reminders)
+      ? reminderDue(
+          {
+            createdAt: approval.request.createdAt,
+            approverSince: approval.parties.approver.since,
+            ...approval.followUp,
+          },
+          now,
+          policy.reminders,
+        )
       : undefined;
   const escalation =
     policy.escalation !== undefined &&

@@ -3,7 +3,7 @@ import type { Decision } from '../approval-types.ts';
 import type { EscalationTarget } from '../escalation.ts';
 import { type Person, sameLogin } from '../person.ts';
 import { afterStep, type ChainEffect, type StepOfChain, type StepOutcome } from '../steps.ts';
-import type { TrackedApproval, Tracking } from '../tracked-approval.ts';
+import type { Approver, SlackAddress, Tracking } from '../tracked-approval.ts';
 import type { EventOf, LifecycleEvent, LifecycleEventKind } from './events.ts';
 
 /**
@@ -11,17 +11,15 @@ import type { EventOf, LifecycleEvent, LifecycleEventKind } from './events.ts';
  * store in the transaction that applies it, or the claimed row a check holds), plus facts only
  * the record of its announcements can tell (`Facts`, measured by the store when the event asks).
  */
-export type LifecycleApproval = Pick<
-  TrackedApproval,
-  | 'djbh'
-  | 'channelId'
-  | 'threadTs'
-  | 'functionExecutionId'
-  | 'approverLogin'
-  | 'approverSlackId'
-  | 'approverTerm'
-  | 'formerApprovers'
-> & { againOf?: string | null; approverUnreachableSince?: Date | null };
+export interface LifecycleApproval {
+  djbh: string;
+  slack: Pick<SlackAddress, 'channelId' | 'threadTs' | 'functionExecutionId'>;
+  parties: {
+    approver: Pick<Approver, 'login' | 'slackId' | 'term'> & { unreachableSince?: Date | null };
+    formerApprovers: readonly Person[];
+  };
+  request?: { againOf?: { djbh: string } | null };
+}
 
 /** Facts of an approval's announcements a transition may need; see FACTS_NEEDED. */
 export interface Facts {
@@ -188,7 +186,7 @@ const checkEnds = (now: Date, nextCheckAt: Date): ApprovalChange => ({
 
 /** The workflow step that started the approval (if one did) is owed its outcome once it ends. */
 const stepCompletion = (approval: LifecycleApproval): AnnouncementToRecord[] =>
-  approval.functionExecutionId ? [{ kind: 'step-complete' }] : [];
+  approval.slack.functionExecutionId ? [{ kind: 'step-complete' }] : [];
 
 /** What a step's outcome means for its chain, when the approval is a step of one. */
 const chainOf = (facts: Facts, outcome: StepOutcome, decidedBy: string | null) => {
@@ -229,9 +227,9 @@ export function formerWhoWereShown(
   former: readonly Person[],
   approverShown: boolean,
 ): readonly Person[] {
-  if (approval.approverTerm !== fromTerm) return former;
-  const outgoing = approval.approverLogin;
-  if (approval.formerApprovers.some((p) => sameLogin(p.login, outgoing))) return former;
+  if (approval.parties.approver.term !== fromTerm) return former;
+  const outgoing = approval.parties.approver.login;
+  if (approval.parties.formerApprovers.some((p) => sameLogin(p.login, outgoing))) return former;
   return approverShown ? former : former.filter((p) => !sameLogin(p.login, outgoing));
 }
 
@@ -265,8 +263,13 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
     announcements: [{ kind: 'request' }, { kind: 'approver-dm' }],
     // Request again is used up: the old request message drops its button at once, and links to
     // the new one once that is posted (request-again-posted).
-    follows: approval.againOf
-      ? [{ djbh: approval.againOf, event: { kind: 'requested-again', as: approval.djbh } }]
+    follows: approval.request?.againOf
+      ? [
+          {
+            djbh: approval.request.againOf.djbh,
+            event: { kind: 'requested-again', as: approval.djbh },
+          },
+        ]
       : [],
   }),
 
@@ -389,8 +392,8 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
       {
         kind: 'parent-update',
         detail:
-          approval.approverTerm > 0
-            ? `approver-unreachable@${approval.approverTerm}`
+          approval.parties.approver.term > 0
+            ? `approver-unreachable@${approval.parties.approver.term}`
             : 'approver-unreachable',
       },
     ],
@@ -406,7 +409,9 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
       { kind: 'approver-before', seq },
     ],
     relanes: true,
-    announcements: [{ kind: 'parent-update', detail: `approver-found@${approval.approverTerm}` }],
+    announcements: [
+      { kind: 'parent-update', detail: `approver-found@${approval.parties.approver.term}` },
+    ],
   }),
 
   'request-posted': (approval, { channel, ts }, { now }) => ({
@@ -415,7 +420,7 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
         channelId: channel,
         messageTs: ts,
         // Posted somewhere else than asked (the DM): the thread it was to join is not there.
-        threadTs: approval.channelId === channel ? approval.threadTs : null,
+        threadTs: approval.slack.channelId === channel ? approval.slack.threadTs : null,
       },
       updatedAt: now,
     },
@@ -424,10 +429,10 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
     relanes: true,
     // The approver's DM did not wait for the thread; now it can link to it.
     announcements: [{ kind: 'approver-dm-update', detail: 'thread' }],
-    follows: approval.againOf
+    follows: approval.request?.againOf
       ? [
           {
-            djbh: approval.againOf,
+            djbh: approval.request.againOf.djbh,
             event: { kind: 'request-again-posted', as: approval.djbh, channel, ts },
           },
         ]
@@ -439,13 +444,13 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
   // recorded for the approver becomes the linked one, for a previous release that still
   // addresses by it during a rolling deploy (this one asks the identities as each message goes).
   'approver-linked': (approval, { chatId }, { now }) => {
-    const unreachable = approval.approverUnreachableSince != null;
+    const unreachable = approval.parties.approver.unreachableSince != null;
     return {
       change: {
         ...(chatId ? { approverSlackId: chatId } : {}),
         ...(unreachable ? { approverUnreachableSince: null, updatedAt: now } : {}),
       },
-      fence: [{ kind: 'open' }, { kind: 'approver-login', login: approval.approverLogin }],
+      fence: [{ kind: 'open' }, { kind: 'approver-login', login: approval.parties.approver.login }],
       announcements: unreachable
         ? [{ kind: 'parent-update', detail: `approver-linked-${now.getTime()}` }]
         : [],
@@ -457,7 +462,7 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
     change: { approverSlackId: null },
     fence: [
       { kind: 'open' },
-      { kind: 'approver-login', login: approval.approverLogin },
+      { kind: 'approver-login', login: approval.parties.approver.login },
       { kind: 'approver-account', chatId },
     ],
     announcements: [],

@@ -30,13 +30,13 @@ export interface DmLinks {
 }
 
 const requesterOf = (approval: TrackedApproval) =>
-  personRef(approval.requesterSlackId, approval.requesterLogin);
+  personRef(approval.parties.requester.slackId, approval.parties.requester.login);
 const approverOf = (approval: TrackedApproval) =>
-  personRef(approval.approverSlackId, approval.approverLogin);
+  personRef(approval.parties.approver.slackId, approval.parties.approver.login);
 // In minutes or hours too: the sandbox reminds every minute. `waitedMs`, when given, is the
 // wait counted in working time (working-hours.ts's workingWait); else it is the clock's.
 const waitedFor = (a: Announcement, approval: TrackedApproval, t: Messages, waitedMs?: number) =>
-  t.waited(waitedMs ?? a.createdAt.getTime() - approval.createdAt.getTime());
+  t.waited(waitedMs ?? a.createdAt.getTime() - approval.request.createdAt.getTime());
 
 /** A message for the requester's DM, prefixed with which request it is about. */
 export function buildRequesterDm(
@@ -44,7 +44,9 @@ export function buildRequesterDm(
   t: Messages,
   message: SlackMessage,
 ): SlackMessage {
-  const about = buildTextReply(t.aboutApproval(escapeMrkdwn(approval.title), approval.djbh));
+  const about = buildTextReply(
+    t.aboutApproval(escapeMrkdwn(approval.request.title), approval.djbh),
+  );
   return { text: `${about.text} ${message.text}`, blocks: [...about.blocks, ...message.blocks] };
 }
 
@@ -115,8 +117,8 @@ export function buildDecisionAnnouncement(
   t: Messages,
   decider: Person,
 ): SlackMessage {
-  const by = personRef(decider.chatId, decider.login ?? approval.approverLogin);
-  return buildDecisionReply(a.decision ?? approval.decision, by, requesterOf(approval), t);
+  const by = personRef(decider.chatId, decider.login ?? approval.parties.approver.login);
+  return buildDecisionReply(a.decision ?? approval.outcome.decision, by, requesterOf(approval), t);
 }
 
 export function buildGaveUpReply(t: Messages, giveUpAfterDays: number): SlackMessage {
@@ -142,7 +144,7 @@ export function buildApproverUnreachableReply(
 ): SlackMessage {
   const reason = onSlack
     ? t.approverUnreachable(approverOf(approval))
-    : t.approverNotOnSlack(escapeMrkdwn(approval.approverLogin));
+    : t.approverNotOnSlack(escapeMrkdwn(approval.parties.approver.login));
   return buildRequestAgainReply(`${reason} ${t.requestAgainHint}`, approval.djbh, t);
 }
 
@@ -161,7 +163,7 @@ export function buildEscalationNote(
       escapeMrkdwn(leaderName),
       approverOf(approval),
       a.occurrence ?? 1,
-      approval.remindersSent,
+      approval.followUp.remindersSent,
     ),
   );
 }
@@ -220,7 +222,7 @@ export function buildEscalationDigest(
 // Bold around the link, as Home writes it: Slack on Android shows a link whose text is formatted
 // (`<url|*title*>`) as plain text, and the sandbox shows its asterisks.
 function linkedTitle(approval: TrackedApproval, link: string | undefined): string {
-  const title = escapeMrkdwn(truncate(approval.title, 80));
+  const title = escapeMrkdwn(truncate(approval.request.title, 80));
   return link ? `*<${link}|${title}>*` : `*${title}*`;
 }
 

@@ -85,24 +85,24 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
   const link = s.permalinks.get(a.djbh);
   // What waits for me is in my list on the service; my own requests are in someone else's.
   const service = counterpart === 'requester' ? (s.webListUrl ?? s.webUrl) : s.webUrl;
-  const title = fitMrkdwn(escapeMrkdwn(a.title), 400);
+  const title = fitMrkdwn(escapeMrkdwn(a.request.title), 400);
   const heading = link ? `*<${link}|${title}>*` : `*${title}*`;
   // Waiting for me only because it was escalated to me: it waits for its approver, said so.
   const escalated = counterpart === 'requester' && escalatedOnlyTo(a, s.login);
   const details = escalated
     ? [
         t.escalatedToYou(
-          personRef(a.approverSlackId, a.approverLogin),
-          t.waited(s.now.getTime() - a.createdAt.getTime()),
+          personRef(a.parties.approver.slackId, a.parties.approver.login),
+          t.waited(s.now.getTime() - a.request.createdAt.getTime()),
         ),
-        personRef(a.requesterSlackId, a.requesterLogin),
+        personRef(a.parties.requester.slackId, a.parties.requester.login),
       ]
     : [
-        t.status(a.decision),
-        age(a.createdAt, s.now, t),
+        t.status(a.outcome.decision),
+        age(a.request.createdAt, s.now, t),
         counterpart === 'requester'
-          ? personRef(a.requesterSlackId, a.requesterLogin)
-          : personRef(a.approverSlackId, a.approverLogin),
+          ? personRef(a.parties.requester.slackId, a.parties.requester.login)
+          : personRef(a.parties.approver.slackId, a.parties.approver.login),
       ];
   return {
     type: 'section',

@@ -53,33 +53,34 @@ export function buildRequestMessage(
   const blocks: KnownBlock[] = [
     {
       type: 'header',
-      text: { type: 'plain_text', text: truncate(`${t.requestHeader}: ${a.title}`, 150) },
+      text: { type: 'plain_text', text: truncate(`${t.requestHeader}: ${a.request.title}`, 150) },
     },
     {
       type: 'section',
       fields: [
         {
           type: 'mrkdwn',
-          text: `*${t.requester}*\n${personRef(a.requesterSlackId, a.requesterLogin)}`,
+          text: `*${t.requester}*\n${personRef(a.parties.requester.slackId, a.parties.requester.login)}`,
         },
         {
           type: 'mrkdwn',
-          text: `*${t.approver}*\n${personRef(a.approverSlackId, a.approverLogin)}`,
+          text: `*${t.approver}*\n${personRef(a.parties.approver.slackId, a.parties.approver.login)}`,
         },
         { type: 'mrkdwn', text: `*${t.number}*\n\`${a.djbh}\`` },
         { type: 'mrkdwn', text: `*${t.statusLabel}*\n${statusText(a, t)}` },
       ],
     },
-    { type: 'section', text: { type: 'mrkdwn', text: quote(a.note, NOTE_PREVIEW) } },
+    { type: 'section', text: { type: 'mrkdwn', text: quote(a.request.note, NOTE_PREVIEW) } },
     ...(progress
       ? [{ type: 'context' as const, elements: [{ type: 'mrkdwn' as const, text: progress }] }]
       : []),
     { type: 'context', elements: [{ type: 'mrkdwn', text: t.followInThread }] },
   ];
   // Under the header: where the request came from (a template, an earlier request).
+  const { template, againOf } = a.request;
   const origins = [
-    ...(a.templateName ? [t.fromTemplate(escapeMrkdwn(a.templateName))] : []),
-    ...(a.againOf ? [t.requestedAgainOf(approvalRef(a.againOf, a.againOfLink))] : []),
+    ...(template?.name ? [t.fromTemplate(escapeMrkdwn(template.name))] : []),
+    ...(againOf ? [t.requestedAgainOf(approvalRef(againOf.djbh, againOf.link))] : []),
   ];
   if (origins.length > 0) {
     blocks.splice(1, 0, {
@@ -90,9 +91,9 @@ export function buildRequestMessage(
   // Requested again already: where its button was, the link to the new request. Named only once
   // it is posted in this same conversation: one posted elsewhere (the requester's DM, having left
   // this channel) is not for this channel's members to know of.
-  const again = a.requestedAgainAs;
+  const again = a.request.requestedAgainAs;
   if (again) {
-    const here = again.message?.channelId === a.channelId;
+    const here = again.message?.channelId === a.slack.channelId;
     blocks.push({
       type: 'context',
       elements: [
@@ -118,15 +119,19 @@ export function buildRequestMessage(
   }
   // Slack uses `text` for notifications: what a person typed must not mention or link there either.
   return {
-    text: fitMrkdwn(t.requestFallback(escapeMrkdwn(a.title), a.djbh, a.decision), SECTION_MAX),
+    text: fitMrkdwn(
+      t.requestFallback(escapeMrkdwn(a.request.title), a.djbh, a.outcome.decision),
+      SECTION_MAX,
+    ),
     blocks,
   };
 }
 
 /** What the request message shows as its status, including when nobody follows it any more. */
 function statusText(a: TrackedApproval, t: Messages): string {
-  if (a.decision !== 'pending' || a.tracking === 'active') return t.status(a.decision);
-  if (a.tracking === 'finished' && a.unknownSince === null) return t.closedStatus;
+  if (a.outcome.decision !== 'pending' || a.outcome.tracking === 'active')
+    return t.status(a.outcome.decision);
+  if (a.outcome.tracking === 'finished' && a.outcome.unknownSince === null) return t.closedStatus;
   return t.notFollowedStatus;
 }
 
@@ -219,7 +224,7 @@ export function buildApproverDm(
   /** Replaces the opening line, e.g. for a reminder. */
   opening?: string,
 ): SlackMessage {
-  const requester = personRef(a.requesterSlackId, a.requesterLogin);
+  const requester = personRef(a.parties.requester.slackId, a.parties.requester.login);
   const first = opening ?? t.approverDm(requester);
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: first } },
@@ -228,7 +233,7 @@ export function buildApproverDm(
       text: {
         type: 'mrkdwn',
         text: fitMrkdwn(
-          `*${escapeMrkdwn(a.title)}*  \`${a.djbh}\`\n${quote(a.note, NOTE_PREVIEW)}`,
+          `*${escapeMrkdwn(a.request.title)}*  \`${a.djbh}\`\n${quote(a.request.note, NOTE_PREVIEW)}`,
           SECTION_MAX,
         ),
       },
@@ -236,14 +241,14 @@ export function buildApproverDm(
   ];
   // The service has no page of its own for one approval: the list of the approver's approvals is
   // the nearest, so the DM says which row is this one.
-  if (links.listUrl && a.decision === 'pending' && a.tracking === 'active') {
+  if (links.listUrl && a.outcome.decision === 'pending' && a.outcome.tracking === 'active') {
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: t.lookForNumber(escapeMrkdwn(a.djbh)) }],
     });
   }
   // Edited once the approval is decided or no longer followed, so the DM does not go stale.
-  if (a.decision !== 'pending' || a.tracking !== 'active') {
+  if (a.outcome.decision !== 'pending' || a.outcome.tracking !== 'active') {
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: `*${t.statusLabel}*: ${statusText(a, t)}` }],
@@ -254,7 +259,10 @@ export function buildApproverDm(
   const service = links.listUrl ?? links.webUrl;
   if (service) buttons.push(linkButton(ACTION.openInService, t.openInService, service));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
-  return { text: fitMrkdwn(`${first} ${escapeMrkdwn(a.title)} (${a.djbh})`, SECTION_MAX), blocks };
+  return {
+    text: fitMrkdwn(`${first} ${escapeMrkdwn(a.request.title)} (${a.djbh})`, SECTION_MAX),
+    blocks,
+  };
 }
 
 /** An approval number, linked to its request message when Slack gave a permalink. */

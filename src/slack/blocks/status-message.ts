@@ -37,7 +37,7 @@ export function buildStatusMessage(
   const line = t.statusOf(djbh, t.status(decision));
   const details: string[] = [];
   if (about.tracked)
-    details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(about.tracked.title), 1000)));
+    details.push(t.statusTitle(fitMrkdwn(escapeMrkdwn(about.tracked.request.title), 1000)));
   if (about.approver) details.push(t.statusApprover(about.approver));
   if (about.step) details.push(t.stepOfRequest(about.step.position, about.step.steps));
   if (about.link) details.push(`<${about.link}|${t.threadLink}>`);
@@ -63,12 +63,12 @@ export function buildListMessage(
   const state = (a: TrackedApproval) =>
     escalatedOnlyTo(a, reader.login)
       ? t.escalatedToYou(
-          personRef(a.approverSlackId, a.approverLogin),
-          t.waited(reader.now.getTime() - a.createdAt.getTime()),
+          personRef(a.parties.approver.slackId, a.parties.approver.login),
+          t.waited(reader.now.getTime() - a.request.createdAt.getTime()),
         )
-      : t.status(a.decision);
+      : t.status(a.outcome.decision);
   const row = (a: TrackedApproval) =>
-    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.title), 80)} — ${state(a)}`;
+    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.request.title), 80)} — ${state(a)}`;
   const section = (title: string, items: TrackedApproval[], total: number) => {
     const lines = items.slice(0, LIST_ROWS).map(row);
     if (lines.length === 0) lines.push(t.listNone);

@@ -119,7 +119,7 @@ export function createDeliveryKit(options: SlackAnnouncerOptions): DeliveryKit {
   const poster = createPoster(options);
   const readers = createReaders(options);
   const languageAt = (channel: string, approval: TrackedApproval): Messages =>
-    isDirect(channel) ? messagesFor(approval.locale) : messagesIn(options.channelLanguage);
+    isDirect(channel) ? messagesFor(approval.request.locale) : messagesIn(options.channelLanguage);
 
   /** Tells the requester in their DM, prefixed with which request it is about. */
   async function toRequesterDm(
@@ -128,7 +128,7 @@ export function createDeliveryKit(options: SlackAnnouncerOptions): DeliveryKit {
     compose: Compose,
     a: Announcement,
   ): Promise<Posted> {
-    const t = messagesFor(approval.locale);
+    const t = messagesFor(approval.request.locale);
     const requester = await readers.requesterOf(attempt, approval);
     return poster.post(attempt, approval, requester, buildRequesterDm(approval, t, compose(t)), a);
   }
@@ -141,9 +141,9 @@ export function createDeliveryKit(options: SlackAnnouncerOptions): DeliveryKit {
     async replyOrDm(attempt, approval, compose, a) {
       const thread = replyThread(approval);
       if (!thread) return toRequesterDm(attempt, approval, compose, a);
-      const message = compose(languageAt(approval.channelId, approval));
+      const message = compose(languageAt(approval.slack.channelId, approval));
       try {
-        return await poster.post(attempt, approval, approval.channelId, message, a, thread);
+        return await poster.post(attempt, approval, approval.slack.channelId, message, a, thread);
       } catch (error) {
         if (classOf(error) !== 'fallback') throw error;
         return toRequesterDm(attempt, approval, compose, a);
@@ -152,7 +152,12 @@ export function createDeliveryKit(options: SlackAnnouncerOptions): DeliveryKit {
     waitedMs(a, approval, timeZone) {
       const hours = options.workingHours;
       if (!hours) return undefined;
-      return workingWait(approval.createdAt, a.createdAt, zoneOrDefault(timeZone, hours), hours);
+      return workingWait(
+        approval.request.createdAt,
+        a.createdAt,
+        zoneOrDefault(timeZone, hours),
+        hours,
+      );
     },
   };
 }

@@ -48,9 +48,9 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
   /** The request messages' links of these approvals, each asked of Slack once. */
   async function rememberLinks(approvals: TrackedApproval[]): Promise<void> {
     for (const a of approvals) {
-      if (permalinks.has(a.djbh) || !a.messageTs) continue;
+      if (permalinks.has(a.djbh) || !a.slack.messageTs) continue;
       const link = await client.chat
-        .getPermalink({ channel: a.channelId, message_ts: a.messageTs })
+        .getPermalink({ channel: a.slack.channelId, message_ts: a.slack.messageTs })
         .then(
           (r) => r.permalink,
           () => undefined,

@@ -71,7 +71,7 @@ function destinationOf(
   loginOf: (chatId: string) => Promise<string | null>,
 ): Destination {
   if (reader) return { kind: 'dm', person: reader };
-  if (channel === approval.channelId || !/^[UW]/.test(channel))
+  if (channel === approval.slack.channelId || !/^[UW]/.test(channel))
     return { kind: 'conversation', id: channel };
   return {
     kind: 'dm',

@@ -57,7 +57,7 @@ export function createReaders(deps: { identities: Identities; people: SlackPeopl
   async function slackUserOf(
     attempt: AttemptClock,
     approval: TrackedApproval,
-    login = approval.approverLogin,
+    login = approval.parties.approver.login,
   ): Promise<string | null> {
     attempt.check();
     return call('users.lookupByEmail', () => identities.slackUserOf(login));
@@ -84,8 +84,8 @@ export function createReaders(deps: { identities: Identities; people: SlackPeopl
       );
     },
 
-    async personOf(attempt, approval, login = approval.approverLogin) {
-      const wanted = login ?? approval.approverLogin;
+    async personOf(attempt, approval, login = approval.parties.approver.login) {
+      const wanted = login ?? approval.parties.approver.login;
       const chatId = await slackUserOf(attempt, approval, wanted).catch((error) => {
         if (classOf(error) === 'pause') throw error;
         return null;
@@ -94,12 +94,12 @@ export function createReaders(deps: { identities: Identities; people: SlackPeopl
     },
 
     async requesterOf(attempt, approval) {
-      const chatId = await slackUserOf(attempt, approval, approval.requesterLogin);
+      const chatId = await slackUserOf(attempt, approval, approval.parties.requester.login);
       if (!chatId)
         throw new AnnounceError(`the requester of ${approval.djbh} is not on Slack now`, {
           retryable: false,
         });
-      return { chatId, login: approval.requesterLogin };
+      return { chatId, login: approval.parties.requester.login };
     },
 
     async nameOf(attempt, approval, login) {
@@ -108,7 +108,7 @@ export function createReaders(deps: { identities: Identities; people: SlackPeopl
     },
 
     async recordedAccountDeactivated(attempt, approval) {
-      const recorded = approval.approverSlackId;
+      const recorded = approval.parties.approver.slackId;
       if (!recorded) return false;
       attempt.check();
       const account = await call('users.info', () => people.get(recorded)).catch((error) => {

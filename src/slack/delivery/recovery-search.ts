@@ -84,7 +84,7 @@ async function placesOf(
   const rule = ruleOf(a.kind);
   const thread = replyThread(approval) ?? undefined;
   const inThread: Place = {
-    channel: async () => approval.channelId,
+    channel: async () => approval.slack.channelId,
     ...(thread ? { thread } : {}),
   };
   const own = await ownPlace(deps, rule.lane, approval, attempt);
@@ -93,7 +93,7 @@ async function placesOf(
   // thread and the requester's DM.
   if (rule.fallback === 'tell-requester' && thread) places.push(inThread);
   if (rule.fallback !== 'nothing' || (rule.lane === 'thread' && !thread))
-    places.push(dmPlace(deps, approval, attempt, approval.requesterLogin));
+    places.push(dmPlace(deps, approval, attempt, approval.parties.requester.login));
   return places;
 }
 
@@ -108,11 +108,11 @@ async function ownPlace(
   switch (lane) {
     case 'channel':
       return {
-        channel: async () => approval.channelId,
-        ...(approval.threadTs ? { thread: approval.threadTs } : {}),
+        channel: async () => approval.slack.channelId,
+        ...(approval.slack.threadTs ? { thread: approval.slack.threadTs } : {}),
       };
     case 'thread':
-      return thread ? { channel: async () => approval.channelId, thread } : undefined;
+      return thread ? { channel: async () => approval.slack.channelId, thread } : undefined;
     case 'approver-dm': {
       // Looked up now: an approver not on Slack has no DM to look in.
       const approverId = await deps.slackUserOf(attempt, approval);
@@ -121,7 +121,7 @@ async function ownPlace(
         : undefined;
     }
     case 'leader-dm': {
-      const leader = approval.escalatedTo;
+      const leader = approval.followUp.escalatedTo;
       return leader ? dmPlace(deps, approval, attempt, leader.login) : undefined;
     }
     case 'request-message':

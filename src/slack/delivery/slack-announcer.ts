@@ -43,10 +43,10 @@ export function createSlackAnnouncer(options: SlackAnnouncerOptions): Announcer 
       if (!home || !CHANGES_HOME.has(a.kind)) return;
       // The Home of whoever is each of its people now.
       const logins = [
-        approval.requesterLogin,
-        approval.approverLogin,
+        approval.parties.requester.login,
+        approval.parties.approver.login,
         // Handed to someone else: it leaves the Home of the one who had it.
-        approval.formerApprovers.at(-1)?.login ?? null,
+        approval.parties.formerApprovers.at(-1)?.login ?? null,
       ];
       const found = await Promise.all(
         logins.map((login) =>

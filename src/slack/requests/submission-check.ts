@@ -53,8 +53,8 @@ export async function checkSubmission(
   if (metadata.againOf) {
     // Two forms opened from one button: only the first submitted requests it again.
     const old = await deps.store.getApproval(metadata.againOf.djbh);
-    if (old?.requestedAgainAs)
-      return { as: 'message', t, line: t.alreadyRequestedAgain(old.requestedAgainAs.djbh) };
+    if (old?.request.requestedAgainAs)
+      return { as: 'message', t, line: t.alreadyRequestedAgain(old.request.requestedAgainAs.djbh) };
   }
   const approver = await resolveApprover(deps, form.approverSlackId, form.typedLogin, metadata, t);
   if ('error' in approver) {

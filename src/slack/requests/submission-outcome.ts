@@ -11,13 +11,13 @@ import { isUserId } from '../ids.ts';
  * instead, or not yet out. `asked` is a channel, or a person's id when their DM was asked for.
  */
 export function where(approval: TrackedApproval | undefined, asked: string, t: Messages): string {
-  if (!approval?.messageTs) return t.postingSoon;
+  if (!approval?.slack.messageTs) return t.postingSoon;
   // Asked for the DM, or run from the app's own DM: a channel mention of a DM reads oddly.
-  if (isUserId(asked) || (asked.startsWith('D') && approval.channelId === asked))
+  if (isUserId(asked) || (asked.startsWith('D') && approval.slack.channelId === asked))
     return t.postedInOurDm;
-  if (approval.channelId !== asked) return t.postedInDmInstead(asked);
-  if (approval.threadTs) return t.postedInThread(approval.channelId);
-  return t.postedWhere(approval.channelId);
+  if (approval.slack.channelId !== asked) return t.postedInDmInstead(asked);
+  if (approval.slack.threadTs) return t.postedInThread(approval.slack.channelId);
+  return t.postedWhere(approval.slack.channelId);
 }
 
 /** The words a person needs when the service did not start their approval. */

@@ -140,7 +140,7 @@ async function requestPosted(store: StartingDeps['store'], djbh: string, waitMs:
   const until = performance.now() + waitMs;
   for (;;) {
     const approval = await store.getApproval(djbh).catch(() => undefined);
-    if (approval?.messageTs || performance.now() > until) return approval;
+    if (approval?.slack.messageTs || performance.now() > until) return approval;
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -3,6 +3,7 @@ import type { TrackedApproval } from '../../../src/approvals/tracked-approval.ts
 import type { DeliveryKit } from '../../../src/slack/delivery/delivery-kit.ts';
 import { escalationsOfTheDay } from '../../../src/slack/delivery/handlers/escalation-digest.ts';
 import type { Reader } from '../../../src/slack/delivery/poster.ts';
+import { type Overrides, trackedApproval, withOverrides } from '../../helpers/approval-builder.ts';
 
 // A leader's escalation digest lists only approvals escalated to them that pass the poster's
 // audience check (WHO_MAY) each on its own, and counts only those: the handler's side, with the
@@ -11,41 +12,26 @@ import type { Reader } from '../../../src/slack/delivery/poster.ts';
 const LEADER: Reader = { chatId: 'ULEAD', login: 'chen.hao@corp.example' };
 const at = new Date('2026-11-25T01:15:00Z');
 
-function approval(djbh: string, over: Partial<TrackedApproval> = {}): TrackedApproval {
-  return {
-    djbh,
-    teamId: 'T1',
-    channelId: 'C1',
-    messageTs: null,
-    threadTs: null,
-    functionExecutionId: null,
-    requesterSlackId: 'USAM',
-    requesterLogin: 'sam.taylor@corp.example',
-    approverLogin: 'maria.lopez@corp.example',
-    approverSlackId: 'UMARIA',
-    approverTerm: 0,
-    approverSince: null,
-    formerApprovers: [],
-    title: `Title of ${djbh}`,
-    note: 'n',
-    decision: 'pending',
-    decidedBy: null,
-    tracking: 'active',
-    locale: 'en-US',
-    createdAt: new Date(at.getTime() - 3 * 86_400_000),
-    updatedAt: at,
-    lastCheckedAt: null,
-    nextCheckAt: at,
-    checkFailures: 0,
-    remindersSent: 2,
-    lastRemindedAt: null,
-    unknownSince: null,
-    approverUnreachableSince: null,
-    escalatedAt: at,
-    escalatedTo: { login: LEADER.login, chatId: LEADER.chatId },
-    checkClaim: null,
-    ...over,
-  };
+function approval(djbh: string, over: Overrides<TrackedApproval> = {}): TrackedApproval {
+  return withOverrides(
+    trackedApproval(djbh, {
+      parties: {
+        requester: { slackId: 'USAM', login: 'sam.taylor@corp.example' },
+        approver: { login: 'maria.lopez@corp.example', slackId: 'UMARIA' },
+      },
+      request: {
+        title: `Title of ${djbh}`,
+        createdAt: new Date(at.getTime() - 3 * 86_400_000),
+      },
+      outcome: { changedAt: at },
+      followUp: {
+        remindersSent: 2,
+        escalatedAt: at,
+        escalatedTo: { login: LEADER.login, chatId: LEADER.chatId },
+      },
+    }),
+    over,
+  );
 }
 
 function kitWith(waiting: TrackedApproval[], hidden: Set<string>): DeliveryKit {
@@ -63,8 +49,8 @@ function kitWith(waiting: TrackedApproval[], hidden: Set<string>): DeliveryKit {
     },
     readers: {
       personOf: async (_attempt: unknown, a: TrackedApproval) => ({
-        chatId: a.approverSlackId,
-        login: a.approverLogin,
+        chatId: a.parties.approver.slackId,
+        login: a.parties.approver.login,
       }),
       timeZoneOf: async () => undefined,
     },
@@ -85,7 +71,10 @@ describe('a leader’s escalations together', () => {
       // One the audience check refuses this leader: neither named nor counted.
       approval('HIDDEN'),
       // One the leader approves: their reminder digest's, not this one's.
-      approval('OWN', { approverLogin: LEADER.login, escalatedTo: null, escalatedAt: null }),
+      approval('OWN', {
+        parties: { approver: { login: LEADER.login } },
+        followUp: { escalatedTo: null, escalatedAt: null },
+      }),
     ];
     const day = await escalationsOfTheDay(
       kitWith(waiting, new Set(['HIDDEN'])),

@@ -100,7 +100,7 @@ describe('account links: a relink', () => {
       const links = createAccountLinkStore(handle.db, handle.dialect);
       const repo = createApprovalRepository(handle.db, 'sqlite');
       await repo.createApproval(
-        fixture('D1', { approverLogin: 'maria@corp.example', approverSlackId: null }),
+        fixture('D1', { parties: { approver: { login: 'maria@corp.example', slackId: null } } }),
         new Date(0),
       );
       await links.link({
@@ -110,7 +110,7 @@ describe('account links: a relink', () => {
         name: 'MARIA',
         linkedAt: new Date(1),
       });
-      expect((await repo.getApproval('D1'))?.approverSlackId).toBe('U_ANDY');
+      expect((await repo.getApproval('D1'))?.parties.approver.slackId).toBe('U_ANDY');
       await links.link({
         slackUserId: 'U_ANDY',
         teamId: 'T1',
@@ -119,7 +119,7 @@ describe('account links: a relink', () => {
         linkedAt: new Date(2),
       });
       // As unlink does (forgetApproverAccount): the previous release addresses by this id.
-      expect((await repo.getApproval('D1'))?.approverSlackId).toBeNull();
+      expect((await repo.getApproval('D1'))?.parties.approver.slackId).toBeNull();
     } finally {
       await handle.close();
     }

@@ -19,17 +19,19 @@ export const deliverApproverDm: Handler = async (a, approval, attempt, kit) => {
   // An edit needs the DM we sent; nothing to edit when none was sent.
   const sent =
     rule.repeatable && kit.options.sentDm
-      ? await kit.options.sentDm(approval.djbh, approval.approverTerm)
+      ? await kit.options.sentDm(approval.djbh, approval.parties.approver.term)
       : undefined;
   if (rule.repeatable && !sent) return NOTHING_POSTED;
   const approverId = await kit.readers.slackUserOf(attempt, approval);
   // Not on Slack: as unreachable as a deactivated account; an edit has nothing to say.
   if (!approverId) return rule.fallback === 'tell-requester' ? UNREACHABLE : NOTHING_POSTED;
   try {
-    const approver = { chatId: approverId, login: approval.approverLogin };
+    const approver = { chatId: approverId, login: approval.parties.approver.login };
     const posted = await toApprover(kit, attempt, a, approval, approver, sent);
     // An approver the service handed it to, found by their login: recorded with the delivery.
-    return approval.approverTerm > 0 && !approval.approverSlackId && !posted.approverUnreachable
+    return approval.parties.approver.term > 0 &&
+      !approval.parties.approver.slackId &&
+      !posted.approverUnreachable
       ? { ...posted, approverChatId: approverId }
       : posted;
   } catch (error) {
@@ -57,8 +59,10 @@ async function toApprover(
     if (day.as === 'covered') return day.by;
     if (day.as === 'digest') return poster.post(attempt, approval, reader, day.message, a);
   }
-  const thread = approval.messageTs ?? undefined;
-  const link = thread ? await poster.permalink(attempt, approval.channelId, thread) : undefined;
+  const thread = approval.slack.messageTs ?? undefined;
+  const link = thread
+    ? await poster.permalink(attempt, approval.slack.channelId, thread)
+    : undefined;
   const links = {
     ...(link ? { thread: link } : {}),
     ...(kit.options.webListUrl ? { listUrl: kit.options.webListUrl } : {}),

@@ -5,7 +5,7 @@ import type { Handler } from './handler.ts';
 export const deliverDecision: Handler = async (a, approval, attempt, kit) => {
   // Credits whoever the service says decided, never the recorded approver's account when the
   // service gave the approval to someone else (decidedBy is its reported login).
-  const decider = await kit.readers.personOf(attempt, approval, approval.decidedBy);
+  const decider = await kit.readers.personOf(attempt, approval, approval.outcome.decidedBy);
   return kit.replyOrDm(
     attempt,
     approval,

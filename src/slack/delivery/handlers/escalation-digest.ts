@@ -51,8 +51,8 @@ async function itemOf(
   a: Announcement,
   waiting: TrackedApproval,
 ): Promise<EscalationDigestItem> {
-  const link = waiting.messageTs
-    ? await kit.poster.permalink(attempt, waiting.channelId, waiting.messageTs)
+  const link = waiting.slack.messageTs
+    ? await kit.poster.permalink(attempt, waiting.slack.channelId, waiting.slack.messageTs)
     : undefined;
   // Its approver as the identities say now; the wait is counted in their working hours.
   const approver = await kit.readers.personOf(attempt, waiting);
@@ -60,7 +60,8 @@ async function itemOf(
   return {
     approval: waiting,
     ...(link ? { link } : {}),
-    approver: personRef(approver.chatId, waiting.approverLogin),
-    waitedMs: kit.waitedMs(a, waiting, zone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+    approver: personRef(approver.chatId, waiting.parties.approver.login),
+    waitedMs:
+      kit.waitedMs(a, waiting, zone) ?? a.createdAt.getTime() - waiting.request.createdAt.getTime(),
   };
 }

@@ -5,7 +5,7 @@ import type { Handler } from './handler.ts';
 
 /** Tells the requester in the thread that it was escalated, and to whom. */
 export const deliverEscalationNote: Handler = async (a, approval, attempt, kit) => {
-  const to = approval.escalatedTo;
+  const to = approval.followUp.escalatedTo;
   // Said only when the leader's DM went out: never "escalated" when nobody was told.
   const dm =
     to &&

@@ -17,7 +17,7 @@ import type { Handler } from './handler.ts';
  * service. A leader Slack will not let us reach gets nothing, and nobody is told instead.
  */
 export const deliverEscalation: Handler = async (a, approval, attempt, kit) => {
-  const escalatedTo = approval.escalatedTo;
+  const escalatedTo = approval.followUp.escalatedTo;
   if (!escalatedTo) return NOTHING_POSTED;
   // The leader by their login, on the account that is theirs now; none: nobody is told.
   const chatId = await kit.readers.slackUserOf(attempt, approval, escalatedTo.login);
@@ -47,8 +47,10 @@ async function leaderDm(
   approval: TrackedApproval,
   locale: string,
 ): Promise<SlackMessage> {
-  const thread = approval.messageTs;
-  const link = thread ? await kit.poster.permalink(attempt, approval.channelId, thread) : undefined;
+  const thread = approval.slack.messageTs;
+  const link = thread
+    ? await kit.poster.permalink(attempt, approval.slack.channelId, thread)
+    : undefined;
   // The wait is the approver's: counted in their working hours.
   const approverId = await kit.readers.slackUserOf(attempt, approval).catch(() => null);
   const approverZone = approverId ? await kit.readers.timeZoneOf(approverId) : undefined;

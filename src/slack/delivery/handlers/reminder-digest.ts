@@ -30,23 +30,25 @@ export async function reminderOfTheDay(
     a,
     reader,
     timeZone,
-    earlier: () => digest.lastReminderPost(approval.approverLogin),
+    earlier: () => digest.lastReminderPost(approval.parties.approver.login),
     // A digest Slack took but whose answer was lost would list this one too.
-    unsettled: async () => (await digest.reminderMayBePosted?.(approval.approverLogin, a)) ?? false,
+    unsettled: async () =>
+      (await digest.reminderMayBePosted?.(approval.parties.approver.login, a)) ?? false,
     // Only those waiting for them to decide: never one only escalated to them.
     entries: digestEntries,
   });
   if (day.as !== 'digest') return day;
   const items: DigestItem[] = [];
   for (const waiting of day.approvals) {
-    const link = waiting.messageTs
-      ? await kit.poster.permalink(attempt, waiting.channelId, waiting.messageTs)
+    const link = waiting.slack.messageTs
+      ? await kit.poster.permalink(attempt, waiting.slack.channelId, waiting.slack.messageTs)
       : undefined;
     items.push({
       approval: waiting,
       ...(link ? { link } : {}),
       waitedMs:
-        kit.waitedMs(a, waiting, timeZone) ?? a.createdAt.getTime() - waiting.createdAt.getTime(),
+        kit.waitedMs(a, waiting, timeZone) ??
+        a.createdAt.getTime() - waiting.request.createdAt.getTime(),
     });
   }
   const t = messagesFor(approver.locale);

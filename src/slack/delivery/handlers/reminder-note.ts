@@ -8,9 +8,9 @@ export const deliverReminderNote: Handler = async (a, approval, attempt, kit) =>
   const thread = replyThread(approval);
   // Only worth saying in the thread; without one, the requester needs no note.
   if (!thread) return NOTHING_POSTED;
-  const t = kit.languageAt(approval.channelId, approval);
+  const t = kit.languageAt(approval.slack.channelId, approval);
   // Named, not mentioned: the reminder is the approver's DM; the thread only says it went.
-  const approver = await kit.readers.nameOf(attempt, approval, approval.approverLogin);
+  const approver = await kit.readers.nameOf(attempt, approval, approval.parties.approver.login);
   const note = buildReminderNote(a, t, approver);
-  return kit.poster.post(attempt, approval, approval.channelId, note, a, thread);
+  return kit.poster.post(attempt, approval, approval.slack.channelId, note, a, thread);
 };

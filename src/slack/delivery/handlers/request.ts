@@ -11,7 +11,7 @@ import { chainProgress } from './step-notes.ts';
 export const deliverRequest: Handler = async (a, approval, attempt, kit) => {
   const { poster, readers, languageAt, options } = kit;
   // Its button leads to the approver's list: the approver is who acts on it in the service.
-  const channel = approval.channelId;
+  const channel = approval.slack.channelId;
   const here = languageAt(channel, approval);
   const progress = await chainProgress(kit, attempt, approval, here);
   const request = (t: Messages) =>
@@ -24,7 +24,7 @@ export const deliverRequest: Handler = async (a, approval, attempt, kit) => {
       channel,
       message,
       a,
-      approval.threadTs ?? undefined,
+      approval.slack.threadTs ?? undefined,
     );
   } catch (error) {
     if (classOf(error) !== 'fallback') throw error;

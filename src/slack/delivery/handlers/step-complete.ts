@@ -12,7 +12,7 @@ import type { Handler } from './handler.ts';
  * is handled, and an approval takes days.
  */
 export const deliverStepComplete: Handler = async (_a, approval, attempt, kit) => {
-  const id = approval.functionExecutionId;
+  const id = approval.slack.functionExecutionId;
   if (!id) return NOTHING_POSTED;
   attempt.check();
   try {

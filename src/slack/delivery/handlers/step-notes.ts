@@ -48,7 +48,7 @@ export const deliverStepSkipped: Handler = async (a, approval, attempt, kit) => 
 export const deliverStepUncertain: Handler = async (a, approval, attempt, kit) => {
   const step = await stepOf(a, approval, attempt, kit);
   if (!step) return NOTHING_POSTED;
-  const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
+  const requester = personRef(approval.parties.requester.slackId, approval.parties.requester.login);
   return kit.replyOrDm(
     attempt,
     approval,
@@ -66,7 +66,7 @@ export const deliverStepUncertain: Handler = async (a, approval, attempt, kit) =
 export const deliverStepFailed: Handler = async (a, approval, attempt, kit) => {
   const step = await stepOf(a, approval, attempt, kit);
   if (!step) return NOTHING_POSTED;
-  const requester = personRef(approval.requesterSlackId, approval.requesterLogin);
+  const requester = personRef(approval.parties.requester.slackId, approval.parties.requester.login);
   return kit.replyOrDm(
     attempt,
     approval,

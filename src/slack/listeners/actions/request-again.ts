@@ -48,8 +48,8 @@ export function requestAgain(deps: Deps) {
       answerer?.({ response_type: 'ephemeral', replace_original: false, text }).catch(
         () => undefined,
       );
-    if (old?.requestedAgainAs) {
-      await tell(t.alreadyRequestedAgain(old.requestedAgainAs.djbh));
+    if (old?.request.requestedAgainAs) {
+      await tell(t.alreadyRequestedAgain(old.request.requestedAgainAs.djbh));
       return;
     }
     if (!old || !mayRequestAgain(old)) {
@@ -58,7 +58,9 @@ export function requestAgain(deps: Deps) {
     }
     const verdict = await deps.access.check('request-again', partiesOf(old), userId);
     if (verdict !== 'allowed') {
-      await tell(t.onlyRequesterAgain(personRef(old.requesterSlackId, old.requesterLogin)));
+      await tell(
+        t.onlyRequesterAgain(personRef(old.parties.requester.slackId, old.parties.requester.login)),
+      );
       return;
     }
     const againOf = { djbh: old.djbh, link: null };
@@ -66,14 +68,14 @@ export function requestAgain(deps: Deps) {
       triggerId: body.trigger_id,
       userId,
       // Where the old one was asked (its channel or the DM); its thread, if any, was its own.
-      channelId: old.channelId,
-      title: old.title,
-      note: old.note,
+      channelId: old.slack.channelId,
+      title: old.request.title,
+      note: old.request.note,
       againOf,
       refine: async () => {
-        const link = old.messageTs
+        const link = old.slack.messageTs
           ? await client.chat
-              .getPermalink({ channel: old.channelId, message_ts: old.messageTs })
+              .getPermalink({ channel: old.slack.channelId, message_ts: old.slack.messageTs })
               .then(
                 (r) => r.permalink ?? null,
                 (error: unknown) => {
@@ -83,7 +85,12 @@ export function requestAgain(deps: Deps) {
               )
           : null;
         const templateId = await templateOf(deps, old);
-        return { title: old.title, note: old.note, againOf: { ...againOf, link }, templateId };
+        return {
+          title: old.request.title,
+          note: old.request.note,
+          againOf: { ...againOf, link },
+          templateId,
+        };
       },
     });
   };
@@ -95,12 +102,13 @@ export function requestAgain(deps: Deps) {
  */
 async function templateOf(
   deps: Pick<Deps, 'templates'>,
-  old: Pick<TrackedApproval, 'templateId' | 'templateName' | 'channelId'>,
+  old: Pick<TrackedApproval, 'request' | 'slack'>,
 ): Promise<string | undefined> {
-  if (old.templateId) return old.templateId;
-  if (!old.templateName) return undefined;
-  const named = await deps.templates.list(old.channelId).catch(() => []);
-  return named.find((x) => x.name === old.templateName)?.id;
+  const { template } = old.request;
+  if (template?.id) return template.id;
+  if (!template?.name) return undefined;
+  const named = await deps.templates.list(old.slack.channelId).catch(() => []);
+  return named.find((x) => x.name === template.name)?.id;
 }
 
 export function registerRequestAgain(app: App, deps: Deps): void {

@@ -95,11 +95,11 @@ export async function statusSubcommand(deps: Deps, args: Args, djbh: string): Pr
     // would tell that the number exists.
     const verdict = await deps.access.check('see', parties, userId);
     if (verdict !== 'allowed') return reply(args, buildTextMessage(t.statusUnknown(djbh)));
-    const approver = await approverRef(deps, status.approver ?? tracked?.approverLogin);
+    const approver = await approverRef(deps, status.approver ?? tracked?.parties.approver.login);
     let link: string | undefined;
-    if (tracked?.messageTs) {
+    if (tracked?.slack.messageTs) {
       link = await args.client.chat
-        .getPermalink({ channel: tracked.channelId, message_ts: tracked.messageTs })
+        .getPermalink({ channel: tracked.slack.channelId, message_ts: tracked.slack.messageTs })
         .then(
           (r) => r.permalink,
           () => undefined,
