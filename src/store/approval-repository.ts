@@ -126,8 +126,12 @@ function checkClaims(
         .where('tracking', '=', 'active')
         .where('decision', '=', 'pending')
         .where(loginIs('approver_login', approverLogin))
+        // Locked newest first, in the order a link takes the same approver's rows
+        // (waitingForLogin): taken by the update's own scan, the two deadlocked (40P01).
         .orderBy('created_at', 'desc')
-        .limit(atMost);
+        .orderBy('djbh', 'desc')
+        .limit(atMost)
+        .$if(dialect === 'postgres', (q) => q.forNoKeyUpdate());
       const at = now.getTime();
       const result = await db
         .updateTable('tracked_approvals')

@@ -177,6 +177,42 @@ describe.skipIf(postgres.skipReason)(
       expect(old?.request.requestedAgainAs).toMatchObject({ djbh: NEW });
     });
 
+    it('lets a fast-check request for an approver and a link of that approver both finish, without a deadlock', async () => {
+      const OLD = 'HOTLOCK00001';
+      const NEW = 'HOTLOCK00002';
+      // Maria waits on two approvals; NEW is the newer one.
+      await store.createApproval(approval(OLD), T0);
+      await store.createApproval(approval(NEW, { request: { createdAt: later(1) } }), later(1));
+      await withHolderAndWatcher(testDb.url, async (holder, watcher) => {
+        // Another replica links Maria: it locks what waits for her newest first (waitingForLogin)
+        // and has NEW, about to take OLD.
+        await holder.query('begin');
+        await holder.query('select 1 from tracked_approvals where djbh = $1 for no key update', [
+          NEW,
+        ]);
+        let settled = false;
+        const hot = store
+          .markHot('maria.lopez@corp.example', later(2), later(60), 10)
+          .finally(() => {
+            settled = true;
+          });
+        await Promise.race([hot, lockWaiters(watcher, 1, () => settled)]);
+        // Taken in the other order, the fast-check request holds OLD and waits for NEW here.
+        const linked = await holder
+          .query('select 1 from tracked_approvals where djbh = $1 for no key update', [OLD])
+          .then(
+            () => 'locked',
+            (e: { code?: string }) => e.code,
+          );
+        await holder.query(linked === 'locked' ? 'commit' : 'rollback');
+        const marked = await hot.then(
+          (n) => n,
+          (e: { code?: string }) => e.code,
+        );
+        expect({ linked, marked }).toEqual({ linked: 'locked', marked: 2 });
+      });
+    });
+
     it('lets the purge pass over an ended approval someone is changing, instead of deadlocking with them', async () => {
       const djbh = 'ENDED0000001';
       await store.createApproval(approval(djbh), T0);
