@@ -36,12 +36,10 @@ ACCOUNT_LINKING (from the environment or .env, else ./data/approvals.db), as the
 never creates or migrates a database. In the image: the same command, or
 node dist/operator/accounts-cli.js <arguments>.`;
 
-const VERBS = new Set(['list', 'add', 'remove', 'export', 'import']);
-
 /** Whether the arguments name work on the database (else the usage is the whole answer). */
 export function isAccountsWork(args: readonly string[]): boolean {
   const [verb, ...rest] = args;
-  if (!verb || !VERBS.has(verb)) return false;
+  if (!isVerb(verb)) return false;
   if (verb === 'add') return rest.length >= 2;
   if (verb === 'remove') return rest.length >= 1;
   if (verb === 'import') return rest.length === 1;
@@ -76,110 +74,127 @@ export async function accountsCommand(args: string[], deps: AccountsDeps): Promi
     );
     return 2;
   }
-  switch (verb) {
-    case 'list': {
-      const all = await deps.links.list();
-      deps.out(`${all.length} linked account${all.length === 1 ? '' : 's'}`);
-      // One line per link: a self-link's name is the person's Slack profile name, theirs to write.
-      for (const a of all)
-        deps.out(
-          `${a.slackUserId}\t${tsvField(a.login)}\t${tsvField(a.name)}\t${a.linkedAt.toISOString()}`,
-        );
-      return 0;
-    }
-    case 'add': {
-      const [slackUserId = '', login = '', ...name] = rest;
-      const row = checkRow({ slackUserId, login, name: name.join(' '), teamId: '' });
-      if (typeof row === 'string') {
-        deps.out(row);
-        return 2;
-      }
-      const before = await deps.links.get(row.slackUserId);
-      const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
-      if (!outcome.linked) {
-        deps.out(takenMessage(row.login, outcome.takenBy));
-        return 1;
-      }
-      deps.out(
-        before
-          ? `${row.slackUserId} is now linked to ${row.login} (was ${before.login})`
-          : `${row.slackUserId} is now linked to ${row.login}`,
-      );
-      return 0;
-    }
-    case 'remove': {
-      let removed = 0;
-      const unknown: string[] = [];
-      for (const id of rest) {
-        if (await deps.links.unlink(id)) removed++;
-        else unknown.push(id);
-      }
-      deps.out(`${removed} link${removed === 1 ? '' : 's'} removed`);
-      if (unknown.length > 0)
-        deps.out(`Not linked, nothing to remove: ${unknown.join(', ')} (\`list\` shows the links)`);
-      return removed === 0 && unknown.length > 0 ? 1 : 0;
-    }
-    case 'export': {
-      const all = await deps.links.list();
-      const text = toCsv(all);
-      const [file] = rest;
-      if (file) {
-        try {
-          deps.writeFile(file, text);
-        } catch (error) {
-          // An existing file is never overwritten: an export is often the backup of the links.
-          deps.out(`Cannot write ${file}: ${(error as Error).message}`);
-          return 2;
-        }
-        deps.out(`${all.length} link${all.length === 1 ? '' : 's'} written to ${file}`);
-      } else {
-        for (const line of text.trimEnd().split('\n')) deps.out(line);
-      }
-      return 0;
-    }
-    case 'import': {
-      const [file = ''] = rest;
-      let text: string;
-      try {
-        text = deps.readFile(file);
-      } catch (error) {
-        deps.out(`Cannot read ${file}: ${(error as Error).message}`);
-        return 2;
-      }
-      const parsed = parseImport(text);
-      parsed.problems.push(...(await takenLogins(parsed.rows, deps.links)));
-      if (parsed.problems.length > 0) {
-        deps.out(`Nothing imported: ${file} has ${parsed.problems.length} problem(s):`);
-        for (const problem of parsed.problems) deps.out(`  ${problem}`);
-        return 1;
-      }
-      let added = 0;
-      let changed = 0;
-      let same = 0;
-      for (const { line, ...row } of parsed.rows) {
-        const before = await deps.links.get(row.slackUserId);
-        if (before && sameLogin(before.login, row.login) && before.name === row.name) {
-          same++;
-          continue;
-        }
-        const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
-        // Checked above; only a link made meanwhile (another admin, /approve link) lands here.
-        if (!outcome.linked) {
-          deps.out(`line ${line}: ${takenMessage(row.login, outcome.takenBy)}`);
-          deps.out(
-            `Imported ${file} in part: ${added} added, ${changed} changed, ${same} already so`,
-          );
-          return 1;
-        }
-        if (before) changed++;
-        else added++;
-      }
-      deps.out(`Imported ${file}: ${added} added, ${changed} changed, ${same} already so`);
-      return 0;
-    }
-  }
+  if (isVerb(verb)) return RUN[verb](rest, deps);
   deps.out(ACCOUNTS_USAGE);
   return 2;
+}
+
+type Verb = 'list' | 'add' | 'remove' | 'export' | 'import';
+
+function isVerb(word: string | undefined): word is Verb {
+  return word !== undefined && Object.hasOwn(RUN, word);
+}
+
+/** Each verb's work, given the arguments after it; returns the exit code. */
+const RUN: Record<Verb, (rest: string[], deps: AccountsDeps) => Promise<number>> = {
+  list: listLinks,
+  add: addLink,
+  remove: removeLinks,
+  export: exportLinks,
+  import: importLinks,
+};
+
+async function listLinks(_rest: string[], deps: AccountsDeps): Promise<number> {
+  const all = await deps.links.list();
+  deps.out(`${all.length} linked account${all.length === 1 ? '' : 's'}`);
+  // One line per link: a self-link's name is the person's Slack profile name, theirs to write.
+  for (const a of all)
+    deps.out(
+      `${a.slackUserId}\t${tsvField(a.login)}\t${tsvField(a.name)}\t${a.linkedAt.toISOString()}`,
+    );
+  return 0;
+}
+
+async function addLink(rest: string[], deps: AccountsDeps): Promise<number> {
+  const [slackUserId = '', login = '', ...name] = rest;
+  const row = checkRow({ slackUserId, login, name: name.join(' '), teamId: '' });
+  if (typeof row === 'string') {
+    deps.out(row);
+    return 2;
+  }
+  const before = await deps.links.get(row.slackUserId);
+  const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
+  if (!outcome.linked) {
+    deps.out(takenMessage(row.login, outcome.takenBy));
+    return 1;
+  }
+  deps.out(
+    before
+      ? `${row.slackUserId} is now linked to ${row.login} (was ${before.login})`
+      : `${row.slackUserId} is now linked to ${row.login}`,
+  );
+  return 0;
+}
+
+async function removeLinks(rest: string[], deps: AccountsDeps): Promise<number> {
+  let removed = 0;
+  const unknown: string[] = [];
+  for (const id of rest) {
+    if (await deps.links.unlink(id)) removed++;
+    else unknown.push(id);
+  }
+  deps.out(`${removed} link${removed === 1 ? '' : 's'} removed`);
+  if (unknown.length > 0)
+    deps.out(`Not linked, nothing to remove: ${unknown.join(', ')} (\`list\` shows the links)`);
+  return removed === 0 && unknown.length > 0 ? 1 : 0;
+}
+
+async function exportLinks(rest: string[], deps: AccountsDeps): Promise<number> {
+  const all = await deps.links.list();
+  const text = toCsv(all);
+  const [file] = rest;
+  if (!file) {
+    for (const line of text.trimEnd().split('\n')) deps.out(line);
+    return 0;
+  }
+  try {
+    deps.writeFile(file, text);
+  } catch (error) {
+    // An existing file is never overwritten: an export is often the backup of the links.
+    deps.out(`Cannot write ${file}: ${(error as Error).message}`);
+    return 2;
+  }
+  deps.out(`${all.length} link${all.length === 1 ? '' : 's'} written to ${file}`);
+  return 0;
+}
+
+async function importLinks(rest: string[], deps: AccountsDeps): Promise<number> {
+  const [file = ''] = rest;
+  let text: string;
+  try {
+    text = deps.readFile(file);
+  } catch (error) {
+    deps.out(`Cannot read ${file}: ${(error as Error).message}`);
+    return 2;
+  }
+  const parsed = parseImport(text);
+  parsed.problems.push(...(await takenLogins(parsed.rows, deps.links)));
+  if (parsed.problems.length > 0) {
+    deps.out(`Nothing imported: ${file} has ${parsed.problems.length} problem(s):`);
+    for (const problem of parsed.problems) deps.out(`  ${problem}`);
+    return 1;
+  }
+  const counts = { added: 0, changed: 0, same: 0 };
+  const said = (how: string) =>
+    `Imported ${file}${how}: ${counts.added} added, ${counts.changed} changed, ${counts.same} already so`;
+  for (const { line, ...row } of parsed.rows) {
+    const before = await deps.links.get(row.slackUserId);
+    if (before && sameLogin(before.login, row.login) && before.name === row.name) {
+      counts.same++;
+      continue;
+    }
+    const outcome = await deps.links.link({ ...row, linkedAt: deps.now() });
+    // Checked above; only a link made meanwhile (another admin, /approve link) lands here.
+    if (!outcome.linked) {
+      deps.out(`line ${line}: ${takenMessage(row.login, outcome.takenBy)}`);
+      deps.out(said(' in part'));
+      return 1;
+    }
+    if (before) counts.changed++;
+    else counts.added++;
+  }
+  deps.out(said(''));
+  return 0;
 }
 
 type Row = Omit<LinkedAccount, 'linkedAt'>;
