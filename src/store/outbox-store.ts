@@ -30,6 +30,55 @@ export function createOutbox(db: Db, dialect: DialectName): Outbox {
   return { ...outboxReads(db, dialect), ...deliveryAttempts(db, dialect) };
 }
 
+/**
+ * A fenced claim of one announcement for one attempt (and of its lane, when it has one): the
+ * attempt's token, and how long a post an earlier attempt may have made can still appear.
+ */
+function claimAnnouncement(db: Db, dialect: DialectName): Outbox['claimAnnouncement'] {
+  return async ({ id, attempts }, now, leaseMs, lane, laneLookaheadMs = 0, commitHorizonMs = 0) => {
+    const token = randomUUID();
+    return db.transaction().execute(async (trx) => {
+      const laneWaitMs = lane
+        ? await claimLane(trx, dialect, lane, token, leaseMs, laneLookaheadMs)
+        : 0;
+      if (laneWaitMs === undefined) return undefined;
+      const result = await trx
+        .updateTable('announcements')
+        .set((eb) => ({
+          attempted_at: now.getTime(),
+          first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
+          lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
+          attempt_token: token,
+          attempts: eb('attempts', '+', 1),
+          // Until the attempt says otherwise, a crash leaves its post's fate unknown.
+          uncertain: 1,
+          // The previous attempt never recorded its outcome (its lease is still set): it may
+          // have posted until its lease ended, and Slack may commit that post a horizon later.
+          // (SET reads the row as it was.)
+          commit_horizon_at: sql<number>`case when lease_until is null then commit_horizon_at
+            else ${greatest(dialect)}(coalesce(commit_horizon_at, 0), lease_until + ${wholeMs(commitHorizonMs)}) end`,
+        }))
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .where('attempts', '=', attempts)
+        .where((eb) => leaseIsFree(eb, dialect))
+        .returning(
+          sql<number>`coalesce(commit_horizon_at, 0) - ${dbNowMs(dialect)}`.as('horizon_left_ms'),
+        )
+        .executeTakeFirst();
+      if (result)
+        return {
+          id,
+          token,
+          commitHorizonLeftMs: Math.max(0, Number(result.horizon_left_ms)),
+          ...(lane ? { lane, laneWaitMs } : {}),
+        };
+      if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
+      return undefined;
+    });
+  };
+}
+
 /** One attempt at an announcement: its claim, and what it recorded (fenced by the claim). */
 function deliveryAttempts(
   db: Db,
@@ -39,55 +88,7 @@ function deliveryAttempts(
   'claimAnnouncement' | 'markAnnouncementSent' | 'markAnnouncementRetry' | 'markAnnouncementFinal'
 > {
   return {
-    async claimAnnouncement(
-      { id, attempts },
-      now,
-      leaseMs,
-      lane,
-      laneLookaheadMs = 0,
-      commitHorizonMs = 0,
-    ) {
-      const token = randomUUID();
-      return db.transaction().execute(async (trx) => {
-        const laneWaitMs = lane
-          ? await claimLane(trx, dialect, lane, token, leaseMs, laneLookaheadMs)
-          : 0;
-        if (laneWaitMs === undefined) return undefined;
-        const result = await trx
-          .updateTable('announcements')
-          .set((eb) => ({
-            attempted_at: now.getTime(),
-            first_attempted_at: eb.fn.coalesce('first_attempted_at', eb.val(now.getTime())),
-            lease_until: sql<number>`${dbNowMs(dialect)} + ${leaseMs}`,
-            attempt_token: token,
-            attempts: eb('attempts', '+', 1),
-            // Until the attempt says otherwise, a crash leaves its post's fate unknown.
-            uncertain: 1,
-            // The previous attempt never recorded its outcome (its lease is still set): it may
-            // have posted until its lease ended, and Slack may commit that post a horizon later.
-            // (SET reads the row as it was.)
-            commit_horizon_at: sql<number>`case when lease_until is null then commit_horizon_at
-              else ${greatest(dialect)}(coalesce(commit_horizon_at, 0), lease_until + ${wholeMs(commitHorizonMs)}) end`,
-          }))
-          .where('id', '=', id)
-          .where('state', '=', 'pending')
-          .where('attempts', '=', attempts)
-          .where((eb) => leaseIsFree(eb, dialect))
-          .returning(
-            sql<number>`coalesce(commit_horizon_at, 0) - ${dbNowMs(dialect)}`.as('horizon_left_ms'),
-          )
-          .executeTakeFirst();
-        if (result)
-          return {
-            id,
-            token,
-            commitHorizonLeftMs: Math.max(0, Number(result.horizon_left_ms)),
-            ...(lane ? { lane, laneWaitMs } : {}),
-          };
-        if (lane) await releaseLane(trx, dialect, { token, lane }, 0);
-        return undefined;
-      });
-    },
+    claimAnnouncement: claimAnnouncement(db, dialect),
 
     async markAnnouncementSent(claim, posted, now, laneWaitMs = 0) {
       return db.transaction().execute(async (trx) => {
