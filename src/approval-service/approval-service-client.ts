@@ -63,46 +63,7 @@ export function createApprovalServiceClient(
 ): ApprovalService {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 10_000;
-  // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
-  // own latency instead of adding a TCP (and TLS) handshake.
-  // The agents, not axios, take the proxy from the environment, and so does the status GET's
-  // dispatcher: every call goes the same way, through the proxy or not.
-  const proxyEnv = options.proxyEnv ?? process.env;
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, proxyEnv }),
-    https: new HttpsAgent({ keepAlive: true, proxyEnv }),
-  };
-  const http = axios.create({
-    baseURL: baseUrl,
-    timeout: timeoutMs,
-    // We judge every answer ourselves: status, then JSON, then `stat`.
-    validateStatus: () => true,
-    responseType: 'text',
-    transformResponse: [(body: unknown) => body],
-    maxRedirects: 0,
-    httpAgent: agents.http,
-    httpsAgent: agents.https,
-  });
-  // The status check, the call a sweep makes per approval, skips axios (see keep-alive-get.ts).
-  // Its URL is read once, as the other calls read theirs (base URL, then the route).
-  const statusUrl = new URL(`${baseUrl}${ENDPOINT_ROUTES['approval-status'].path}`);
-  const statusGet = keepAliveGets(statusUrl.origin, proxyEnv);
-  const transport: Transport = (endpoint, config) => {
-    const { method, path } = ENDPOINT_ROUTES[endpoint];
-    if (endpoint === 'approval-status')
-      return statusGet(
-        `${statusUrl.pathname}?djbh=${encodeURIComponent(config.params?.djbh ?? '')}`,
-        config.headers,
-        timeoutMs,
-      );
-    return http
-      .request<string>({ method, url: path, ...config })
-      .then((response: AxiosResponse<string>) => ({
-        status: response.status,
-        contentType: String(response.headers['content-type'] ?? ''),
-        body: response.data,
-      }));
-  };
+  const transport = httpTransport(baseUrl, timeoutMs, options.proxyEnv ?? process.env);
   const appHeaders = { appname: options.appName, appkey: options.appKey };
   const columnLimits: Record<string, number> = {
     ...COLUMN_LIMITS,
@@ -180,6 +141,53 @@ export function createApprovalServiceClient(
       const p = parse('user-info', profileBody, json);
       return { login: p.email, name: p.name, company: p.company, admin: p.admin === '1' };
     },
+  };
+}
+
+/** The service's calls over HTTP: axios with keep-alive agents, the status GET on its own path. */
+function httpTransport(
+  baseUrl: string,
+  timeoutMs: number,
+  proxyEnv: NonNullable<ApprovalServiceClientOptions['proxyEnv']>,
+): Transport {
+  // A poll pass makes thousands of calls: reusing connections keeps each one at the service's
+  // own latency instead of adding a TCP (and TLS) handshake.
+  // The agents, not axios, take the proxy from the environment, and so does the status GET's
+  // dispatcher: every call goes the same way, through the proxy or not.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, proxyEnv }),
+    https: new HttpsAgent({ keepAlive: true, proxyEnv }),
+  };
+  const http = axios.create({
+    baseURL: baseUrl,
+    timeout: timeoutMs,
+    // We judge every answer ourselves: status, then JSON, then `stat`.
+    validateStatus: () => true,
+    responseType: 'text',
+    transformResponse: [(body: unknown) => body],
+    maxRedirects: 0,
+    httpAgent: agents.http,
+    httpsAgent: agents.https,
+  });
+  // The status check, the call a sweep makes per approval, skips axios (see keep-alive-get.ts).
+  // Its URL is read once, as the other calls read theirs (base URL, then the route).
+  const statusUrl = new URL(`${baseUrl}${ENDPOINT_ROUTES['approval-status'].path}`);
+  const statusGet = keepAliveGets(statusUrl.origin, proxyEnv);
+  return (endpoint, config) => {
+    const { method, path } = ENDPOINT_ROUTES[endpoint];
+    if (endpoint === 'approval-status')
+      return statusGet(
+        `${statusUrl.pathname}?djbh=${encodeURIComponent(config.params?.djbh ?? '')}`,
+        config.headers,
+        timeoutMs,
+      );
+    return http
+      .request<string>({ method, url: path, ...config })
+      .then((response: AxiosResponse<string>) => ({
+        status: response.status,
+        contentType: String(response.headers['content-type'] ?? ''),
+        body: response.data,
+      }));
   };
 }
 
