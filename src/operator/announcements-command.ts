@@ -19,6 +19,16 @@ export const isAnnouncementsWork = (args: readonly string[]): boolean =>
   (args[0] === 'redrive' && args.length > 1) ||
   (args[0] === 'story' && args.length === 2);
 
+export interface AnnouncementsDeps {
+  store: Pick<Outbox, 'failedAnnouncements' | 'redriveAnnouncements'>;
+  /** The state of each named announcement that exists (see store/announcement-states.ts). */
+  states: (ids: readonly string[]) => Promise<Map<string, string>>;
+  /** One approval with its announcements (see store/approval-story.ts). */
+  story?: (djbh: string) => Promise<ApprovalStory | undefined>;
+  now: () => Date;
+  out: (line: string) => void;
+}
+
 /**
  * The operator's view of the outbox: what failed for good and why, and re-driving it once the
  * cause is fixed (the app delivers re-driven announcements within a second or so, with the usual
@@ -26,64 +36,68 @@ export const isAnnouncementsWork = (args: readonly string[]): boolean =>
  */
 export async function announcementsCommand(
   args: string[],
-  deps: {
-    store: Pick<Outbox, 'failedAnnouncements' | 'redriveAnnouncements'>;
-    /** The state of each named announcement that exists (see store/announcement-states.ts). */
-    states: (ids: readonly string[]) => Promise<Map<string, string>>;
-    /** One approval with its announcements (see store/approval-story.ts). */
-    story?: (djbh: string) => Promise<ApprovalStory | undefined>;
-    now: () => Date;
-    out: (line: string) => void;
-  },
+  deps: AnnouncementsDeps,
 ): Promise<number> {
   const [verb, ...rest] = args;
-  if (verb === 'failed') {
-    const failed = await deps.store.failedAnnouncements(1000);
-    deps.out(`${failed.length} failed announcement${failed.length === 1 ? '' : 's'}`);
-    for (const a of failed) {
-      deps.out(
-        `${a.id}\t${a.createdAt.toISOString()}\t${a.attempts} attempt(s)\t${printable(a.lastError ?? '')}`,
-      );
-    }
-    return 0;
-  }
-  if (verb === 'redrive' && rest.length > 0) {
-    const all = rest.includes('--all');
-    const ids = rest.filter((r) => r !== '--all');
-    if (all && ids.length > 0) {
-      deps.out('Give either --all or ids, not both.');
-      return 2;
-    }
-    // Read before the re-drive, which makes the failed ones pending like any other.
-    const states = await deps.states(ids);
-    const count = await deps.store.redriveAnnouncements(deps.now(), all ? undefined : ids);
-    deps.out(`${count} announcement${count === 1 ? '' : 's'} pending again`);
-    const unknown = ids.filter((id) => !states.has(id));
-    const notFailed = ids.filter((id) => states.has(id) && states.get(id) !== 'failed');
-    if (unknown.length > 0)
-      deps.out(
-        `Unknown id${unknown.length === 1 ? '' : 's'}, no such announcement: ${unknown.join(', ')} (\`npm run announcements -- failed\` lists the failed ones with their ids)`,
-      );
-    if (notFailed.length > 0)
-      deps.out(
-        `Not failed, left as ${notFailed.length === 1 ? 'it is' : 'they are'}: ${notFailed.map((id) => `${id} (${states.get(id)})`).join(', ')}`,
-      );
-    // A typo must not pass for success in a script; ids that were simply not failed may.
-    return count === 0 && unknown.length > 0 ? 1 : 0;
-  }
-  if (verb === 'story' && rest.length === 1 && rest[0] && deps.story) {
-    const story = await deps.story(rest[0]);
-    if (!story) {
-      deps.out(
-        `No approval ${rest[0]} here: never started by this app, or purged by retention (numbers are case-sensitive).`,
-      );
-      return 1;
-    }
-    for (const line of storyLines(story)) deps.out(line);
-    return 0;
-  }
+  if (verb === 'failed') return listFailed(deps);
+  if (verb === 'redrive' && rest.length > 0) return redrive(rest, deps);
+  const [djbh] = rest;
+  if (verb === 'story' && rest.length === 1 && djbh && deps.story)
+    return tellStory(djbh, deps.story, deps.out);
   deps.out(ANNOUNCEMENTS_USAGE);
   return 2;
+}
+
+async function listFailed(deps: AnnouncementsDeps): Promise<number> {
+  const failed = await deps.store.failedAnnouncements(1000);
+  deps.out(`${failed.length} failed announcement${failed.length === 1 ? '' : 's'}`);
+  for (const a of failed) {
+    deps.out(
+      `${a.id}\t${a.createdAt.toISOString()}\t${a.attempts} attempt(s)\t${printable(a.lastError ?? '')}`,
+    );
+  }
+  return 0;
+}
+
+async function redrive(rest: string[], deps: AnnouncementsDeps): Promise<number> {
+  const all = rest.includes('--all');
+  const ids = rest.filter((r) => r !== '--all');
+  if (all && ids.length > 0) {
+    deps.out('Give either --all or ids, not both.');
+    return 2;
+  }
+  // Read before the re-drive, which makes the failed ones pending like any other.
+  const states = await deps.states(ids);
+  const count = await deps.store.redriveAnnouncements(deps.now(), all ? undefined : ids);
+  deps.out(`${count} announcement${count === 1 ? '' : 's'} pending again`);
+  const unknown = ids.filter((id) => !states.has(id));
+  const notFailed = ids.filter((id) => states.has(id) && states.get(id) !== 'failed');
+  if (unknown.length > 0)
+    deps.out(
+      `Unknown id${unknown.length === 1 ? '' : 's'}, no such announcement: ${unknown.join(', ')} (\`npm run announcements -- failed\` lists the failed ones with their ids)`,
+    );
+  if (notFailed.length > 0)
+    deps.out(
+      `Not failed, left as ${notFailed.length === 1 ? 'it is' : 'they are'}: ${notFailed.map((id) => `${id} (${states.get(id)})`).join(', ')}`,
+    );
+  // A typo must not pass for success in a script; ids that were simply not failed may.
+  return count === 0 && unknown.length > 0 ? 1 : 0;
+}
+
+async function tellStory(
+  djbh: string,
+  story: NonNullable<AnnouncementsDeps['story']>,
+  out: (line: string) => void,
+): Promise<number> {
+  const told = await story(djbh);
+  if (!told) {
+    out(
+      `No approval ${djbh} here: never started by this app, or purged by retention (numbers are case-sensitive).`,
+    );
+    return 1;
+  }
+  for (const line of storyLines(told)) out(line);
+  return 0;
 }
 
 const at = (date: Date | null | undefined) => (date ? date.toISOString() : '-');
