@@ -136,12 +136,32 @@ async function goOn(
 }
 
 async function endChain(db: Db, chainId: string, outcome: ChainOutcome, at: number) {
-  await db
+  const ended = await db
     .updateTable('approval_chains')
     .set({ outcome, ended_at: at })
     .where('id', '=', chainId)
     .where('outcome', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  if (Number(ended.numUpdatedRows) > 0) await completeWorkflowStep(db, chainId, at);
+}
+
+/**
+ * A request in several steps that a Workflow Builder step started: the step is owed the
+ * request's outcome now that it ended (its `step-complete`, on the first step's approval, which
+ * holds the step's execution id; the lifecycle records none for a step of a chain).
+ */
+async function completeWorkflowStep(db: Db, chainId: string, at: number): Promise<void> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where('djbh', '=', chainId)
+    .where('function_execution_id', 'is not', null)
+    .executeTakeFirst();
+  if (!row) return;
+  const first = toApproval(row);
+  await insertAnnouncements(db, [
+    announcementRow(first.djbh, first, 'step-complete', null, new Date(at)),
+  ]);
 }
 
 /**
@@ -214,6 +234,7 @@ const toChain = (row: ApprovalChainRow): ChainOfStep => ({
   locale: row.locale,
   steps: row.steps,
   outcome: row.outcome as ChainOutcome | null,
+  endedAt: row.ended_at === null ? null : new Date(Number(row.ended_at)),
 });
 
 /** The ApprovalChains port over Kysely. */
