@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AnnouncementKind } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
+import type { StepPlace, StepPlaces } from '../approvals/step-places.ts';
 import {
   type ApprovalChains,
   afterSkip,
@@ -237,9 +238,28 @@ const toChain = (row: ApprovalChainRow): ChainOfStep => ({
   endedAt: row.ended_at === null ? null : new Date(Number(row.ended_at)),
 });
 
-/** The ApprovalChains port over Kysely. */
-export function createChainStore(db: Db, dialect: DialectName): ApprovalChains {
-  return { ...stepClaims(db, dialect), ...stepOutcomes(db, dialect), ...stepEndings(db) };
+/** The ApprovalChains port over Kysely, with the places of steps the lists show. */
+export function createChainStore(db: Db, dialect: DialectName): ApprovalChains & StepPlaces {
+  return {
+    ...stepClaims(db, dialect),
+    ...stepOutcomes(db, dialect),
+    ...stepEndings(db),
+    placesOf: (djbhs) => placesOf(db, djbhs),
+  };
+}
+
+/** Which of these approvals are steps of a chain, and where: one query for a whole list. */
+async function placesOf(db: Db, djbhs: readonly string[]): Promise<Map<string, StepPlace>> {
+  const places = new Map<string, StepPlace>();
+  if (djbhs.length === 0) return places;
+  const rows = await db
+    .selectFrom('approval_chain_steps as s')
+    .innerJoin('approval_chains as c', 'c.id', 's.chain_id')
+    .select(['s.djbh', 's.position', 'c.steps'])
+    .where('s.djbh', 'in', [...djbhs])
+    .execute();
+  for (const r of rows) if (r.djbh) places.set(r.djbh, { position: r.position, steps: r.steps });
+  return places;
 }
 
 const changed = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) > 0;

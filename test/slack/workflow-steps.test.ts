@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { setDelegate } from '../helpers/delegate-forms.ts';
+import { openHome, setDelegate } from '../helpers/delegate-forms.ts';
 import { type Harness, harnessPerTest, waitFor } from '../helpers/harness.ts';
 
 // The Workflow Builder step "Request approval" with later steps (its `later_steps` input),
@@ -112,6 +112,32 @@ describe('the workflow step with later steps', () => {
     });
     await hh.app.poll(new Date(Date.now() + 3_600_000));
     expect(hh.sim.approvals()).toHaveLength(2);
+  });
+
+  it('says which step each is in /approve list and on Home, to the requester and the step’s approver, in their language', async () => {
+    const hh = await harness();
+    const { first } = await runWithSteps(hh, `second-level leader, ${ZHOU}`);
+    await decideNext(hh, 1, 'agree');
+    const second = await waitFor(() => hh.sim.approvals()[1], 5000, 'step 2');
+    // Chen Hao reads Chinese; Sam English.
+    for (const [login, words] of [
+      [SAM, 'Step 2 of 3'],
+      [CHEN, '第 2 步（共 3 步）'],
+    ] as const) {
+      const userId = hh.user(login);
+      const seen = hh.workspace.ephemeral(userId).length;
+      await hh.slack.command(userId, hh.channel('general'), 'list');
+      const answer = await waitFor(() => hh.workspace.ephemeral(userId)[seen], 5000, 'the list');
+      // On the row of step 2's approval.
+      expect(text(answer)).toMatch(new RegExp(`${second.djbh}\` Rack switches — [^\\n]*${words}`));
+    }
+    const samHome = text(await openHome(hh, SAM));
+    expect(samHome).toContain('Step 2 of 3');
+    // Step 1, decided, is among Sam's requests too.
+    expect(samHome).toMatch(new RegExp(`${first.djbh}[^"]*Step 1 of 3`));
+    expect(text(await openHome(hh, CHEN))).toMatch(
+      new RegExp(`${second.djbh}[^"]*第 2 步（共 3 步）`),
+    );
   });
 
   it('completes rejected when step 1 rejects', async () => {
