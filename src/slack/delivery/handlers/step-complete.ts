@@ -115,14 +115,15 @@ async function stepDeciders(
     const login = step.decidedBy ?? step.approverLogin;
     const user = login ? await mentionOf(attempt, approval, kit, login) : null;
     const who = user ? `<@${user}>` : (login ?? '—');
-    const word =
-      step.state === 'decided'
-        ? step.decision === 'approved' || step.decision === 'rejected'
-          ? step.decision
-          : 'stopped'
-        : step.state;
+    const word = stepWord(step);
     const how = `${t.stepState[word] ?? word}${step.djbh ? ` (${step.djbh})` : ''}`;
     lines.push(t.stepDecider(step.position, who, how));
   }
   return lines;
+}
+
+/** How a step ended, in the words of `stepState`: a decision, stopped, skipped or failed. */
+function stepWord(step: ChainStep): string {
+  if (step.state !== 'decided') return step.state;
+  return step.decision === 'approved' || step.decision === 'rejected' ? step.decision : 'stopped';
 }

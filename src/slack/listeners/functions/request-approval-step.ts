@@ -50,6 +50,10 @@ const Inputs = z.object({
  * the workflow themselves, they are asked in a modal right away (views/step-confirmation-modal.ts);
  * otherwise, or when the modal cannot be opened, in a DM
  * (listeners/actions/step-confirmation-actions.ts). The step waits for their answer.
+ *
+ * With later steps (`later_steps`, approvals/workflow-steps.ts) the request runs in several steps
+ * as a template's does, and the step completes once the last one ends (store/chain-store.ts);
+ * steps the app cannot use end the run at once, saying which.
  */
 export function requestApprovalStep(deps: Deps) {
   return async ({ ack, event, fail, body, client }: Args): Promise<void> => {
@@ -86,10 +90,8 @@ export function requestApprovalStep(deps: Deps) {
     // Shown as it will start, and started only as it was shown (the digest is checked at Start).
     const title = startText(inputs.title);
     const note = startText(inputs.note);
-    // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
-    if (!confirmationFits(title, note)) return endRun(t.stepTooLongToShow);
-    const later = await laterSteps(deps, inputs.later_steps ?? '');
-    if (!later.ok) return endRun(t.laterStepsProblem(later.problem));
+    const later = await whatMayStart(deps, { title, note, laterSteps: inputs.later_steps }, t);
+    if (!later.ok) return endRun(later.error);
     const confirmation = await confirmationOf(deps, {
       executionId,
       teamId: body.team_id ?? '',
@@ -106,6 +108,20 @@ export function requestApprovalStep(deps: Deps) {
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * Whether what would start can be asked about: the title and note shown whole (never a cut text
+ * confirmed as whole), and the later steps usable; why not, in the requester's words.
+ */
+async function whatMayStart(
+  deps: StartingDeps,
+  step: { title: string; note: string; laterSteps: string | null | undefined },
+  t: ReturnType<typeof messagesFor>,
+): Promise<{ ok: true; rules: StepRule[] } | { ok: false; error: string }> {
+  if (!confirmationFits(step.title, step.note)) return { ok: false, error: t.stepTooLongToShow };
+  const later = await laterSteps(deps, step.laterSteps ?? '');
+  return later.ok ? later : { ok: false, error: t.laterStepsProblem(later.problem) };
 }
 
 /**
