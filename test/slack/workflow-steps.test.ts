@@ -166,6 +166,38 @@ describe('the workflow step with later steps', () => {
     expect(execution?.outputs).toMatchObject({ decision: 'approved', decided_by: hh.user(ALEX) });
   });
 
+  it('ends the run with an error naming the step when a later step cannot start (the requester has no such leader)', async () => {
+    const hh = await harness();
+    // Chen Hao's leader is Zhou Lan, who has none above her: no second-level leader.
+    const { executionId } = await hh.slack.functionExecuted(STEP, {
+      requester: hh.user(CHEN),
+      approver: hh.user(MARIA),
+      title: 'Rack switches',
+      note: 'Two.',
+      later_steps: '二级领导',
+      interactivity: hh.workspace.interactivityOf(hh.user(CHEN)),
+    });
+    const modal = await waitFor(
+      () =>
+        [...hh.workspace.views.values()].find(
+          (v) => v.user === hh.user(CHEN) && v.view.callback_id === 'step_confirm_modal',
+        ),
+      5000,
+      'the confirmation modal',
+    );
+    // Chen reads Chinese: the steps under their Chinese label.
+    expect(text(modal.view)).toContain('之后还需审批');
+    await hh.slack.submitView(modal.id);
+    const first = await decideNext(hh, 1, 'agree');
+    const execution = hh.workspace.executions.get(executionId);
+    await waitFor(() => execution?.state === 'failed', 5000, 'the step ended');
+    expect(execution?.error).toBe(
+      `Step 2 of request ${first.djbh} could not be started (the service does not know that approver, or the requester has no such leader), so the request stopped there.`,
+    );
+    expect(execution?.completionCalls).toBe(1);
+    expect(hh.sim.approvals()).toHaveLength(1);
+  });
+
   it('refuses, in words, what is not a step or a login the service knows, and starts nothing', async () => {
     const hh = await harness();
     for (const [typed, words] of [
