@@ -142,18 +142,22 @@ describe('manifest.yml', () => {
     expect(step?.title).toBe('Request approval');
     const inputs = step?.input_parameters;
     expect(Object.keys(inputs?.properties ?? {}).sort()).toEqual(
-      ['approver', 'channel', 'interactivity', 'note', 'requester', 'title'].sort(),
+      ['approver', 'channel', 'interactivity', 'later_steps', 'note', 'requester', 'title'].sort(),
     );
     // Who ran the workflow, compared with the requester before anything starts in their name.
     expect(inputs?.properties.interactivity?.type).toBe('slack#/types/interactivity');
     expect(inputs?.properties.requester?.type).toBe('slack#/types/user_id');
     expect(inputs?.properties.approver?.type).toBe('slack#/types/user_id');
     expect(inputs?.properties.channel?.type).toBe('slack#/types/channel_id');
+    // Typed by the workflow's author: logins, people inserted from variables, leader rules.
+    expect(inputs?.properties.later_steps?.type).toBe('string');
     expect(inputs?.required).toEqual(['requester', 'title', 'note']);
     const outputs = step?.output_parameters;
     expect(outputs?.properties.decision?.enum).toEqual(['approved', 'rejected', 'ended']);
     expect(outputs?.properties.decided_by?.type).toBe('slack#/types/user_id');
     expect(outputs?.properties.decided_at?.type).toBe('slack#/types/timestamp');
+    // Each step's decider, only for a request with later steps.
+    expect(outputs?.properties.step_deciders?.type).toBe('string');
     // decided_by is missing when the approver is not on Slack, so it cannot be required.
     expect(outputs?.required).toEqual(['approval_number', 'decision', 'decided_at']);
   });

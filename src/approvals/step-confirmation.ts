@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { adaptText } from './acceptable-text.ts';
 import type { ApprovalParties } from './access-policy.ts';
+import type { StepRule } from './steps.ts';
 
 /**
  * An approval is started in a person's name only when that person has seen what will start and
@@ -80,6 +81,11 @@ export interface StepConfirmation {
    * asked again (after a restart) names the delegate without it.
    */
   approverDelegatedBy?: { chatId: string; until: Date; timeZone: string | undefined };
+  /**
+   * The steps after the first the step named (its `later_steps` input, workflow-steps.ts): on
+   * Start, the request runs in several steps (steps.ts). Absent or empty: one step.
+   */
+  laterSteps?: StepRule[];
 }
 
 /**

@@ -278,6 +278,8 @@ export interface ChainOfStep {
   locale: string;
   steps: number;
   outcome: ChainOutcome | null;
+  /** When it ended (its outcome recorded); null while it goes on. */
+  endedAt?: Date | null;
 }
 
 /** Which step a worker holds, under which claim (its lease is on the database's clock). */

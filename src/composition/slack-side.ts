@@ -22,7 +22,7 @@ export async function createSlackSide(
   deps: {
     logger: Logger;
     now: () => Date;
-    stores: Pick<Stores, 'approvals' | 'links' | 'confirmations' | 'delegations'>;
+    stores: Pick<Stores, 'approvals' | 'links' | 'confirmations' | 'delegations' | 'chains'>;
     /** Served on PORT beside Slack's endpoint (see createAdminRoutes). */
     routes: Route[];
     inFlight: InFlight;
@@ -72,6 +72,7 @@ export async function createSlackSide(
       accountLinking: config.accountLinking,
       store: deps.stores.approvals,
       delegations: deps.stores.delegations,
+      chains: deps.stores.chains,
       logger,
       now,
       access,

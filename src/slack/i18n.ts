@@ -5,6 +5,7 @@ import type { Decision } from '../approvals/approval-types.ts';
 import { SERVICE_WORDS } from '../approvals/approval-types.ts';
 import type { TemplateChange, TemplateProblem } from '../approvals/request-templates.ts';
 import type { StepsProblem } from '../approvals/steps.ts';
+import type { LaterStepsProblem } from '../approvals/workflow-steps.ts';
 
 /**
  * Everything the app says to a person, in Chinese for a `zh-*` Slack locale and English otherwise.
@@ -309,6 +310,20 @@ const en = {
     `${requester} :no_entry: Step ${position}${who ? ` (${who})` : ''} could not be started: the service does not know that approver, or the requester has no such leader. The request stops here; ask again with another approver.`,
   startChainStep: (position: number) => `Start step ${position}`,
   stepOfRequest: (position: number, steps: number) => `Step ${position} of ${steps}`,
+  laterStepsProblem: (p: LaterStepsProblem) =>
+    `The step's later steps are not usable, so nothing was started: ${
+      p.code === 'too-many'
+        ? `at most ${p.limit} steps after the first.`
+        : p.code === 'not-a-step'
+          ? `"${p.line}" is not a login nor a leader rule (nearest leader, second-level leader, product-line leader).`
+          : p.code === 'no-login'
+            ? `the app knows no approval-service login for <@${p.chatId}>.`
+            : `the approval service does not know ${p.login}.`
+    }`,
+  confirmLaterStepsLabel: 'Then also ask',
+  stepChainFailed: (position: number, djbh: string) =>
+    `Step ${position} of request ${djbh} could not be started (the service does not know that approver, or the requester has no such leader), so the request stopped there.`,
+  stepDecider: (position: number, who: string, how: string) => `${position}. ${who}: ${how}`,
   stepState: {
     waiting: 'not started',
     due: 'starting',
@@ -786,6 +801,20 @@ const zh: Messages = {
     `${requester} :no_entry: 第 ${position} 步${who ? `（${who}）` : ''}无法发起：审批系统不认识该审批人，或申请人没有这一级领导。此申请到此为止；请换一位审批人重新申请。`,
   startChainStep: (position) => `发起第 ${position} 步`,
   stepOfRequest: (position, steps) => `第 ${position} 步（共 ${steps} 步）`,
+  laterStepsProblem: (p) =>
+    `该步骤的后续步骤无法使用，没有发起任何审批：${
+      p.code === 'too-many'
+        ? `第一步之后最多 ${p.limit} 步。`
+        : p.code === 'not-a-step'
+          ? `“${p.line}”不是登录名，也不是领导规则（直属领导、二级领导、产品线领导）。`
+          : p.code === 'no-login'
+            ? `本应用不知道 <@${p.chatId}> 在审批系统中的登录名。`
+            : `审批系统不认识 ${p.login}。`
+    }`,
+  confirmLaterStepsLabel: '之后还需审批',
+  stepChainFailed: (position, djbh) =>
+    `申请 ${djbh} 的第 ${position} 步无法发起（审批系统不认识该审批人，或申请人没有这一级领导），申请到此为止。`,
+  stepDecider: (position, who, how) => `${position}. ${who}：${how}`,
   stepState: {
     waiting: '未开始',
     due: '正在发起',

@@ -7,6 +7,7 @@ import type { ApprovalService } from '../approvals/approval-types.ts';
 import type { Delegations } from '../approvals/delegation.ts';
 import type { TemplateStore } from '../approvals/request-templates.ts';
 import type { StepConfirmations } from '../approvals/step-confirmation.ts';
+import type { StepPlaces } from '../approvals/step-places.ts';
 import type { ApprovalChains } from '../approvals/steps.ts';
 import type { SubmissionGuard } from '../approvals/submission-guard.ts';
 import type { Logger } from '../logger.ts';
@@ -35,8 +36,11 @@ export interface SlackDeps {
   templates: TemplateStore;
   /** Delegates while away (src/approvals/delegation.ts). */
   delegations: Delegations;
-  /** Requests in several steps (approvals/steps.ts): a step whose start was lost, started again. */
-  chains: Pick<ApprovalChains, 'ofApproval' | 'startAgain'>;
+  /**
+   * Requests in several steps (approvals/steps.ts): a step whose start was lost, started again;
+   * where each listed approval stands (step-places.ts).
+   */
+  chains: Pick<ApprovalChains, 'ofApproval' | 'startAgain'> & StepPlaces;
   /** Who may see or act on an approval (src/approvals/access-policy.ts). */
   access: Access;
   /** What is kept of conversations' members, dropped when Slack says someone joined or left. */

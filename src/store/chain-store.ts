@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AnnouncementKind } from '../approvals/announcement-rules.ts';
 import type { Decision } from '../approvals/approval-types.ts';
+import type { StepPlace, StepPlaces } from '../approvals/step-places.ts';
 import {
   type ApprovalChains,
   afterSkip,
@@ -136,12 +137,32 @@ async function goOn(
 }
 
 async function endChain(db: Db, chainId: string, outcome: ChainOutcome, at: number) {
-  await db
+  const ended = await db
     .updateTable('approval_chains')
     .set({ outcome, ended_at: at })
     .where('id', '=', chainId)
     .where('outcome', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  if (Number(ended.numUpdatedRows) > 0) await completeWorkflowStep(db, chainId, at);
+}
+
+/**
+ * A request in several steps that a Workflow Builder step started: the step is owed the
+ * request's outcome now that it ended (its `step-complete`, on the first step's approval, which
+ * holds the step's execution id; the lifecycle records none for a step of a chain).
+ */
+async function completeWorkflowStep(db: Db, chainId: string, at: number): Promise<void> {
+  const row = await db
+    .selectFrom('tracked_approvals')
+    .selectAll()
+    .where('djbh', '=', chainId)
+    .where('function_execution_id', 'is not', null)
+    .executeTakeFirst();
+  if (!row) return;
+  const first = toApproval(row);
+  await insertAnnouncements(db, [
+    announcementRow(first.djbh, first, 'step-complete', null, new Date(at)),
+  ]);
 }
 
 /**
@@ -214,11 +235,31 @@ const toChain = (row: ApprovalChainRow): ChainOfStep => ({
   locale: row.locale,
   steps: row.steps,
   outcome: row.outcome as ChainOutcome | null,
+  endedAt: row.ended_at === null ? null : new Date(Number(row.ended_at)),
 });
 
-/** The ApprovalChains port over Kysely. */
-export function createChainStore(db: Db, dialect: DialectName): ApprovalChains {
-  return { ...stepClaims(db, dialect), ...stepOutcomes(db, dialect), ...stepEndings(db) };
+/** The ApprovalChains port over Kysely, with the places of steps the lists show. */
+export function createChainStore(db: Db, dialect: DialectName): ApprovalChains & StepPlaces {
+  return {
+    ...stepClaims(db, dialect),
+    ...stepOutcomes(db, dialect),
+    ...stepEndings(db),
+    placesOf: (djbhs) => placesOf(db, djbhs),
+  };
+}
+
+/** Which of these approvals are steps of a chain, and where: one query for a whole list. */
+async function placesOf(db: Db, djbhs: readonly string[]): Promise<Map<string, StepPlace>> {
+  const places = new Map<string, StepPlace>();
+  if (djbhs.length === 0) return places;
+  const rows = await db
+    .selectFrom('approval_chain_steps as s')
+    .innerJoin('approval_chains as c', 'c.id', 's.chain_id')
+    .select(['s.djbh', 's.position', 'c.steps'])
+    .where('s.djbh', 'in', [...djbhs])
+    .execute();
+  for (const r of rows) if (r.djbh) places.set(r.djbh, { position: r.position, steps: r.steps });
+  return places;
 }
 
 const changed = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows) > 0;

@@ -670,6 +670,17 @@ const migrations: Record<string, StagedMigration> = {
       await db.schema.dropTable('approval_chains').execute();
     },
   },
+  '2026-11-28-030-workflow-later-steps': {
+    // A Workflow Builder step's later steps (its `later_steps` input, approvals/workflow-steps.ts),
+    // kept with the question its requester confirms, so Start starts the request as a chain.
+    // Expand only: a nullable column the previous release never reads (its steps start one step).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').addColumn('later_steps', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('step_confirmations').dropColumn('later_steps').execute();
+    },
+  },
 };
 
 /** Dropped by 022, as the migrations before it had made them. */

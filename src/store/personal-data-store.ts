@@ -12,6 +12,7 @@ import {
 } from '../approvals/personal-data.ts';
 import type { DialectName } from './database.ts';
 import { dbNowMs } from './db-clock.ts';
+import { chainSections, openChains } from './personal-data-chains.ts';
 import type { Database, TrackedApprovalRow } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -370,11 +371,19 @@ export function createPersonalDataStore(db: Db, dialect: DialectName): PersonalD
       templatesSection(db),
       templateChangesSection(db),
       delegationsSection(db),
+      ...chainSections(db),
       links,
     ],
     resolve: (first) => resolve(db, links, first),
-    openApprovals: async (keys) =>
-      (await approvalsNaming(db, keys)).filter((r) => r.tracking === 'active').map((r) => r.djbh),
+    // Open approvals, and requests in several steps still going on (their ids: step 1's number).
+    openApprovals: async (keys) => [
+      ...new Set([
+        ...(await approvalsNaming(db, keys))
+          .filter((r) => r.tracking === 'active')
+          .map((r) => r.djbh),
+        ...(await openChains(db, keys)),
+      ]),
+    ],
     eraseLanes: (keys) => eraseLanes(db, dialect, keys),
   };
 }

@@ -179,6 +179,8 @@ export interface StepConfirmationRow {
   answered_at: number | null;
   /** The digest of the title and note shown to the requester; null for older rows. */
   shown_digest: string | null;
+  /** The steps after the first (StepRule[] as JSON); null for a step of one (and older rows). */
+  later_steps?: string | null;
 }
 
 /** Delegates while away (approvals/delegation.ts); `from_key` is loginKey(from_login). */

@@ -5,6 +5,7 @@ import {
   type StepConfirmation,
   type StepConfirmations,
 } from '../approvals/step-confirmation.ts';
+import type { StepRule } from '../approvals/steps.ts';
 import type { Database, StepConfirmationRow } from './schema.ts';
 
 /**
@@ -35,6 +36,7 @@ export function createStepConfirmationStore(db: Kysely<Database>): StepConfirmat
           step_closed: 0,
           answered_at: null,
           shown_digest: c.shownDigest,
+          later_steps: c.laterSteps?.length ? JSON.stringify(c.laterSteps) : null,
         })
         .execute();
     },
@@ -211,5 +213,6 @@ function toConfirmation(row: StepConfirmationRow): StepConfirmation {
     askedIn:
       row.asked_channel && row.asked_ts ? { channel: row.asked_channel, ts: row.asked_ts } : null,
     stepClosed: row.step_closed === 1,
+    ...(row.later_steps ? { laterSteps: JSON.parse(row.later_steps) as StepRule[] } : {}),
   };
 }

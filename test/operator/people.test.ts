@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDigest } from '../../src/approvals/step-confirmation.ts';
 import { createAccountLinkStore } from '../../src/store/account-link-store.ts';
 import { type ApprovalStores, createApprovalStores } from '../../src/store/approval-stores.ts';
+import { createChainStore } from '../../src/store/chain-store.ts';
 import { createDelegationStore } from '../../src/store/delegation-store.ts';
 import { createStepConfirmationStore } from '../../src/store/step-confirmation-store.ts';
 import { createTemplateStore } from '../../src/store/template-store.ts';
 import { openTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { findInEveryTable } from '../helpers/every-table.ts';
+import { sampleApproval } from '../helpers/outbox-seed.ts';
 import { seedReported } from '../helpers/report-seed.ts';
 
 // `npm run people` as an operator runs it, compiled, on each dialect: one person exported, then
@@ -21,6 +23,8 @@ const ERIN = { chatId: 'U0ERASEERIN', login: 'Erin.Erase@corp.example' };
 const T0 = new Date('2026-11-02T09:00:00Z');
 const at = (hours: number) => new Date(T0.getTime() + hours * 3_600_000);
 const NEEDLES = [ERIN.chatId, ERIN.login].map((n) => n.toLowerCase());
+// Named only by requests in several steps, a template's and a workflow's later steps.
+const CHRIS = { chatId: 'U0CHAINCHRIS', login: 'Chris.Chain@corp.example' };
 
 async function people(url: string, args: string[]) {
   return exec('npm', ['run', '-s', 'people', '--', ...args], {
@@ -237,6 +241,154 @@ for (const which of TEST_DATABASES) {
       expect(template).toMatchObject({ name: 'Leave', approver_slack_id: null });
       const again = await people(database.url, ['export', ERIN.chatId]);
       expect(JSON.parse(again.stdout).approvals).toEqual([]);
+    }, 120_000);
+
+    it('covers requests in several steps: exported, erased once each has ended, nothing of the login left', async () => {
+      const { db, dialect } = database.handle;
+      const chris = { login: CHRIS.login, slackId: CHRIS.chatId };
+      const maria = { login: 'maria@corp.example', slackId: 'U0MARIA' };
+      const sam = { login: 'sam@corp.example', slackId: 'U0SAM' };
+      const decide = (djbh: string, decision: 'approved' | 'rejected', by: string, hours: number) =>
+        store.recordDecision(djbh, {
+          decision,
+          decidedBy: by,
+          ended: true,
+          now: at(hours),
+          nextCheckAt: at(hours),
+        });
+      const chainOf = (djbh: string, parties: object, laterSteps: object[]) =>
+        store.createApproval(
+          sampleApproval(djbh, { request: { createdAt: T0, title: `${djbh} title` }, parties }),
+          T0,
+          { laterSteps: laterSteps as never },
+        );
+      // Asked by Chris, rejected at step 1: ended.
+      await chainOf('PPL000000011', { requester: chris, approver: maria }, [
+        { kind: 'person', login: 'lee@corp.example' },
+      ]);
+      await decide('PPL000000011', 'rejected', maria.login, 1);
+      // Sam's, whose step 2 names Chris (cased otherwise): step 1 approved, step 2 due, going on.
+      await chainOf('PPL000000012', { requester: sam, approver: maria }, [
+        { kind: 'person', login: 'chris.chain@CORP.example' },
+      ]);
+      await decide('PPL000000012', 'approved', maria.login, 2);
+      // Sam's, rejected by Chris at step 1: ended.
+      await chainOf('PPL000000013', { requester: sam, approver: chris }, [
+        { kind: 'leader', level: 'second' },
+      ]);
+      await decide('PPL000000013', 'rejected', CHRIS.login, 3);
+      // A template of Sam's and a workflow run of Sam's whose later steps name Chris.
+      const added = await createTemplateStore(db, dialect).add(
+        'C1',
+        {
+          name: 'Purchase',
+          titlePrefix: 'Purchase:',
+          noteSkeleton: '',
+          approverChatId: null,
+          laterSteps: [
+            { kind: 'person', login: CHRIS.login },
+            { kind: 'leader', level: 'second' },
+          ],
+        },
+        'U0SAM',
+        T0,
+      );
+      expect(added).toMatchObject({ ok: true });
+      await createStepConfirmationStore(db).create({
+        executionId: 'Fx0CHAIN',
+        teamId: 'T1',
+        requesterChatId: 'U0SAM',
+        startedByChatId: null,
+        approverChatId: 'U0MARIA',
+        title: 'Disks',
+        note: 'n',
+        channelId: 'C1',
+        locale: 'en-US',
+        createdAt: T0,
+        expiresAt: at(24),
+        shownDigest: shownDigest('Disks', 'n'),
+        laterSteps: [{ kind: 'person', login: CHRIS.login }],
+      });
+      const needles = [CHRIS.chatId, CHRIS.login].map((n) => n.toLowerCase());
+
+      const exported = JSON.parse((await people(database.url, ['export', CHRIS.login])).stdout);
+      expect(exported['requests in several steps'].map((c: { id: string }) => c.id)).toEqual([
+        'PPL000000011',
+        'PPL000000012',
+        'PPL000000013',
+      ]);
+      expect(
+        exported['steps of requests'].map(
+          (s: { chain_id: string; position: number }) => `${s.chain_id}/${s.position}`,
+        ),
+      ).toEqual(['PPL000000012/2', 'PPL000000013/1']);
+      expect(exported['template steps naming them']).toHaveLength(1);
+      expect(exported['workflow confirmations naming them in later steps']).toHaveLength(1);
+
+      // Sam's request is still going on: left, and said.
+      const first = await people(database.url, ['erase', CHRIS.login]);
+      expect(first).toMatchObject({ code: 1 });
+      expect(first.stdout).toContain('Still open, left as they are: PPL000000012');
+      const left = (await findInEveryTable(db, needles)).found;
+      expect(left.length).toBeGreaterThan(0);
+      expect(left.every((f) => f.startsWith('approval_chain_steps'))).toBe(true);
+
+      // Its step 2 could not start: the request stopped, naming Chris as that step's approver.
+      const chains = createChainStore(db, dialect);
+      const due = await chains.claimDue(60_000);
+      expect(due?.claim).toMatchObject({ chainId: 'PPL000000012', position: 2 });
+      expect(await chains.failed(due?.claim as never, 'chris.chain@CORP.example', at(4))).toBe(
+        true,
+      );
+      const second = await people(database.url, ['erase', CHRIS.login]);
+      expect(second).toMatchObject({ code: 0 });
+      expect((await findInEveryTable(db, needles)).found).toEqual([]);
+
+      // What stays: each request's outcome and steps, the others in them; Chris's words gone.
+      const kept = await db.selectFrom('approval_chains').selectAll().orderBy('id').execute();
+      expect(kept.map((c) => [c.id, c.outcome])).toEqual([
+        ['PPL000000011', 'rejected'],
+        ['PPL000000012', 'stopped'],
+        ['PPL000000013', 'rejected'],
+      ]);
+      expect(kept[0]).toMatchObject({ title: '', note: '' });
+      expect(kept[0]?.requester_login).toMatch(/^erased-/);
+      expect(kept[2]).toMatchObject({ requester_login: sam.login, title: 'PPL000000013 title' });
+      const steps = await db
+        .selectFrom('approval_chain_steps')
+        .selectAll()
+        .where('chain_id', 'in', ['PPL000000012', 'PPL000000013'])
+        .orderBy('chain_id')
+        .orderBy('position')
+        .execute();
+      // Each erase has its own pseudonym: the ended ones went in the first, Sam's in the second.
+      const firstPseudonym = kept[0]?.requester_login;
+      const later = steps[1]?.approver_login;
+      expect(later).toMatch(/^erased-/);
+      expect(later).not.toBe(firstPseudonym);
+      expect(steps.map((s) => [s.state, s.approver_login, s.decided_by])).toEqual([
+        ['decided', maria.login, maria.login],
+        ['failed', later, null],
+        ['decided', firstPseudonym, firstPseudonym],
+        ['waiting', null, null],
+      ]);
+      expect(JSON.parse(steps[1]?.rule ?? '')).toEqual({ kind: 'person', login: later });
+      // The template keeps working without the step; the workflow's question is gone.
+      const template = await db
+        .selectFrom('request_templates')
+        .selectAll()
+        .where('name', '=', 'Purchase')
+        .executeTakeFirst();
+      expect(JSON.parse(template?.later_steps ?? '')).toEqual([
+        { kind: 'leader', level: 'second' },
+      ]);
+      expect(
+        await db
+          .selectFrom('step_confirmations')
+          .selectAll()
+          .where('execution_id', '=', 'Fx0CHAIN')
+          .execute(),
+      ).toEqual([]);
     }, 120_000);
   });
 }

@@ -116,7 +116,10 @@ for (const database of TEST_DATABASES) {
         expect(second).toMatchObject({ state: 'started', djbh: service.starts[0]?.djbh });
         // The step's approval is an ordinary tracked approval, in the first step's thread.
         expect(await stores().repo.getApproval(second?.djbh ?? '')).toMatchObject({
-          parties: { approver: { login: 'chen.hao@corp.example' }, requester: { login: REQUESTER } },
+          parties: {
+            approver: { login: 'chen.hao@corp.example' },
+            requester: { login: REQUESTER },
+          },
         });
       });
 

@@ -55,6 +55,7 @@ for (const database of TEST_DATABASES) {
           '2026-11-27-027-hot-checks',
           '2026-11-28-028-delegations',
           '2026-11-28-029-approval-steps',
+          '2026-11-28-030-workflow-later-steps',
         ]);
       });
 

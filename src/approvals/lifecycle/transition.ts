@@ -184,9 +184,13 @@ const checkEnds = (now: Date, nextCheckAt: Date): ApprovalChange => ({
   checkFailures: 0,
 });
 
-/** The workflow step that started the approval (if one did) is owed its outcome once it ends. */
-const stepCompletion = (approval: LifecycleApproval): AnnouncementToRecord[] =>
-  approval.slack.functionExecutionId ? [{ kind: 'step-complete' }] : [];
+/**
+ * The workflow step that started the approval (if one did) is owed its outcome once it ends; one
+ * that started a request in several steps, once the request ends (the chain's store records it
+ * then, store/chain-store.ts), not when its first step does.
+ */
+const stepCompletion = (approval: LifecycleApproval, facts: Facts): AnnouncementToRecord[] =>
+  approval.slack.functionExecutionId && !facts.step ? [{ kind: 'step-complete' }] : [];
 
 /** What a step's outcome means for its chain, when the approval is a step of one. */
 const chainOf = (facts: Facts, outcome: StepOutcome, decidedBy: string | null) => {
@@ -210,7 +214,7 @@ function stopsFollowing(
     announcements: [
       { kind: why },
       { kind: 'parent-update', detail: why },
-      ...stepCompletion(approval),
+      ...stepCompletion(approval, facts),
     ],
   };
 }
@@ -309,7 +313,7 @@ const RULES: { [K in LifecycleEventKind]: Rule<K> } = {
       { kind: 'decision', decision },
       { kind: 'parent-update', decision },
       { kind: 'approver-dm-update', decision },
-      ...(ended ? stepCompletion(approval) : []),
+      ...(ended ? stepCompletion(approval, facts) : []),
     ],
   }),
 

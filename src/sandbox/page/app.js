@@ -493,6 +493,19 @@ function openWorkflow() {
           },
           true,
         ),
+        input(
+          'later_steps',
+          'Then also ask',
+          {
+            ...text,
+            multiline: true,
+            placeholder: {
+              type: 'plain_text',
+              text: 'e.g. second-level leader, zhou.lan@corp.example (one a line or comma separated)',
+            },
+          },
+          true,
+        ),
       ],
       ctx(),
     ),

@@ -1,5 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { StepConfirmation } from '../../approvals/step-confirmation.ts';
+import { ruleText } from '../../approvals/steps.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
 import {
@@ -12,8 +13,9 @@ import {
 
 // A part of the title or note per section, under Slack's 3,000 characters with room to spare.
 const PART_MAX = SECTION_MAX - 100;
-// Sections the title and note may take: a message holds 50 blocks, and the question needs six
-// more (who asks, the fields, two labels, the deadline, the buttons).
+// Sections the title and note may take: a message holds 50 blocks, and the question needs at
+// most eight more (who asks, the fields, the delegate, the later steps, two labels, the deadline,
+// the buttons).
 const MAX_TEXT_SECTIONS = 40;
 
 /**
@@ -47,6 +49,14 @@ export function confirmationFits(title: string, note: string): boolean {
   return parts <= MAX_TEXT_SECTIONS;
 }
 
+/** The steps after the first, numbered from 2, as the request will run them (steps.ts). */
+function laterSteps(c: StepConfirmation, t: Messages): KnownBlock[] {
+  if (!c.laterSteps?.length) return [];
+  const steps = c.laterSteps.map((rule, i) => `${i + 2}. ${escapeMrkdwn(ruleText(rule))}`);
+  const text = `*${t.confirmLaterStepsLabel}*\n${steps.join('\n')}`;
+  return [{ type: 'section', text: { type: 'mrkdwn', text: fitMrkdwn(text, SECTION_MAX) } }];
+}
+
 /**
  * What the requester is shown: who wants what, for which approver, where it will be posted. The
  * title and note whole, over as many sections as they take: what Start starts is exactly this.
@@ -73,6 +83,7 @@ function details(
       ],
     },
     ...delegated(c, t),
+    ...laterSteps(c, t),
     ...whole(t.titleLabel, c.title),
     ...whole(t.noteLabel, c.note),
   ];

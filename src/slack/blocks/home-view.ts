@@ -3,6 +3,7 @@ import { type AccountLinking, LINKING, type LinkedAccount } from '../../approval
 import type { Page } from '../../approvals/approval-repository.ts';
 import { escalatedOnlyTo } from '../../approvals/escalation.ts';
 import { mayRequestAgain } from '../../approvals/request-again.ts';
+import type { StepPlace } from '../../approvals/step-places.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION } from '../ids.ts';
@@ -28,6 +29,8 @@ export interface HomeState {
   /** The approver's list on the service's web UI, for what waits for them (web-links.ts). */
   webListUrl?: string;
   now: Date;
+  /** Where each step of a request in several steps stands ("Step 2 of 3"). */
+  places?: ReadonlyMap<string, StepPlace>;
   /** The person's delegate while away (home-delegation.ts); absent without a login. */
   delegation?: HomeDelegation;
 }
@@ -104,6 +107,8 @@ function row(a: TrackedApproval, s: HomeState, t: Messages, counterpart: Counter
           ? personRef(a.parties.requester.slackId, a.parties.requester.login)
           : personRef(a.parties.approver.slackId, a.parties.approver.login),
       ];
+  const place = s.places?.get(a.djbh);
+  if (place) details.push(t.stepOfRequest(place.position, place.steps));
   return {
     type: 'section',
     text: {

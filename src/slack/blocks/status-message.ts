@@ -2,6 +2,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { Page } from '../../approvals/approval-repository.ts';
 import type { Decision } from '../../approvals/approval-types.ts';
 import { escalatedOnlyTo } from '../../approvals/escalation.ts';
+import type { StepPlace } from '../../approvals/step-places.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import type { Messages } from '../i18n.ts';
 import { ACTION, BLOCK, CALLBACK } from '../ids.ts';
@@ -58,6 +59,8 @@ export function buildListMessage(
   waiting: Page,
   t: Messages,
   reader: { login: string | null; now: Date } = { login: null, now: new Date(0) },
+  /** Where each step of a request in several steps stands ("Step 2 of 3"). */
+  places: ReadonlyMap<string, StepPlace> = new Map(),
 ): SlackMessage {
   // One only escalated to the reader waits for its approver: said so, never as theirs to decide.
   const state = (a: TrackedApproval) =>
@@ -67,8 +70,12 @@ export function buildListMessage(
           t.waited(reader.now.getTime() - a.request.createdAt.getTime()),
         )
       : t.status(a.outcome.decision);
+  const place = (a: TrackedApproval) => {
+    const p = places.get(a.djbh);
+    return p ? ` · ${t.stepOfRequest(p.position, p.steps)}` : '';
+  };
   const row = (a: TrackedApproval) =>
-    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.request.title), 80)} — ${state(a)}`;
+    `• \`${a.djbh}\` ${fitMrkdwn(escapeMrkdwn(a.request.title), 80)} — ${state(a)}${place(a)}`;
   const section = (title: string, items: TrackedApproval[], total: number) => {
     const lines = items.slice(0, LIST_ROWS).map(row);
     if (lines.length === 0) lines.push(t.listNone);

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ConversationMembership } from '../../approvals/access-policy.ts';
 import type { AttemptClock, Posted } from '../../approvals/announcer.ts';
 import type { EarlierReminder } from '../../approvals/reminder-digest.ts';
-import type { ChainStep } from '../../approvals/steps.ts';
+import type { ChainOfStep, ChainStep } from '../../approvals/steps.ts';
 import {
   type Announcement,
   replyThread,
@@ -51,7 +51,11 @@ export interface SlackAnnouncerOptions {
    */
   membership?: ConversationMembership;
   /** The chain whose step an approval is (steps.ts), for the thread's notes about its steps. */
-  chainOf?: (djbh: string) => Promise<{ steps: ChainStep[] } | undefined>;
+  chainOf?: (
+    djbh: string,
+  ) => Promise<
+    { chain?: Pick<ChainOfStep, 'id' | 'outcome' | 'endedAt'>; steps: ChainStep[] } | undefined
+  >;
   /** Told of what the outbox decided to let pass (an edit with nothing left to edit). */
   logger?: { info(obj: object, msg: string): void };
   /**

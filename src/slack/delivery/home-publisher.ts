@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Page } from '../../approvals/approval-repository.ts';
 import { inForce } from '../../approvals/delegation.ts';
+import { placesOrNone } from '../../approvals/step-places.ts';
 import type { TrackedApproval } from '../../approvals/tracked-approval.ts';
 import { logFailure } from '../../logger.ts';
 import type { HomeDelegation } from '../blocks/home-delegation.ts';
@@ -24,7 +25,8 @@ type Deps = Pick<
   | 'now'
   | 'access'
   | 'delegations'
->;
+> &
+  Partial<Pick<SlackDeps, 'chains'>>;
 
 const EMPTY: Page = { approvals: [], total: 0 };
 const MAX_PERMALINKS = 10_000;
@@ -73,6 +75,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
       ? await visiblePage(deps.access, userId, await deps.store.requestedBy(login, HOME_ROWS))
       : EMPTY;
     await rememberLinks([...waiting.approvals, ...mine.approvals]);
+    const places = await placesOrNone(deps.chains, [...waiting.approvals, ...mine.approvals]);
     const view = buildHomeView(
       {
         login,
@@ -80,6 +83,7 @@ export function createHomePublisher(deps: Deps, client: WebClient): HomePublishe
         waiting,
         mine,
         permalinks,
+        places,
         linking: deps.accountLinking,
         now: deps.now(),
         ...(login ? { delegation: await delegationOf(login, waiting.total, viewer.timeZone) } : {}),

@@ -6,6 +6,7 @@ import {
   startTrackedApproval,
 } from '../../approvals/start-approval.ts';
 import { shownDigest } from '../../approvals/step-confirmation.ts';
+import type { StepRule } from '../../approvals/steps.ts';
 import type { Messages } from '../i18n.ts';
 import type { SlackPerson } from '../people/slack-people.ts';
 import { resolveApprover } from '../requests/approver-choice.ts';
@@ -27,6 +28,8 @@ export interface StepRequest {
    * with this digest starts. Absent when nobody was shown anything (no confirmation).
    */
   shownDigest?: string | null;
+  /** The steps after the first (workflow-steps.ts): the request runs in several steps. */
+  laterSteps?: readonly StepRule[];
 }
 
 /**
@@ -76,6 +79,8 @@ export async function startForStep(
       requesterSlackId: request.requester,
       approverSlackId: approver.slackId ?? null,
       locale: requester.locale,
+      // In several steps: the workflow step completes when the last one ends (chain-store.ts).
+      ...(request.laterSteps?.length ? { chain: { laterSteps: request.laterSteps } } : {}),
     });
     deps.logger.info(
       { djbh, executionId: request.executionId },

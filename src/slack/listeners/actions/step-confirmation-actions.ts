@@ -147,6 +147,7 @@ async function startConfirmed(deps: Deps, c: StepConfirmation, theirs: Messages)
             channel: c.channelId,
             // A question an older release asked (no digest) was shown whole only if it fit then.
             shownDigest: c.shownDigest ?? legacyDigest(c),
+            ...(c.laterSteps ? { laterSteps: c.laterSteps } : {}),
           },
           requester,
           theirs,

@@ -4,6 +4,7 @@ import { ApprovalServiceError } from '../../../approval-service/approval-service
 import { partiesFromService, partiesOf } from '../../../approvals/access-policy.ts';
 import { LINKING } from '../../../approvals/account-links.ts';
 import { sameLogin } from '../../../approvals/person.ts';
+import { placesOrNone } from '../../../approvals/step-places.ts';
 import { logFailure } from '../../../logger.ts';
 import { buildMessageModal } from '../../blocks/approval-modal.ts';
 import { escapeMrkdwn, personRef } from '../../blocks/request-message.ts';
@@ -150,7 +151,8 @@ export async function listSubcommand(deps: Deps, args: Args): Promise<void> {
     (await deps.store.openRequestsBy(login, OPEN_REQUESTS_READ)).approvals,
   );
   const waiting = await visiblePage(deps.access, userId, await deps.store.waitingFor(login, 10));
-  return reply(args, buildListMessage(open, waiting, t, { login, now: deps.now() }));
+  const places = await placesOrNone(deps.chains, [...open, ...waiting.approvals]);
+  return reply(args, buildListMessage(open, waiting, t, { login, now: deps.now() }, places));
 }
 
 /**

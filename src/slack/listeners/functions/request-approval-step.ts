@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { suggestApproverFor } from '../../../approvals/approver-suggestion.ts';
 import type { NewStepConfirmation } from '../../../approvals/step-confirmation.ts';
 import { mayConfirmInPlace, shownDigest, startText } from '../../../approvals/step-confirmation.ts';
+import type { StepRule } from '../../../approvals/steps.ts';
 import { stepSubmissionKey } from '../../../approvals/submission-guard.ts';
+import {
+  type LaterStepsProblem,
+  parseLaterSteps,
+  resolveLaterSteps,
+} from '../../../approvals/workflow-steps.ts';
 import { describe } from '../../../errors.ts';
 import { confirmationFits } from '../../blocks/confirmation-message.ts';
 import { messagesFor } from '../../i18n.ts';
@@ -21,6 +27,8 @@ const Inputs = z.object({
   title: z.string(),
   note: z.string(),
   channel: z.string().nullish(),
+  // The steps after the first, as a workflow author types them (approvals/workflow-steps.ts).
+  later_steps: z.string().nullish(),
   // `{{data.interactivity}}` of a workflow a person started: Slack names who it was, and gives a
   // short-lived pointer that opens one view for them. Its secret is not read.
   interactivity: z
@@ -42,6 +50,10 @@ const Inputs = z.object({
  * the workflow themselves, they are asked in a modal right away (views/step-confirmation-modal.ts);
  * otherwise, or when the modal cannot be opened, in a DM
  * (listeners/actions/step-confirmation-actions.ts). The step waits for their answer.
+ *
+ * With later steps (`later_steps`, approvals/workflow-steps.ts) the request runs in several steps
+ * as a template's does, and the step completes once the last one ends (store/chain-store.ts);
+ * steps the app cannot use end the run at once, saying which.
  */
 export function requestApprovalStep(deps: Deps) {
   return async ({ ack, event, fail, body, client }: Args): Promise<void> => {
@@ -78,13 +90,14 @@ export function requestApprovalStep(deps: Deps) {
     // Shown as it will start, and started only as it was shown (the digest is checked at Start).
     const title = startText(inputs.title);
     const note = startText(inputs.note);
-    // Never a cut text confirmed as whole: what cannot be shown in full is not asked about.
-    if (!confirmationFits(title, note)) return endRun(t.stepTooLongToShow);
+    const later = await whatMayStart(deps, { title, note, laterSteps: inputs.later_steps }, t);
+    if (!later.ok) return endRun(later.error);
     const confirmation = await confirmationOf(deps, {
       executionId,
       teamId: body.team_id ?? '',
       inputs,
       shown: { title, note },
+      laterSteps: later.rules,
       timeZone: requester.timeZone,
       locale: requester.locale,
     });
@@ -95,6 +108,36 @@ export function requestApprovalStep(deps: Deps) {
     }
     deps.logger.info({ executionId }, 'workflow step waits for its requester to confirm');
   };
+}
+
+/**
+ * Whether what would start can be asked about: the title and note shown whole (never a cut text
+ * confirmed as whole), and the later steps usable; why not, in the requester's words.
+ */
+async function whatMayStart(
+  deps: StartingDeps,
+  step: { title: string; note: string; laterSteps: string | null | undefined },
+  t: ReturnType<typeof messagesFor>,
+): Promise<{ ok: true; rules: StepRule[] } | { ok: false; error: string }> {
+  if (!confirmationFits(step.title, step.note)) return { ok: false, error: t.stepTooLongToShow };
+  const later = await laterSteps(deps, step.laterSteps ?? '');
+  return later.ok ? later : { ok: false, error: t.laterStepsProblem(later.problem) };
+}
+
+/**
+ * The step's later steps, each Slack user by their login and each login one the service knows;
+ * the leader rules are resolved as each step starts (step-starter.ts), with any delegate then.
+ */
+async function laterSteps(
+  deps: StartingDeps,
+  typed: string,
+): Promise<{ ok: true; rules: StepRule[] } | { ok: false; problem: LaterStepsProblem }> {
+  const parsed = parseLaterSteps(typed);
+  if (!parsed.ok) return parsed;
+  return resolveLaterSteps(parsed.steps, {
+    loginOf: (chatId) => deps.identities.loginOf(chatId),
+    service: deps.service,
+  });
 }
 
 /**
@@ -145,6 +188,7 @@ async function confirmationOf(
     teamId: string;
     inputs: z.infer<typeof Inputs>;
     shown: { title: string; note: string };
+    laterSteps: StepRule[];
     locale: string;
     timeZone: string | undefined;
   },
@@ -161,6 +205,7 @@ async function confirmationOf(
     startedByChatId: inputs.interactivity?.interactor?.id ?? null,
     ...(await stepApprover(deps, inputs.requester, inputs.approver || null, step.timeZone)),
     channelId: inputs.channel || null,
+    ...(step.laterSteps.length > 0 ? { laterSteps: step.laterSteps } : {}),
     locale: step.locale,
     createdAt: now,
     expiresAt: new Date(now.getTime() + deps.confirmer.minutes * 60_000),
